@@ -1,0 +1,49 @@
+package ranking
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes. The web layer maps each to one HTTP status; nothing else
+// should inspect them.
+const (
+	EINVALID     = "invalid_argument" // bad input: a value the contract refuses
+	ENOTFOUND    = "not_found"        // unknown board, view, or member without a score
+	ECONFLICT    = "conflict"         // an idempotency id reused with different content
+	EUNAVAILABLE = "unavailable"      // Redis unreachable
+	EINTERNAL    = "internal"         // anything else; a bug or an unexpected reply
+)
+
+// Error is a domain error that carries an application code and a message
+// safe to show to the caller.
+type Error struct {
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Errorf returns an *Error with the given code and a formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of err, or EINTERNAL when err carries none.
+func ErrorCode(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return EINTERNAL
+}
+
+// ErrorMessage returns the caller-safe message of err; internal errors get a
+// generic text so that nothing about the machinery leaks.
+func ErrorMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "internal error"
+}

@@ -1,0 +1,233 @@
+package ranking
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+)
+
+// Entry is one row of a board.
+type Entry struct {
+	Rank   int64
+	Member string
+	Name   string // display name; empty when none is known
+	Score  int64  // scaled
+}
+
+// Standing describes the period a read looked at.
+type Standing struct {
+	Board  *Board
+	View   View
+	Period Period
+	Final  bool
+	Total  int64
+	Now    time.Time // Redis's clock at the read
+}
+
+// Page is a slice of one period of one view.
+type Page struct {
+	Standing
+	Offset  int
+	Entries []Entry
+}
+
+// Card is one member's standing in one period of one view.
+type Card struct {
+	Standing
+	Entry              // the member's own row
+	TopPercent float64 // 100 × rank / total, rounded to 2 decimals
+	Around     []Entry // neighbours and the member, in rank order
+}
+
+// Read limits.
+const (
+	MaxLimit  = 1000
+	MaxAround = 50
+)
+
+// Page reads entries [offset, offset+limit) of a view's period. period is
+// any form ParsePeriod accepts, or "" for the current period by Redis's
+// clock. An empty, future or expired period has Total 0.
+func (s *Store) Page(ctx context.Context, boardID, viewName, period string, offset, limit int) (*Page, error) {
+	if offset < 0 {
+		return nil, Errorf(EINVALID, "offset must be >= 0, got %d", offset)
+	}
+	if limit < 1 || limit > MaxLimit {
+		return nil, Errorf(EINVALID, "limit must be from 1 to %d, got %d", MaxLimit, limit)
+	}
+	b, v, err := s.boardView(boardID, viewName)
+	if err != nil {
+		return nil, err
+	}
+	st, raw, err := s.read(ctx, b, v, period, "page", itoa(int64(offset)), itoa(int64(limit)))
+	if err != nil {
+		return nil, err
+	}
+	pg := &Page{Standing: st, Offset: offset}
+	pg.Entries, err = s.entries(b, v, raw[3], offset, raw[4:])
+	return pg, err
+}
+
+// Member reads one member's card: its row and up to around neighbours on
+// each side. A member without a score in that period is ENOTFOUND.
+func (s *Store) Member(ctx context.Context, boardID, viewName, period, member string, around int) (*Card, error) {
+	if around < 0 || around > MaxAround {
+		return nil, Errorf(EINVALID, "around must be from 0 to %d, got %d", MaxAround, around)
+	}
+	if err := ValidateMember(member); err != nil {
+		return nil, err
+	}
+	b, v, err := s.boardView(boardID, viewName)
+	if err != nil {
+		return nil, err
+	}
+	st, raw, err := s.read(ctx, b, v, period, "member", member, itoa(int64(around)))
+	if err != nil {
+		return nil, err
+	}
+	pos := asInt(raw[3]) - 1
+	if pos < 0 {
+		return nil, Errorf(ENOTFOUND, "member %q has no score in %s %s of board %q", member, v.Name, st.Period.ID, b.ID)
+	}
+	code, err := parseCode(raw[4])
+	if err != nil {
+		return nil, err
+	}
+	c := &Card{Standing: st}
+	c.Member = member
+	c.Name, _ = raw[5].(string)
+	c.Score, _ = b.decode(v.Name, code)
+	start := max(pos-int64(around), 0)
+	c.Around, err = s.entries(b, v, raw[6], int(start), raw[7:])
+	if err != nil {
+		return nil, err
+	}
+	c.Rank = c.Around[pos-start].Rank
+	c.TopPercent = math.Round(10000*float64(c.Rank)/float64(c.Total)) / 100
+	return c, nil
+}
+
+// read runs read.lua for one view, resolving the period by Redis's clock
+// when it is not given.
+func (s *Store) read(ctx context.Context, b *Board, v View, period string, mode ...string) (Standing, []any, error) {
+	cal := s.cfg.Calendar
+	var fixed *Period
+	if period != "" {
+		p, err := cal.ParsePeriod(v, period)
+		if err != nil {
+			return Standing{}, nil, err
+		}
+		fixed = &p
+	}
+	for attempt := 0; ; attempt++ {
+		var cands []Period
+		if fixed != nil {
+			cands = []Period{*fixed}
+		} else {
+			now, err := s.Now(ctx)
+			if err != nil {
+				return Standing{}, nil, err
+			}
+			cur := cal.PeriodAt(v, now)
+			cands = []Period{cur}
+			if v.Kind != All {
+				cands = append(cands, cal.Prev(v, cur), cal.Next(v, cur))
+			}
+		}
+		args := make([]any, 0, 8+len(cands)*3)
+		args = append(args, v.Name, string(b.Ties), itoa(int64(len(cands))))
+		for _, p := range cands {
+			// An explicit period is read whatever the time.
+			start, end := int64(0), int64(math.MaxInt64/2)
+			if fixed == nil && !p.IsAll() {
+				start, end = p.Start.UnixMilli(), p.End.UnixMilli()
+			}
+			args = append(args, p.ID, itoa(start), itoa(end))
+		}
+		for _, m := range mode {
+			args = append(args, m)
+		}
+		local := s.clock()
+		raw, err := readScript.Run(ctx, s.rdb, []string{s.keyPrefix(b)}, args...).Slice()
+		if err != nil {
+			return Standing{}, nil, wrapRedis(err)
+		}
+		nowMS := asInt(raw[0])
+		s.learnNow(nowMS, local)
+		chosen := asInt(raw[1])
+		if chosen == 0 {
+			if attempt < 3 {
+				continue
+			}
+			return Standing{}, nil, Errorf(EINTERNAL, "could not agree on the current period with Redis")
+		}
+		now := time.UnixMilli(nowMS).In(cal.Location())
+		p := cands[chosen-1]
+		return Standing{Board: b, View: v, Period: p, Final: b.Final(p, now), Total: asInt(raw[2]), Now: now}, raw, nil
+	}
+}
+
+// entries decodes flat (member, code, name) triples starting at 0-based
+// position start, whose first entry has rank firstRank.
+func (s *Store) entries(b *Board, v View, firstRank any, start int, flat []any) ([]Entry, error) {
+	out := make([]Entry, 0, len(flat)/3)
+	rank := asInt(firstRank)
+	var prevCode float64
+	for k := 0; k+2 < len(flat); k += 3 {
+		m, _ := flat[k].(string)
+		code, err := parseCode(flat[k+1])
+		if err != nil {
+			return nil, err
+		}
+		name, _ := flat[k+2].(string)
+		if k > 0 {
+			pos := int64(start + k/3)
+			if b.Ties == TiesShared && code == prevCode {
+				// same score, same rank
+			} else {
+				rank = pos + 1
+			}
+		}
+		prevCode = code
+		score, _ := b.decode(v.Name, code)
+		out = append(out, Entry{Rank: rank, Member: m, Name: name, Score: score})
+	}
+	return out, nil
+}
+
+func parseCode(v any) (float64, error) {
+	switch x := v.(type) {
+	case string:
+		f, err := strconv.ParseFloat(x, 64)
+		if err != nil {
+			return 0, fmt.Errorf("bad score %q: %w", x, err)
+		}
+		return f, nil
+	case int64:
+		return float64(x), nil
+	case float64:
+		return x, nil
+	}
+	return 0, fmt.Errorf("bad score %v", v)
+}
+
+func parseInt(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) }
+
+// RemoveMember removes a member from every view and retained period of a
+// board. It reports whether the member was on any.
+func (s *Store) RemoveMember(ctx context.Context, boardID, member string) (bool, error) {
+	b, err := s.board(boardID)
+	if err != nil {
+		return false, err
+	}
+	if err := ValidateMember(member); err != nil {
+		return false, err
+	}
+	n, err := removeScript.Run(ctx, s.rdb, []string{s.keyPrefix(b)}, member, s.Channel(), b.ID).Int64()
+	if err != nil {
+		return false, wrapRedis(err)
+	}
+	return n > 0, nil
+}

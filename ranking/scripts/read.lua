@@ -1,0 +1,92 @@
+-- read.lua: read one period of one view: a page of entries, or one member
+-- with its neighbours. The period is chosen by Redis's clock among the
+-- candidates, so "the current period" means Redis's, not the app server's.
+--
+-- KEYS[1]  the board's key prefix, e.g. "standings:{points}:"
+-- ARGV     view, ties ("first"|"shared"), ncandidates,
+--          per candidate: period id, start_ms, end_ms (the first containing
+--          Redis's now is read; an explicit period is one candidate covering
+--          all time), then
+--          "page", offset, limit
+--          | "member", member, around
+-- Returns  {now_ms, 0} when no candidate contains now (the caller retries
+--          with candidates around now_ms), else
+--          page:   {now_ms, chosen, total, first_rank, m1, code1, name1, m2, ...}
+--          member: {now_ms, chosen, total, rank (0 = absent), code, name,
+--                   first_rank, m1, code1, name1, ...} where the entries are
+--                   the member's neighbours and the member, in rank order.
+
+local prefix = KEYS[1]
+local view = ARGV[1]
+local ties = ARGV[2]
+local n = tonumber(ARGV[3])
+
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+
+local chosen, pid = 0, nil
+for c = 1, n do
+  local base = 3 + (c - 1) * 3
+  if now >= tonumber(ARGV[base + 2]) and now < tonumber(ARGV[base + 3]) then
+    chosen, pid = c, ARGV[base + 1]
+    break
+  end
+end
+if chosen == 0 then
+  return {now, 0}
+end
+
+local zkey = prefix .. 'z:' .. view .. ':' .. pid
+local nkey = prefix .. 'n'
+local i = 4 + n * 3
+local mode = ARGV[i]
+local total = redis.call('ZCARD', zkey)
+
+-- first_rank: the rank of the entry at 0-based position pos with code c.
+local function first_rank(pos, code)
+  if ties == 'shared' then
+    return redis.call('ZCOUNT', zkey, '-inf', '(' .. code) + 1
+  end
+  return pos + 1
+end
+
+-- append entries from ZRANGE ... WITHSCORES with their display names.
+local function append_entries(out, flat)
+  if #flat == 0 then return end
+  local members = {}
+  for k = 1, #flat, 2 do
+    table.insert(members, flat[k])
+  end
+  local names = redis.call('HMGET', nkey, unpack(members))
+  for k = 1, #members do
+    table.insert(out, members[k])
+    table.insert(out, flat[2 * k])
+    table.insert(out, names[k])
+  end
+end
+
+if mode == 'page' then
+  local offset = tonumber(ARGV[i + 1])
+  local limit = tonumber(ARGV[i + 2])
+  local flat = redis.call('ZRANGE', zkey, offset, offset + limit - 1, 'WITHSCORES')
+  local fr = 0
+  if #flat > 0 then fr = first_rank(offset, flat[2]) end
+  local out = {now, chosen, total, fr}
+  append_entries(out, flat)
+  return out
+end
+
+local member = ARGV[i + 1]
+local around = tonumber(ARGV[i + 2])
+local r = redis.call('ZRANK', zkey, member)
+if not r then
+  return {now, chosen, total, 0, false, false, 0}
+end
+local code = redis.call('ZSCORE', zkey, member)
+local name = redis.call('HGET', nkey, member)
+local lo = r - around
+if lo < 0 then lo = 0 end
+local flat = redis.call('ZRANGE', zkey, lo, r + around, 'WITHSCORES')
+local out = {now, chosen, total, r + 1, code, name, first_rank(lo, flat[2])}
+append_entries(out, flat)
+return out

@@ -1,0 +1,233 @@
+package ranking
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+//go:embed scripts/apply.lua
+var applyLua string
+
+//go:embed scripts/read.lua
+var readLua string
+
+//go:embed scripts/remove.lua
+var removeLua string
+
+var (
+	applyScript  = redis.NewScript(applyLua)
+	readScript   = redis.NewScript(readLua)
+	removeScript = redis.NewScript(removeLua)
+)
+
+// DefaultPrefix starts every key and the change channel.
+const DefaultPrefix = "standings:"
+
+// DedupeWindow is how long an idempotency id is remembered.
+const DedupeWindow = 10 * time.Minute
+
+// Options tune a Store. The zero value is ready to use.
+type Options struct {
+	// Prefix starts every key and channel name; DefaultPrefix when empty.
+	// Tests use distinct prefixes to share one Redis.
+	Prefix string
+	// Clock is the app server's clock. It only seeds the estimate of Redis's
+	// clock; Redis's TIME decides every period. time.Now when nil.
+	Clock func() time.Time
+}
+
+// Store keeps the boards of one Config in Redis (standalone or cluster).
+type Store struct {
+	rdb    redis.UniversalClient
+	cfg    *Config
+	prefix string
+	clock  func() time.Time
+
+	// skew is Redis's clock minus the local clock, in ms, learned from every
+	// script reply. It only chooses which candidate periods to send.
+	skew      atomic.Int64
+	skewKnown atomic.Bool
+
+	mu      sync.Mutex
+	periods map[periodKey]periodEntry // small cache of period table rows
+}
+
+// NewStore returns a Store for cfg on rdb.
+func NewStore(rdb redis.UniversalClient, cfg *Config, opts Options) *Store {
+	s := &Store{rdb: rdb, cfg: cfg, prefix: opts.Prefix, clock: opts.Clock, periods: map[periodKey]periodEntry{}}
+	if s.prefix == "" {
+		s.prefix = DefaultPrefix
+	}
+	if s.clock == nil {
+		s.clock = time.Now
+	}
+	return s
+}
+
+// Config returns the boards the store serves.
+func (s *Store) Config() *Config { return s.cfg }
+
+// board looks up a board by id.
+func (s *Store) board(id string) (*Board, error) {
+	b, ok := s.cfg.Board(id)
+	if !ok {
+		return nil, Errorf(ENOTFOUND, "no board %q", id)
+	}
+	return b, nil
+}
+
+// boardView looks up a board and one of its views.
+func (s *Store) boardView(boardID, viewName string) (*Board, View, error) {
+	b, err := s.board(boardID)
+	if err != nil {
+		return nil, View{}, err
+	}
+	v, ok := b.View(viewName)
+	if !ok {
+		return nil, View{}, Errorf(ENOTFOUND, "board %q has no view %q", boardID, viewName)
+	}
+	return b, v, nil
+}
+
+// keyPrefix is the hash-tagged prefix of every key of a board.
+func (s *Store) keyPrefix(b *Board) string { return s.prefix + "{" + b.ID + "}:" }
+
+// Channel is the pub/sub channel of the change feed.
+func (s *Store) Channel() string { return s.prefix + "changes" }
+
+// Now returns the current estimate of Redis's clock.
+func (s *Store) Now(ctx context.Context) (time.Time, error) {
+	if !s.skewKnown.Load() {
+		if err := s.SyncClock(ctx); err != nil {
+			return time.Time{}, err
+		}
+	}
+	return s.clock().Add(time.Duration(s.skew.Load()) * time.Millisecond), nil
+}
+
+// SyncClock measures Redis's clock with TIME.
+func (s *Store) SyncClock(ctx context.Context) error {
+	before := s.clock()
+	t, err := s.rdb.Time(ctx).Result()
+	if err != nil {
+		return wrapRedis(err)
+	}
+	after := s.clock()
+	mid := before.Add(after.Sub(before) / 2)
+	s.learnNow(t.UnixMilli(), mid)
+	return nil
+}
+
+func (s *Store) learnNow(redisMS int64, local time.Time) {
+	s.skew.Store(redisMS - local.UnixMilli())
+	s.skewKnown.Store(true)
+}
+
+// Ping checks that Redis answers.
+func (s *Store) Ping(ctx context.Context) error {
+	return wrapRedis(s.rdb.Ping(ctx).Err())
+}
+
+// wrapRedis turns connection-level failures into EUNAVAILABLE.
+func wrapRedis(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ne net.Error
+	var oe *net.OpError
+	if errors.As(err, &ne) || errors.As(err, &oe) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, redis.ErrClosed) || errors.Is(err, redis.ErrPoolTimeout) || isUnavailableReply(err) {
+		return &Error{Code: EUNAVAILABLE, Message: "the score store (Redis) is unavailable; try again shortly"}
+	}
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	return fmt.Errorf("redis: %w", err)
+}
+
+func isUnavailableReply(err error) bool {
+	var re redis.Error
+	if !errors.As(err, &re) {
+		return false
+	}
+	msg := re.Error()
+	for _, p := range []string{"LOADING", "CLUSTERDOWN", "MASTERDOWN", "TRYAGAIN", "BUSY"} {
+		if len(msg) >= len(p) && msg[:len(p)] == p {
+			return true
+		}
+	}
+	return false
+}
+
+// periodKey identifies a cached period-table row.
+type periodKey struct {
+	board, view, id string
+}
+
+// periodEntry is what the scripts need to know of one period.
+type periodEntry struct {
+	period   Period
+	startMS  int64
+	endMS    int64
+	base     int64 // tie unit at which the period's time part counts 0
+	expireAt int64 // ms; 0 = never
+}
+
+var allStartMS, allEndMS = minInstant.UnixMilli(), maxInstant.UnixMilli()
+
+// entry returns the period-table row of p, computing and caching it.
+func (s *Store) entry(b *Board, v View, p Period) periodEntry {
+	k := periodKey{b.ID, v.Name, p.ID}
+	s.mu.Lock()
+	e, ok := s.periods[k]
+	s.mu.Unlock()
+	if ok {
+		return e
+	}
+	cd := b.codecs[v.Name]
+	unit := max(cd.unit.ms, 1)
+	if p.IsAll() {
+		e = periodEntry{period: p, startMS: allStartMS, endMS: allEndMS, base: allStartMS / unit}
+	} else {
+		e = periodEntry{period: p, startMS: p.Start.UnixMilli(), endMS: p.End.UnixMilli(), base: floorDiv(p.Start.UnixMilli(), unit)}
+		e.expireAt = s.expireAt(b, v, p).UnixMilli()
+	}
+	s.mu.Lock()
+	if len(s.periods) > 4096 {
+		clear(s.periods)
+	}
+	s.periods[k] = e
+	s.mu.Unlock()
+	return e
+}
+
+// expireAt is when a period's data goes: keep periods of its view after its
+// end, and never before it is final.
+func (s *Store) expireAt(b *Board, v View, p Period) time.Time {
+	cal := s.cfg.Calendar
+	last := p
+	for i := 0; i < b.Keep; i++ {
+		last = cal.Next(v, last)
+	}
+	final := p.End.Add(b.Lateness)
+	if last.End.After(final) {
+		return last.End
+	}
+	return final
+}
+
+// Final reports whether period p of board b is closed at now.
+func (b *Board) Final(p Period, now time.Time) bool {
+	return !p.IsAll() && !now.Before(p.End.Add(b.Lateness))
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,283 @@
+package ranking
+
+import (
+	"context"
+	"fmt"
+	"time"
+	"unicode/utf8"
+)
+
+// Event is one score event for a board.
+type Event struct {
+	Member string
+	Value  int64     // scaled by 10^Decimals (see Board.ParseScore)
+	Name   string    // optional display name
+	ID     string    // optional idempotency key
+	At     time.Time // optional event instant; zero means Redis's now
+}
+
+// ViewScore is a member's standing in one period of one view.
+type ViewScore struct {
+	View   string
+	Period string
+	Score  int64 // scaled
+	Rank   int64 // 1-based; 0 when the member is no longer there
+}
+
+// WriteResult is the outcome of one event.
+type WriteResult struct {
+	Member    string
+	Duplicate bool
+	Views     []ViewScore // in the board's view order
+	Err       error       // set when this event was refused; nothing changed
+}
+
+// MaxBatch is the most events one Apply call takes.
+const MaxBatch = 1000
+
+// ValidateMember checks a member id: 1..128 bytes of UTF-8 without control
+// characters or bidirectional overrides.
+func ValidateMember(m string) error {
+	if len(m) == 0 || len(m) > 128 {
+		return Errorf(EINVALID, "member must be 1 to 128 bytes, got %d", len(m))
+	}
+	return checkText("member", m)
+}
+
+// ValidateName checks a display name: 1..64 characters, same rules.
+func ValidateName(n string) error {
+	if c := utf8.RuneCountInString(n); c == 0 || c > 64 {
+		return Errorf(EINVALID, "name must be 1 to 64 characters, got %d", c)
+	}
+	return checkText("name", n)
+}
+
+// ValidateEventID checks an idempotency id: 1..128 bytes.
+func ValidateEventID(id string) error {
+	if len(id) == 0 || len(id) > 128 {
+		return Errorf(EINVALID, "id must be 1 to 128 bytes, got %d", len(id))
+	}
+	return checkText("id", id)
+}
+
+func checkText(field, s string) error {
+	if !utf8.ValidString(s) {
+		return Errorf(EINVALID, "%s must be valid UTF-8", field)
+	}
+	for _, r := range s {
+		switch {
+		case r < 0x20 || (r >= 0x7f && r < 0xa0):
+			return Errorf(EINVALID, "%s must not contain control characters (found U+%04X)", field, r)
+		case (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069):
+			return Errorf(EINVALID, "%s must not contain bidirectional overrides (found U+%04X)", field, r)
+		}
+	}
+	return nil
+}
+
+// validate checks what can be checked without Redis.
+func (b *Board) validate(ev Event) error {
+	if err := ValidateMember(ev.Member); err != nil {
+		return err
+	}
+	if ev.Name != "" {
+		if err := ValidateName(ev.Name); err != nil {
+			return err
+		}
+	}
+	if ev.ID != "" {
+		if err := ValidateEventID(ev.ID); err != nil {
+			return err
+		}
+	}
+	if !ev.At.IsZero() && (ev.At.Before(minInstant) || !ev.At.Before(maxInstant)) {
+		return Errorf(EINVALID, "at %s is outside the accepted range [now - lateness, now + 5s]", ev.At.Format(time.RFC3339))
+	}
+	switch b.Update {
+	case Increment:
+		if span := b.Max - b.Min; ev.Value > span || ev.Value < -span {
+			return Errorf(EINVALID, "value %s can never keep the score within [%s, %s]", b.FormatScore(ev.Value), b.FormatScore(b.Min), b.FormatScore(b.Max))
+		}
+	default:
+		if ev.Value < b.Min || ev.Value > b.Max {
+			return Errorf(EINVALID, "value %s is outside [%s, %s]", b.FormatScore(ev.Value), b.FormatScore(b.Min), b.FormatScore(b.Max))
+		}
+	}
+	return nil
+}
+
+// Write applies one event; a refused event comes back as the error.
+func (s *Store) Write(ctx context.Context, boardID string, ev Event) (WriteResult, error) {
+	res, err := s.Apply(ctx, boardID, []Event{ev})
+	if err != nil {
+		return WriteResult{}, err
+	}
+	if res[0].Err != nil {
+		return WriteResult{}, res[0].Err
+	}
+	return res[0], nil
+}
+
+// Apply applies events in order, each to every view of the board atomically.
+// The returned slice has one result per event; a refused event has Err set
+// and changed nothing. The error is for the call as a whole (Redis
+// unavailable, unknown board): then nothing was applied.
+func (s *Store) Apply(ctx context.Context, boardID string, events []Event) ([]WriteResult, error) {
+	b, err := s.board(boardID)
+	if err != nil {
+		return nil, err
+	}
+	if len(events) == 0 {
+		return nil, nil
+	}
+	if len(events) > MaxBatch {
+		return nil, Errorf(EINVALID, "a batch holds at most %d events, got %d", MaxBatch, len(events))
+	}
+	for _, v := range b.Views {
+		if v.Kind == Window {
+			return nil, Errorf(EINTERNAL, "rolling view %q is not supported by this store yet", v.Name)
+		}
+	}
+	results := make([]WriteResult, len(events))
+	valid := make([]int, 0, len(events)) // indexes of events sent to Redis
+	for i, ev := range events {
+		results[i].Member = ev.Member
+		if err := b.validate(ev); err != nil {
+			results[i].Err = err
+			continue
+		}
+		valid = append(valid, i)
+	}
+	if len(valid) == 0 {
+		return results, nil
+	}
+	for attempt := 0; ; attempt++ {
+		now, err := s.Now(ctx)
+		if err != nil {
+			return nil, err
+		}
+		args := s.encodeApply(b, events, valid, now)
+		local := s.clock()
+		raw, err := applyScript.Run(ctx, s.rdb, []string{s.keyPrefix(b)}, args...).Slice()
+		if err != nil {
+			return nil, wrapRedis(err)
+		}
+		status, redisNow := asInt(raw[0]), asInt(raw[1])
+		s.learnNow(redisNow, local)
+		if status == -1 {
+			if attempt < 3 {
+				continue // the clock estimate was off; periods around Redis's now next time
+			}
+			return nil, Errorf(EINTERNAL, "could not agree on the current period with Redis")
+		}
+		if len(raw) != 2+len(valid) {
+			return nil, fmt.Errorf("apply: %d results for %d events", len(raw)-2, len(valid))
+		}
+		for j, i := range valid {
+			results[i] = decodeResult(b, events[i].Member, raw[2+j])
+		}
+		return results, nil
+	}
+}
+
+// encodeApply builds ARGV for apply.lua: the board, a period table with the
+// candidate current periods of each view around now (previous, current,
+// next) plus the periods of every explicit event time, then the events.
+func (s *Store) encodeApply(b *Board, events []Event, idx []int, now time.Time) []any {
+	cal := s.cfg.Calendar
+	exact := false
+	if b.Update == Latest {
+		for _, v := range b.Views {
+			if b.Ties == TiesShared || b.codecs[v.Name].unit.ms > 1 {
+				exact = true
+			}
+		}
+	}
+	args := make([]any, 0, 16+len(b.Views)*24+len(idx)*5)
+	args = append(args, string(b.Update), string(b.Ties), string(b.Order), itoa(b.Min), itoa(b.Max),
+		itoa(b.Lateness.Milliseconds()), itoa(DedupeWindow.Milliseconds()), s.Channel(), b.ID, boolArg(exact), itoa(int64(len(b.Views))))
+	for _, v := range b.Views {
+		cd := b.codecs[v.Name]
+		var rows []periodEntry
+		seen := map[string]bool{}
+		add := func(p Period) {
+			if !seen[p.ID] {
+				seen[p.ID] = true
+				rows = append(rows, s.entry(b, v, p))
+			}
+		}
+		cur := cal.PeriodAt(v, now)
+		add(cur)
+		if v.Kind != All {
+			add(cal.Prev(v, cur))
+			add(cal.Next(v, cur))
+		}
+		for _, i := range idx {
+			if at := events[i].At; !at.IsZero() {
+				add(cal.PeriodAt(v, at))
+			}
+		}
+		args = append(args, v.Name, itoa(max(cd.unit.ms, 1)), itoa(cd.span), itoa(int64(len(rows))))
+		for _, r := range rows {
+			args = append(args, r.period.ID, itoa(r.startMS), itoa(r.endMS), itoa(r.base), itoa(r.expireAt))
+		}
+	}
+	args = append(args, itoa(int64(len(idx))))
+	for _, i := range idx {
+		ev := events[i]
+		at := ""
+		if !ev.At.IsZero() {
+			at = itoa(ev.At.UnixMilli())
+		}
+		args = append(args, ev.Member, itoa(ev.Value), at, ev.Name, ev.ID)
+	}
+	return args
+}
+
+func boolArg(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+func decodeResult(b *Board, member string, raw any) WriteResult {
+	r := WriteResult{Member: member}
+	row, ok := raw.([]any)
+	if !ok || len(row) < 2 {
+		r.Err = fmt.Errorf("apply: malformed result %v", raw)
+		return r
+	}
+	if asInt(row[0]) == 0 {
+		code, _ := row[1].(string)
+		msg := ""
+		if len(row) > 2 {
+			msg, _ = row[2].(string)
+		}
+		r.Err = &Error{Code: code, Message: msg}
+		return r
+	}
+	r.Duplicate = asInt(row[1]) == 1
+	for vi, v := range b.Views {
+		k := 2 + vi*3
+		if k+2 >= len(row) {
+			r.Err = fmt.Errorf("apply: short result %v", raw)
+			return r
+		}
+		pid, _ := row[k].(string)
+		r.Views = append(r.Views, ViewScore{View: v.Name, Period: pid, Score: asInt(row[k+1]), Rank: asInt(row[k+2])})
+	}
+	return r
+}
+
+// asInt reads an integer reply (Lua numbers arrive as integers).
+func asInt(v any) int64 {
+	switch x := v.(type) {
+	case int64:
+		return x
+	case string:
+		n, _ := parseInt(x)
+		return n
+	}
+	return 0
+}
