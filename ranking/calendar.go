@@ -3,6 +3,7 @@ package ranking
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -16,11 +17,14 @@ import (
 type Calendar struct {
 	loc       *time.Location
 	weekStart time.Weekday
+	// segs covers the supported years with the zone's offset segments, so
+	// lookups are a binary search instead of a tzdata rule evaluation.
+	segs []segment
 }
 
 // NewCalendar returns a calendar for loc with weeks starting on weekStart.
 func NewCalendar(loc *time.Location, weekStart time.Weekday) *Calendar {
-	return &Calendar{loc: loc, weekStart: weekStart}
+	return &Calendar{loc: loc, weekStart: weekStart, segs: zoneSegments(loc)}
 }
 
 // Location returns the calendar's zone.
@@ -48,6 +52,44 @@ const AllPeriodID = "all"
 
 var allPeriod = Period{ID: AllPeriodID}
 
+// zoneSegments lists the offset segments of loc over the supported years
+// (extended to the past and future with the first and last offsets). It
+// probes offsets every 6 hours and bisects each change to the second, rather
+// than trusting Time.ZoneBounds, which returns bounds that do not contain
+// the instant for some rule-based years (for example the end of 2040 in
+// America/New_York).
+func zoneSegments(loc *time.Location) []segment {
+	offAt := func(u int64) int64 {
+		_, off := time.Unix(u, 0).In(loc).Zone()
+		return int64(off)
+	}
+	const step = 6 * 3600
+	lo, hi := minInstant.Unix()-40*86400, maxInstant.Unix()+40*86400
+	segs := []segment{{start: math.MinInt64 / 2, off: offAt(lo)}}
+	prev := segs[0].off
+	for u := lo + step; u < hi; u += step {
+		off := offAt(u)
+		if off == prev {
+			continue
+		}
+		// the change happened in (u-step, u]: bisect to the first second
+		a, b := u-step, u
+		for b-a > 1 {
+			m := a + (b-a)/2
+			if offAt(m) == prev {
+				a = m
+			} else {
+				b = m
+			}
+		}
+		segs[len(segs)-1].end = b
+		segs = append(segs, segment{start: b, off: off})
+		prev = off
+	}
+	segs[len(segs)-1].end = math.MaxInt64 / 2
+	return segs
+}
+
 // segment is a stretch of time [start, end) with one UTC offset (seconds).
 type segment struct {
 	start, end int64
@@ -55,17 +97,8 @@ type segment struct {
 }
 
 func (c *Calendar) segmentAt(u int64) segment {
-	t := time.Unix(u, 0).In(c.loc)
-	_, off := t.Zone()
-	s, e := t.ZoneBounds()
-	seg := segment{start: math.MinInt64 / 2, end: math.MaxInt64 / 2, off: int64(off)}
-	if !s.IsZero() {
-		seg.start = s.Unix()
-	}
-	if !e.IsZero() {
-		seg.end = e.Unix()
-	}
-	return seg
+	i := sort.Search(len(c.segs), func(i int) bool { return c.segs[i].end > u })
+	return c.segs[i]
 }
 
 func floorMod(a, b int64) int64 {
@@ -434,10 +467,9 @@ func (c *Calendar) maxPeriodLength(v View) time.Duration {
 		return maxInstant.Sub(minInstant)
 	}
 	longest := nominal
-	for u := minInstant.Unix(); u < maxInstant.Unix(); {
-		seg := c.segmentAt(u)
-		if seg.end >= maxInstant.Unix() {
-			break
+	for _, seg := range c.segs {
+		if seg.end < minInstant.Unix() || seg.end >= maxInstant.Unix() {
+			continue
 		}
 		for _, x := range []int64{seg.end - 1, seg.end} {
 			p := c.PeriodAt(v, time.Unix(x, 0))
@@ -445,7 +477,6 @@ func (c *Calendar) maxPeriodLength(v View) time.Duration {
 				longest = d
 			}
 		}
-		u = seg.end
 	}
 	return longest
 }

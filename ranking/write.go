@@ -28,6 +28,7 @@ type ViewScore struct {
 type WriteResult struct {
 	Member    string
 	Duplicate bool
+	At        time.Time   // the event time used (Redis's now or the event's at); zero for a duplicate
 	Views     []ViewScore // in the board's view order
 	Err       error       // set when this event was refused; nothing changed
 }
@@ -212,10 +213,19 @@ func (s *Store) encodeApply(b *Board, events []Event, idx []int, now time.Time) 
 			add(cal.Prev(v, cur))
 			add(cal.Next(v, cur))
 		}
+	events:
 		for _, i := range idx {
-			if at := events[i].At; !at.IsZero() {
-				add(cal.PeriodAt(v, at))
+			at := events[i].At
+			if at.IsZero() {
+				continue
 			}
+			ms := at.UnixMilli()
+			for _, r := range rows {
+				if ms >= r.startMS && ms < r.endMS {
+					continue events
+				}
+			}
+			add(cal.PeriodAt(v, at))
 		}
 		args = append(args, v.Name, itoa(max(cd.unit.ms, 1)), itoa(cd.span), itoa(int64(len(rows))))
 		for _, r := range rows {
@@ -255,11 +265,17 @@ func decodeResult(b *Board, member string, raw any) WriteResult {
 			msg, _ = row[2].(string)
 		}
 		r.Err = &Error{Code: code, Message: msg}
+		if len(row) > 3 {
+			r.At = time.UnixMilli(asInt(row[3]))
+		}
 		return r
 	}
 	r.Duplicate = asInt(row[1]) == 1
+	if ms := asInt(row[2]); ms != 0 {
+		r.At = time.UnixMilli(ms)
+	}
 	for vi, v := range b.Views {
-		k := 2 + vi*3
+		k := 3 + vi*3
 		if k+2 >= len(row) {
 			r.Err = fmt.Errorf("apply: short result %v", raw)
 			return r

@@ -14,8 +14,9 @@
 --   nevents, per event: member, value, at_ms ("" = Redis now), name ("" =
 --     none), id ("" = none)
 -- Returns  {1, now_ms, r1, r2, ...} with one r per event:
---            {1, duplicate(0|1), period_1, score_1, rank_1, ..., period_V, score_V, rank_V}
---            {0, code, message}
+--            {1, duplicate(0|1), event_ms (0 for a duplicate), period_1, score_1, rank_1, ...,
+--             period_V, score_V, rank_V}
+--            {0, code, message, event_ms}
 --          {-1, now_ms} when an event without at_ms falls in no listed period
 --          (the caller's clock estimate was off): nothing was written; the
 --          caller retries with periods around now_ms.
@@ -41,6 +42,20 @@ local exact = nextarg() == '1'
 local nviews = tonumber(nextarg())
 
 local function fmt(n) return string.format('%.0f', n) end
+
+-- num parses a score reply exactly. Some servers answer integral scores in
+-- exponent form ("1e+9"), which not every Lua tonumber accepts; the digits
+-- are shifted as text so no inexact multiplication is involved.
+local function num(s)
+  local n = tonumber(s)
+  if n then return n end
+  local sign, int, frac, exp = string.match(s, '^(-?)(%d*)%.?(%d*)[eE]%+?(-?%d+)$')
+  exp = tonumber(exp) - #frac
+  if exp >= 0 then
+    return tonumber(sign .. int .. frac .. string.rep('0', exp))
+  end
+  return tonumber(sign .. int .. frac) / 10 ^ (-exp)
+end
 
 local views = {}
 for v = 1, nviews do
@@ -139,27 +154,27 @@ for e = 1, nevents do
     record = redis.call('GET', idkey)
   end
   if ev.err then
-    res = {0, 'invalid_argument', ev.err}
+    res = {0, 'invalid_argument', ev.err, ev.t}
   elseif record then
     -- A repeated idempotency id: same content answers the current state in
     -- the original periods; different content is a conflict.
     local fp = ev.member .. '\n' .. fmt(ev.value) .. '\n' .. ev.at
-    local sep = string.find(record, '\n\n', 1, true)
+    local sep = string.find(record, '\0', 1, true)
     if string.sub(record, 1, sep - 1) ~= fp then
-      res = {0, 'conflict', 'event id ' .. ev.id .. ' was already used for a different event'}
+      res = {0, 'conflict', 'event id ' .. ev.id .. ' was already used for a different event', ev.t}
     else
       local orig = {}
-      for name, pid in string.gmatch(string.sub(record, sep + 2), '([^\t\n]+)\t([^\n]+)') do
+      for name, pid in string.gmatch(string.sub(record, sep + 1), '([^\t\n]+)\t([^\n]+)') do
         orig[name] = pid
       end
-      res = {1, 1}
+      res = {1, 1, 0}
       for v = 1, nviews do
         local view = views[v]
         local pid = orig[view.name] or ''
         local zkey = prefix .. 'z:' .. view.name .. ':' .. pid
         local code = redis.call('ZSCORE', zkey, ev.member)
         if code then
-          code = tonumber(code)
+          code = num(code)
           local q = split(code, view.span)
           table.insert(res, pid)
           table.insert(res, value_of(q))
@@ -181,7 +196,7 @@ for e = 1, nevents do
       local old = redis.call('ZSCORE', per.zkey, ev.member)
       local nv, nt, change
       if old then
-        local q, r = split(tonumber(old), view.span)
+        local q, r = split(num(old), view.span)
         local ov = value_of(q)
         nv, nt, change = ov, r, false
         if policy == 'increment' then
@@ -209,14 +224,14 @@ for e = 1, nevents do
       end
       if nv < vmin or nv > vmax then
         res = {0, 'invalid_argument', 'the score in view ' .. view.name .. ' would be ' .. fmt(nv) ..
-          ', outside [' .. fmt(vmin) .. ', ' .. fmt(vmax) .. '] (scaled)'}
+          ', outside [' .. fmt(vmin) .. ', ' .. fmt(vmax) .. '] (scaled)', ev.t}
         break
       end
       if view.span == 1 then nt = 0 end
       plan[v] = {per = per, code = rank_value(nv) * view.span + nt, value = nv, change = change}
     end
     if not res then
-      res = {1, 0}
+      res = {1, 0, ev.t}
       local rec = {}
       for v = 1, nviews do
         local pl = plan[v]
@@ -241,7 +256,7 @@ for e = 1, nevents do
       end
       if ev.id ~= '' then
         local fp = ev.member .. '\n' .. fmt(ev.value) .. '\n' .. ev.at
-        redis.call('SET', idkey, fp .. '\n\n' .. table.concat(rec, '\n'), 'PX', dedupe)
+        redis.call('SET', idkey, fp .. '\0' .. table.concat(rec, '\n'), 'PX', dedupe)
       end
     end
   end

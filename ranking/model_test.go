@@ -1,0 +1,472 @@
+package ranking_test
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/redistest"
+)
+
+// The reference model: every view of every board kept as plain Go maps and
+// ranked by brute force, fed the same events as the store, and compared with
+// it after every event (the write's answer) and at the end (every period,
+// every row, every member card).
+
+type modelEntry struct {
+	value  int64
+	unit   int64 // tie time in the view's resolution units (from the epoch)
+	exact  int64 // event time in ms, for latest
+	member string
+}
+
+type modelView struct {
+	view    ranking.View
+	unitMS  int64
+	periods map[string]map[string]*modelEntry
+}
+
+type modelBoard struct {
+	b     *ranking.Board
+	cal   *ranking.Calendar
+	views []*modelView
+	ids   map[string]modelID
+}
+
+type modelID struct {
+	fingerprint string
+	periods     []string
+}
+
+func newModelBoard(cfg *ranking.Config, b *ranking.Board) *modelBoard {
+	mb := &modelBoard{b: b, cal: cfg.Calendar, ids: map[string]modelID{}}
+	for _, v := range b.Views {
+		unit := map[string]int64{"1ms": 1, "1s": 1000, "1min": 60000, "1h": 3600000, "": 1}[b.TieResolution(v.Name)]
+		mb.views = append(mb.views, &modelView{view: v, unitMS: unit, periods: map[string]map[string]*modelEntry{}})
+	}
+	return mb
+}
+
+func (mb *modelBoard) better(x, y int64) bool {
+	if mb.b.Order == ranking.Desc {
+		return x > y
+	}
+	return x < y
+}
+
+// sorted returns a period's entries in rank order.
+func (mb *modelBoard) sorted(mv *modelView, period string) []*modelEntry {
+	var out []*modelEntry
+	for _, e := range mv.periods[period] {
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b *modelEntry) int {
+		if a.value != b.value {
+			if mb.better(a.value, b.value) {
+				return -1
+			}
+			return 1
+		}
+		if mb.b.Ties == ranking.TiesFirst && a.unit != b.unit {
+			return cmp.Compare(a.unit, b.unit)
+		}
+		return strings.Compare(a.member, b.member)
+	})
+	return out
+}
+
+// rank is the brute-force rank of member in a period (0 if absent).
+func (mb *modelBoard) rank(mv *modelView, period, member string) int64 {
+	rows := mb.sorted(mv, period)
+	for i, e := range rows {
+		if e.member == member {
+			if mb.b.Ties == ranking.TiesShared {
+				n := int64(0)
+				for _, o := range rows {
+					if mb.better(o.value, e.value) {
+						n++
+					}
+				}
+				return n + 1
+			}
+			return int64(i + 1)
+		}
+	}
+	return 0
+}
+
+// apply applies one event at time t (ms) and predicts the store's answer.
+// ok is false when the event must be refused; code is the error code then.
+func (mb *modelBoard) apply(ev ranking.Event, t int64, now int64) (res ranking.WriteResult, code string) {
+	b := mb.b
+	if b.Update != ranking.Increment && (ev.Value < b.Min || ev.Value > b.Max) {
+		return res, ranking.EINVALID
+	}
+	if b.Update == ranking.Increment && (ev.Value > b.Max-b.Min || ev.Value < b.Min-b.Max) {
+		return res, ranking.EINVALID
+	}
+	if !ev.At.IsZero() && (t < now-b.Lateness.Milliseconds() || t > now+5000) {
+		return res, ranking.EINVALID
+	}
+	fp := fmt.Sprintf("%s\n%d\n%v", ev.Member, ev.Value, ev.At.UnixMilli()*boolInt(!ev.At.IsZero()))
+	if ev.ID != "" {
+		if rec, ok := mb.ids[ev.ID]; ok {
+			if rec.fingerprint != fp {
+				return res, ranking.ECONFLICT
+			}
+			res.Duplicate = true
+			for i, mv := range mb.views {
+				p := rec.periods[i]
+				vs := ranking.ViewScore{View: mv.view.Name, Period: p}
+				if e := mv.periods[p][ev.Member]; e != nil {
+					vs.Score, vs.Rank = e.value, mb.rank(mv, p, ev.Member)
+				}
+				res.Views = append(res.Views, vs)
+			}
+			return res, ""
+		}
+	}
+	type change struct {
+		mv     *modelView
+		period string
+		next   modelEntry
+		write  bool
+	}
+	var plan []change
+	for _, mv := range mb.views {
+		p := mb.cal.PeriodAt(mv.view, time.UnixMilli(t)).ID
+		unit := floorDiv(t, mv.unitMS)
+		old := mv.periods[p][ev.Member]
+		next := modelEntry{value: ev.Value, unit: unit, exact: t, member: ev.Member}
+		write := true
+		if old != nil {
+			switch b.Update {
+			case ranking.Increment:
+				if ev.Value == 0 {
+					next, write = *old, false
+				} else {
+					next = *old
+					next.value += ev.Value
+					next.unit = max(old.unit, unit)
+				}
+			case ranking.Best:
+				if !(mb.better(ev.Value, old.value) || (ev.Value == old.value && unit < old.unit && b.Ties == ranking.TiesFirst)) {
+					next, write = *old, false
+				}
+			case ranking.Latest:
+				if t < old.exact {
+					next, write = *old, false
+				}
+			}
+		}
+		if next.value < b.Min || next.value > b.Max {
+			return res, ranking.EINVALID
+		}
+		plan = append(plan, change{mv, p, next, write})
+	}
+	var periods []string
+	for _, c := range plan {
+		if c.write {
+			if c.mv.periods[c.period] == nil {
+				c.mv.periods[c.period] = map[string]*modelEntry{}
+			}
+			n := c.next
+			c.mv.periods[c.period][ev.Member] = &n
+		}
+		periods = append(periods, c.period)
+	}
+	for i, c := range plan {
+		res.Views = append(res.Views, ranking.ViewScore{View: c.mv.view.Name, Period: periods[i], Score: c.next.value, Rank: mb.rank(c.mv, c.period, ev.Member)})
+	}
+	if ev.ID != "" {
+		mb.ids[ev.ID] = modelID{fingerprint: fp, periods: periods}
+	}
+	return res, ""
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+// modelConfig has one board per update policy, order and tie rule, with
+// narrow bounds (so increments hit them), decimals, negative scores, and a
+// wide board whose all view falls back to the 1h resolution.
+func modelConfig(tz string, lateness time.Duration) string {
+	l := lateness.String()
+	return fmt.Sprintf(`
+timezone: %s
+week_starts: monday
+boards:
+  - {id: inc-desc-first, update: increment, order: desc, ties: first, decimals: 1, min_score: -20, max_score: 20, views: [hour, day, week, month, all], lateness: %s}
+  - {id: inc-asc-shared, update: increment, order: asc, ties: shared, min_score: -15, max_score: 15, views: [hour, day, week, month, all], lateness: %s}
+  - {id: best-asc-first, update: best, order: asc, ties: first, decimals: 2, min_score: 0, max_score: 10, views: [hour, day, week, month, all], lateness: %s}
+  - {id: best-desc-shared, update: best, order: desc, ties: shared, views: [day, week, all], lateness: %s}
+  - {id: latest-desc-first, update: latest, order: desc, ties: first, min_score: -5, max_score: 5, views: [hour, day, week, month, all], lateness: %s}
+  - {id: latest-asc-shared, update: latest, order: asc, ties: shared, views: [day, month, all], lateness: %s}
+  - {id: wide-inc, update: increment, max_score: 10000000000, views: [hour, day, week, month, all], lateness: %s}
+  - {id: wide-latest, update: latest, max_score: 10000000000, views: [day, week, month, all], lateness: %s}
+`, tz, l, l, l, l, l, l, l, l)
+}
+
+// workload drives one store and its model with random batches.
+type workload struct {
+	t      *testing.T
+	rng    *rand.Rand
+	store  *ranking.Store
+	cfg    *ranking.Config
+	models map[string]*modelBoard
+	now    func() time.Time // the test's view of Redis's clock
+	step   func()           // moves the clock (miniredis) or not (real Redis)
+	usedID []ranking.Event
+	late   time.Duration
+}
+
+var memberPool = func() []string {
+	var out []string
+	for i := range 24 {
+		out = append(out, fmt.Sprintf("m%02d", i))
+	}
+	return append(out, "Zed", "zed", "ünï", "a b", "0")
+}()
+
+func (w *workload) event(b *ranking.Board) ranking.Event {
+	r := w.rng
+	ev := ranking.Event{Member: memberPool[r.IntN(len(memberPool))]}
+	scale := int64(1)
+	for range b.Decimals {
+		scale *= 10
+	}
+	switch b.Update {
+	case ranking.Increment:
+		ev.Value = int64(r.IntN(9)-3) * scale / 2 // few distinct values: ties abound
+		if b.Max > 1e9 {
+			ev.Value = int64(r.IntN(4)) * 3_000_000_000
+		}
+	default:
+		span := b.Max - b.Min
+		ev.Value = b.Min + span*int64(r.IntN(5))/4
+		if r.IntN(50) == 0 {
+			ev.Value = b.Max + 1 // refused: outside the bounds
+		}
+	}
+	now := w.now()
+	switch k := r.IntN(10); {
+	case k < 4: // Redis's now
+	case k < 9: // a late event within lateness, on a coarse grid so times tie
+		back := time.Duration(r.Int64N(int64(w.late - 2*time.Second)))
+		grid := []time.Duration{time.Millisecond, time.Second, time.Minute, time.Hour}[r.IntN(4)]
+		ev.At = now.Add(-back).Truncate(grid)
+		if ev.At.Before(now.Add(-w.late + 2*time.Second)) {
+			ev.At = now.Add(-back)
+		}
+	default: // too late or too far ahead: refused
+		if r.IntN(2) == 0 {
+			ev.At = now.Add(-w.late - time.Hour)
+		} else {
+			ev.At = now.Add(time.Minute)
+		}
+	}
+	if r.IntN(4) == 0 {
+		ev.Name = "Name of " + ev.Member
+	}
+	if r.IntN(5) == 0 {
+		if len(w.usedID) > 0 && r.IntN(3) == 0 {
+			prev := w.usedID[r.IntN(len(w.usedID))]
+			if r.IntN(2) == 0 {
+				return prev // a retry: duplicate (or refused again)
+			}
+			ev.ID = prev.ID // same id, other content: conflict
+		} else {
+			ev.ID = fmt.Sprintf("evt-%d", r.Int64())
+			w.usedID = append(w.usedID, ev)
+		}
+	}
+	return ev
+}
+
+func (w *workload) run(events int) {
+	ctx := context.Background()
+	boards := w.cfg.Boards
+	for done := 0; done < events; {
+		b := boards[w.rng.IntN(len(boards))]
+		n := 1 + w.rng.IntN(40)
+		batch := make([]ranking.Event, n)
+		for i := range batch {
+			batch[i] = w.event(b)
+		}
+		res, err := w.store.Apply(ctx, b.ID, batch)
+		if err != nil {
+			w.t.Fatalf("apply: %v", err)
+		}
+		mb := w.models[b.ID]
+		for i, ev := range batch {
+			got := res[i]
+			t := got.At.UnixMilli() // the script reports the event time it used
+			if !ev.At.IsZero() {
+				t = ev.At.UnixMilli()
+			}
+			// Events are generated well inside or well outside the lateness
+			// range, so the test's estimate of Redis's now decides the same.
+			now := w.now().UnixMilli()
+			want, code := mb.apply(ev, t, now)
+			if gotCode := codeOf(got.Err); gotCode != code {
+				w.t.Fatalf("board %s event %+v: got error %q (%v), model says %q", b.ID, ev, gotCode, got.Err, code)
+			}
+			if code != "" {
+				continue
+			}
+			if got.Duplicate != want.Duplicate || !slices.Equal(got.Views, want.Views) {
+				w.t.Fatalf("board %s event %+v:\n got %+v\nwant %+v", b.ID, ev, got, want)
+			}
+		}
+		done += n
+		w.step()
+	}
+}
+
+func codeOf(err error) string {
+	if err == nil {
+		return ""
+	}
+	return ranking.ErrorCode(err)
+}
+
+// verify compares every period of every view, row by row, and a card for
+// every member.
+func (w *workload) verify() {
+	ctx := context.Background()
+	checked := 0
+	for _, b := range w.cfg.Boards {
+		mb := w.models[b.ID]
+		for _, mv := range mb.views {
+			for p := range mv.periods {
+				rows := mb.sorted(mv, p)
+				period := p
+				if period == "all" && w.rng.IntN(2) == 0 {
+					period = "2026-01-01"
+				}
+				var got []ranking.Entry
+				for off := 0; ; off += 7 {
+					pg, err := w.store.Page(ctx, b.ID, mv.view.Name, period, off, 7)
+					if err != nil {
+						w.t.Fatalf("page %s/%s/%s: %v", b.ID, mv.view.Name, p, err)
+					}
+					if pg.Total != int64(len(rows)) {
+						w.t.Fatalf("%s/%s/%s: total %d, model %d", b.ID, mv.view.Name, p, pg.Total, len(rows))
+					}
+					got = append(got, pg.Entries...)
+					if len(pg.Entries) < 7 {
+						break
+					}
+				}
+				if len(got) != len(rows) {
+					w.t.Fatalf("%s/%s/%s: %d rows, model %d", b.ID, mv.view.Name, p, len(got), len(rows))
+				}
+				for i, e := range rows {
+					wantRank := mb.rank(mv, p, e.member)
+					if got[i].Member != e.member || got[i].Score != e.value || got[i].Rank != wantRank {
+						w.t.Fatalf("%s/%s/%s row %d: got %+v, model %s %d rank %d", b.ID, mv.view.Name, p, i, got[i], e.member, e.value, wantRank)
+					}
+					around := w.rng.IntN(4)
+					card, err := w.store.Member(ctx, b.ID, mv.view.Name, p, e.member, around)
+					if err != nil {
+						w.t.Fatalf("card %s: %v", e.member, err)
+					}
+					if card.Rank != wantRank || card.Score != e.value || card.Total != int64(len(rows)) {
+						w.t.Fatalf("card %s/%s/%s %s: got rank %d score %d total %d", b.ID, mv.view.Name, p, e.member, card.Rank, card.Score, card.Total)
+					}
+					lo, hi := max(i-around, 0), min(i+around+1, len(rows))
+					if !slices.Equal(card.Around, got[lo:hi]) {
+						w.t.Fatalf("card %s around: got %+v want %+v", e.member, card.Around, got[lo:hi])
+					}
+					checked++
+				}
+			}
+		}
+	}
+	w.t.Logf("verified %d rows and cards", checked)
+}
+
+func newWorkload(t *testing.T, rdb redis.UniversalClient, cfgText string, late time.Duration, seed uint64) *workload {
+	cfg, err := ranking.ParseConfig([]byte(cfgText))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &workload{t: t, rng: rand.New(rand.NewPCG(seed, 7)), cfg: cfg, models: map[string]*modelBoard{}, late: late}
+	w.store = ranking.NewStore(rdb, cfg, ranking.Options{Prefix: redistest.Namespace(t) + ":"})
+	for _, b := range cfg.Boards {
+		w.models[b.ID] = newModelBoard(cfg, b)
+	}
+	return w
+}
+
+// TestReferenceModelMiniredis moves miniredis's clock across a month end, the
+// New York DST change (a repeated hour) and a week boundary while events
+// arrive, some late.
+func TestReferenceModelMiniredis(t *testing.T) {
+	m := miniredis.RunT(t)
+	loc, _ := time.LoadLocation("America/New_York")
+	clock := time.Date(2026, 10, 31, 12, 0, 0, 0, loc)
+	m.SetTime(clock)
+	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
+	t.Cleanup(func() { rdb.Close() })
+	late := 48 * time.Hour
+	w := newWorkload(t, rdb, modelConfig("America/New_York", late), late, 1)
+	w.now = func() time.Time { return clock }
+	w.step = func() {
+		clock = clock.Add(time.Duration(w.rng.IntN(40)) * time.Minute)
+		m.SetTime(clock)
+	}
+	w.run(12000)
+	w.verify()
+	if clock.Before(time.Date(2026, 11, 2, 0, 0, 0, 0, loc)) {
+		t.Fatalf("clock only reached %v; the workload must cross the week boundary", clock)
+	}
+}
+
+// TestReferenceModelRedis runs against a real Redis with a lateness of 40
+// days, so explicit event times cross month and week boundaries.
+func TestReferenceModelRedis(t *testing.T) {
+	late := 40 * 24 * time.Hour
+	for _, tc := range []struct {
+		name string
+		rdb  func(t *testing.T) redis.UniversalClient
+	}{
+		{"standalone", func(t *testing.T) redis.UniversalClient { return redistest.Client(t) }},
+		{"cluster", func(t *testing.T) redis.UniversalClient { return redistest.ClusterClient(t) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rdb := tc.rdb(t)
+			w := newWorkload(t, rdb, modelConfig("Europe/London", late), late, 2)
+			w.now = func() time.Time {
+				now, err := w.store.Now(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				return now
+			}
+			w.step = func() {}
+			w.run(10000)
+			w.verify()
+		})
+	}
+}
