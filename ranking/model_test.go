@@ -230,6 +230,8 @@ boards:
 // workload drives one store and its model with random batches.
 type workload struct {
 	t      *testing.T
+	rdb    redis.UniversalClient
+	prefix string
 	rng    *rand.Rand
 	store  *ranking.Store
 	cfg    *ranking.Config
@@ -360,6 +362,7 @@ func (w *workload) verify() {
 		for _, mv := range mb.views {
 			for p := range mv.periods {
 				rows := mb.sorted(mv, p)
+				w.verifyCodes(mb, mv, p, rows)
 				period := p
 				if period == "all" && w.rng.IntN(2) == 0 {
 					period = "2026-01-01"
@@ -406,13 +409,43 @@ func (w *workload) verify() {
 	w.t.Logf("verified %d rows and cards", checked)
 }
 
+// verifyCodes checks the raw sorted-set scores the script wrote against the
+// Go twin of the encoding: value and time part exactly as the model says.
+func (w *workload) verifyCodes(mb *modelBoard, mv *modelView, period string, rows []*modelEntry) {
+	key := w.prefix + "{" + mb.b.ID + "}:z:" + mv.view.Name + ":" + period
+	zs, err := w.rdb.ZRangeWithScores(context.Background(), key, 0, -1).Result()
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	base := floorDiv(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli(), mv.unitMS)
+	if period != "all" {
+		p, err := mb.cal.ParsePeriod(mv.view, period)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		base = floorDiv(p.Start.UnixMilli(), mv.unitMS)
+	}
+	if len(zs) != len(rows) {
+		w.t.Fatalf("%s: %d raw entries, model %d", key, len(zs), len(rows))
+	}
+	for i, z := range zs {
+		rel := rows[i].unit - base
+		if mb.b.Ties == ranking.TiesShared {
+			rel = 0
+		}
+		if want := ranking.Encode(mb.b, mv.view.Name, rows[i].value, rel); z.Member != rows[i].member || int64(z.Score) != want {
+			w.t.Fatalf("%s row %d: %s code %.0f, want %s %d", key, i, z.Member, z.Score, rows[i].member, want)
+		}
+	}
+}
+
 func newWorkload(t *testing.T, rdb redis.UniversalClient, cfgText string, late time.Duration, seed uint64) *workload {
 	cfg, err := ranking.ParseConfig([]byte(cfgText))
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &workload{t: t, rng: rand.New(rand.NewPCG(seed, 7)), cfg: cfg, models: map[string]*modelBoard{}, late: late}
-	w.store = ranking.NewStore(rdb, cfg, ranking.Options{Prefix: redistest.Namespace(t) + ":"})
+	w := &workload{t: t, rdb: rdb, prefix: redistest.Namespace(t) + ":", rng: rand.New(rand.NewPCG(seed, 7)), cfg: cfg, models: map[string]*modelBoard{}, late: late}
+	w.store = ranking.NewStore(rdb, cfg, ranking.Options{Prefix: w.prefix})
 	for _, b := range cfg.Boards {
 		w.models[b.ID] = newModelBoard(cfg, b)
 	}
