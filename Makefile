@@ -1,0 +1,56 @@
+# Standings: common developer and CI tasks. Run `make help` for the list.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+GO       ?= go
+ARGS     ?=
+CHROMIUM ?= /usr/bin/chromium
+# Passed to go test, e.g. make test TESTFLAGS='-run TestFoo -v'.
+TESTFLAGS ?=
+# Packages to test, e.g. make test PKGS=./ranking/...
+PKGS ?= ./...
+# Passed to the benchmark program, e.g. make bench BENCHFLAGS='-suite ingest -duration 2s'.
+BENCHFLAGS ?=
+
+.PHONY: help
+help: ## List the targets.
+	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
+		awk 'BEGIN {FS = ":.*## "}; {printf "  %-10s %s\n", $$1, $$2}'
+
+.PHONY: deps
+deps: ## Install missing system packages (redis-server, chromium).
+	@.ci/deps.sh
+
+.PHONY: generate
+generate: ## Generate Go code from .templ files.
+	$(GO) tool templ generate -log-level warn
+
+.PHONY: build
+build: generate ## Build bin/standings.
+	$(GO) build -o bin/standings ./cmd/standings
+
+.PHONY: run
+run: generate ## Run the server; pass flags with ARGS='...'.
+	$(GO) run ./cmd/standings $(ARGS)
+
+.PHONY: test
+test: deps generate ## Run all tests against real Redis and Chromium (what CI runs).
+	STANDINGS_REQUIRE_REDIS=1 STANDINGS_CHROMIUM=$(CHROMIUM) \
+		$(GO) test -race -count=1 -timeout 14m $(TESTFLAGS) $(PKGS)
+
+.PHONY: test-quick
+test-quick: generate ## Run the tests without -race or installing anything; real-Redis tests skip without Redis.
+	$(GO) test -count=1 $(TESTFLAGS) $(PKGS)
+
+.PHONY: bench
+bench: deps generate ## Run the benchmark program; pass flags with BENCHFLAGS='...'.
+	$(GO) run ./cmd/benchmark $(BENCHFLAGS)
+
+.PHONY: lint
+lint: ## gofmt, go vet, templ fmt, and a check that generated code is up to date.
+	@.ci/lint.sh
+
+.PHONY: clean
+clean: ## Remove build output.
+	rm -rf bin
