@@ -1,0 +1,283 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/standings/standings/ranking"
+)
+
+const (
+	benchBoard   = "points"
+	benchConfig  = "boards: [{id: points, views: [hour, day, week, month, all]}]\n"
+	benchPrefix  = "bench:"
+	ingestBatch  = 100     // events per Apply call and per pipeline
+	ingestIDs    = 100_000 // distinct members the events are drawn from
+	maxEventVal  = 10      // event values are 1..maxEventVal
+	casMaxTries  = 1000    // read+CAS attempts per view before giving up
+	casTimeScale = 1e13    // packed = score*casTimeScale + (casTimeScale - ms)
+)
+
+// benchViews are the board's views, in config order.
+var benchViews = []string{"hour", "day", "week", "month", "all"}
+
+// contender is one way of writing the ingest events.
+type contender struct {
+	name    string // BENCH <name>_events_per_s
+	short   string // RATIO ingest_vs_<short>
+	desc    string
+	newWork func(g *eventGen) work
+}
+
+// runIngest measures Store.Apply against plain Redis write patterns, all
+// with the same writers and the same event stream.
+func runIngest(ctx context.Context, e *env) error {
+	store, err := newBenchStore(e.rdb)
+	if err != nil {
+		return err
+	}
+	members := memberIDs(ingestIDs)
+	var casRetries atomic.Int64
+	contenders := []contender{
+		{"ingest", "ingest", "Store.Apply, 100 events per script call, exact tie-breaks and ranks", applyWork(store)},
+		{"raw_zincrby", "raw", "pipelined ZINCRBY x5 per event, 100 events per round trip (no atomicity, ties or ranks)", rawWork(e.rdb)},
+		{"multi", "multi", "MULTI, ZINCRBY x5, EXEC per event, one round trip per event", multiWork(e.rdb)},
+		{"multi_pipelined", "multi_pipelined", "100 MULTI/ZINCRBY x5/EXEC blocks per round trip", multiPipelinedWork(e.rdb)},
+		{"cas", "cas", "per view: ZSCORE, then a compare-and-set script; retried on conflict", casWork(e.rdb, &casRetries)},
+	}
+	rates := map[string]float64{}
+	for _, c := range contenders {
+		e.logf("- %s: %s", c.name, c.desc)
+		m, err := e.measure(ctx, c.name, func(writer int) work {
+			return c.newWork(newEventGen(members, uint64(writer)))
+		})
+		if err != nil {
+			return err
+		}
+		rates[c.name] = m.eventsPerSecond()
+		e.out.bench(c.name+"_events_per_s", rates[c.name], "events/s")
+		if c.name == "ingest" {
+			lat := sortedCopy(m.latencies)
+			e.out.bench("ingest_call_p50_ms", ms(percentile(lat, 50)), "ms")
+			e.out.bench("ingest_call_p99_ms", ms(percentile(lat, 99)), "ms")
+		}
+	}
+	e.logf("  cas retries (warm-up included): %d", casRetries.Load())
+	for _, c := range contenders[1:] {
+		e.out.ratio("ingest_vs_"+c.short, divide(rates["ingest"], rates[c.name]))
+	}
+	return nil
+}
+
+// newBenchStore returns a Store for the benchmark board.
+func newBenchStore(rdb redis.UniversalClient) (*ranking.Store, error) {
+	cfg, err := ranking.ParseConfig([]byte(benchConfig))
+	if err != nil {
+		return nil, fmt.Errorf("benchmark board: %w", err)
+	}
+	return ranking.NewStore(rdb, cfg, ranking.Options{Prefix: benchPrefix}), nil
+}
+
+// memberIDs returns n member ids u000000, u000001, ...
+func memberIDs(n int) []string {
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("u%06d", i)
+	}
+	return ids
+}
+
+// eventGen draws events: a random member and a value in 1..maxEventVal.
+type eventGen struct {
+	rnd     *rand.Rand
+	members []string
+}
+
+func newEventGen(members []string, seed uint64) *eventGen {
+	return &eventGen{rnd: rand.New(rand.NewPCG(seed, 0x5eed)), members: members}
+}
+
+func (g *eventGen) next() (member string, value int64) {
+	return g.members[g.rnd.IntN(len(g.members))], 1 + g.rnd.Int64N(maxEventVal)
+}
+
+// applyWork sends ingestBatch events per Store.Apply call.
+func applyWork(store *ranking.Store) func(*eventGen) work {
+	return func(g *eventGen) work {
+		events := make([]ranking.Event, ingestBatch)
+		return func(ctx context.Context) (int, error) {
+			for i := range events {
+				m, v := g.next()
+				events[i] = ranking.Event{Member: m, Value: v}
+			}
+			res, err := store.Apply(ctx, benchBoard, events)
+			if err != nil {
+				return 0, err
+			}
+			for _, r := range res {
+				if r.Err != nil {
+					return 0, fmt.Errorf("event for %s refused: %w", r.Member, r.Err)
+				}
+			}
+			return len(events), nil
+		}
+	}
+}
+
+// rawWork pipelines ZINCRBY on the five view keys for ingestBatch events.
+func rawWork(rdb *redis.Client) func(*eventGen) work {
+	return func(g *eventGen) work {
+		keys := newViewKeys("raw:")
+		return func(ctx context.Context) (int, error) {
+			ks := keys.at(time.Now())
+			_, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+				for range ingestBatch {
+					m, v := g.next()
+					for _, k := range ks {
+						p.ZIncrBy(ctx, k, float64(v), m)
+					}
+				}
+				return nil
+			})
+			return ingestBatch, err
+		}
+	}
+}
+
+// multiWork sends one MULTI/EXEC transaction per event.
+func multiWork(rdb *redis.Client) func(*eventGen) work {
+	return func(g *eventGen) work {
+		keys := newViewKeys("multi:")
+		return func(ctx context.Context) (int, error) {
+			ks := keys.at(time.Now())
+			m, v := g.next()
+			_, err := rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+				for _, k := range ks {
+					p.ZIncrBy(ctx, k, float64(v), m)
+				}
+				return nil
+			})
+			return 1, err
+		}
+	}
+}
+
+// multiPipelinedWork sends ingestBatch MULTI/EXEC blocks in one pipeline.
+// The commands go through Do because inside MULTI every reply is QUEUED.
+func multiPipelinedWork(rdb *redis.Client) func(*eventGen) work {
+	return func(g *eventGen) work {
+		keys := newViewKeys("multi:")
+		return func(ctx context.Context) (int, error) {
+			ks := keys.at(time.Now())
+			cmds, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+				for range ingestBatch {
+					m, v := g.next()
+					p.Do(ctx, "multi")
+					for _, k := range ks {
+						p.Do(ctx, "zincrby", k, v, m)
+					}
+					p.Do(ctx, "exec")
+				}
+				return nil
+			})
+			if err != nil {
+				return 0, err
+			}
+			if want := ingestBatch * (len(ks) + 2); len(cmds) != want {
+				return 0, fmt.Errorf("multi_pipelined: %d replies, want %d", len(cmds), want)
+			}
+			return ingestBatch, nil
+		}
+	}
+}
+
+// casScript writes ARGV[3] as member ARGV[1]'s score in KEYS[1] only if the
+// score is still ARGV[2] ("" = absent). Scores are compared as numbers.
+var casScript = redis.NewScript(`
+local cur = redis.call('ZSCORE', KEYS[1], ARGV[1])
+local same
+if ARGV[2] == '' then same = (cur == false) else same = (cur ~= false and tonumber(cur) == tonumber(ARGV[2])) end
+if not same then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+return 1
+`)
+
+// casWork is the optimistic-lock pattern: for each view in turn, read the
+// packed score, compute the new one in Go, compare-and-set it, retry on a
+// conflict.
+func casWork(rdb *redis.Client, retries *atomic.Int64) func(*eventGen) work {
+	return func(g *eventGen) work {
+		keys := newViewKeys("cas:")
+		return func(ctx context.Context) (int, error) {
+			ks := keys.at(time.Now())
+			m, v := g.next()
+			for _, k := range ks {
+				if err := casAdd(ctx, rdb, k, m, v, retries); err != nil {
+					return 0, err
+				}
+			}
+			return 1, nil
+		}
+	}
+}
+
+func casAdd(ctx context.Context, rdb *redis.Client, key, member string, value int64, retries *atomic.Int64) error {
+	for range casMaxTries {
+		old, err := rdb.ZScore(ctx, key, member).Result()
+		oldArg := ""
+		var score int64
+		switch {
+		case errors.Is(err, redis.Nil):
+		case err != nil:
+			return err
+		default:
+			oldArg = strconv.FormatFloat(old, 'f', -1, 64)
+			score = int64(math.Floor(old / casTimeScale))
+		}
+		packed := float64(score+value)*casTimeScale + (casTimeScale - float64(time.Now().UnixMilli()))
+		ok, err := casScript.Run(ctx, rdb, []string{key}, member, oldArg, strconv.FormatFloat(packed, 'f', -1, 64)).Int()
+		if err != nil {
+			return err
+		}
+		if ok == 1 {
+			return nil
+		}
+		retries.Add(1)
+	}
+	return fmt.Errorf("cas: %s in %s still conflicting after %d attempts", member, key, casMaxTries)
+}
+
+// viewKeys names one sorted set per view and current period (UTC), e.g.
+// raw:hour:2026-11-22T13, recomputed when the hour changes.
+type viewKeys struct {
+	prefix string
+	hour   time.Time
+	keys   []string
+}
+
+func newViewKeys(prefix string) *viewKeys { return &viewKeys{prefix: prefix} }
+
+func (vk *viewKeys) at(now time.Time) []string {
+	h := now.UTC().Truncate(time.Hour)
+	if vk.keys != nil && h.Equal(vk.hour) {
+		return vk.keys
+	}
+	day := time.Date(h.Year(), h.Month(), h.Day(), 0, 0, 0, 0, time.UTC)
+	monday := day.AddDate(0, 0, -((int(day.Weekday()) + 6) % 7))
+	vk.hour = h
+	vk.keys = []string{
+		vk.prefix + "hour:" + h.Format("2006-01-02T15"),
+		vk.prefix + "day:" + day.Format("2006-01-02"),
+		vk.prefix + "week:" + monday.Format("2006-01-02"),
+		vk.prefix + "month:" + h.Format("2006-01"),
+		vk.prefix + "all:all",
+	}
+	return vk.keys
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/standings/standings/ranking/redistest"
+)
+
+// TestSuitesPrintEveryResult runs every suite with tiny parameters and checks
+// that each expected result line is printed with a positive value.
+func TestSuitesPrintEveryResult(t *testing.T) {
+	if err := redistest.Available(); err != nil {
+		if redistest.Required() {
+			t.Fatal(err)
+		}
+		t.Skipf("skipping: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	args := []string{"-duration", "200ms", "-members", "2000"}
+	if err := run(ctx, args, &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
+	}
+	got := parseResults(t, stdout.String())
+	want := []string{
+		"BENCH ingest_events_per_s", "BENCH ingest_call_p50_ms", "BENCH ingest_call_p99_ms",
+		"BENCH raw_zincrby_events_per_s", "BENCH multi_events_per_s",
+		"BENCH multi_pipelined_events_per_s", "BENCH cas_events_per_s",
+		"RATIO ingest_vs_raw", "RATIO ingest_vs_multi", "RATIO ingest_vs_multi_pipelined", "RATIO ingest_vs_cas",
+		"BENCH memory_bytes_per_member_view", "BENCH plain_zset_bytes_per_member_view",
+		"RATIO memory_vs_plain",
+	}
+	for _, k := range want {
+		v, ok := got[k]
+		if !ok {
+			t.Errorf("missing %q in output:\n%s", k, stdout.String())
+			continue
+		}
+		if v <= 0 {
+			t.Errorf("%s = %v, want > 0", k, v)
+		}
+	}
+}
+
+// parseResults maps "BENCH name" / "RATIO name" to the value and checks
+// the line shapes.
+func parseResults(t *testing.T, out string) map[string]float64 {
+	t.Helper()
+	res := map[string]float64{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 4 && f[0] == "BENCH", len(f) == 3 && f[0] == "RATIO":
+		default:
+			t.Errorf("malformed result line %q", line)
+			continue
+		}
+		v, err := strconv.ParseFloat(f[2], 64)
+		if err != nil {
+			t.Errorf("line %q: %v", line, err)
+			continue
+		}
+		res[f[0]+" "+f[1]] = v
+	}
+	return res
+}
+
+func TestSelectSuites(t *testing.T) {
+	all, err := selectSuites("")
+	if err != nil || len(all) != len(suites) {
+		t.Fatalf("default: %d suites, %v", len(all), err)
+	}
+	one, err := selectSuites(" memory , memory")
+	if err != nil || len(one) != 1 || one[0].name != "memory" {
+		t.Fatalf("memory: %v, %v", one, err)
+	}
+	if _, err := selectSuites("ingest,nope"); err == nil {
+		t.Fatal("unknown suite accepted")
+	}
+}
+
+func TestParseFlagsRejectsBadValues(t *testing.T) {
+	for _, args := range [][]string{
+		{"-duration", "0s"}, {"-members", "0"}, {"-writers", "0"}, {"-suite", "x"}, {"extra"},
+	} {
+		if _, err := parseFlags(args, io.Discard); err == nil {
+			t.Errorf("parseFlags(%q) accepted", args)
+		}
+	}
+}
+
+func TestFormatValue(t *testing.T) {
+	for v, want := range map[float64]string{
+		123456.4: "123456", 72.34: "72.3", 1.234: "1.23", 0.01234: "0.0123", 0: "0.00", 0.5: "0.500",
+	} {
+		if got := formatValue(v); got != want {
+			t.Errorf("formatValue(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	var ds []time.Duration
+	for i := 1; i <= 100; i++ {
+		ds = append(ds, time.Duration(i))
+	}
+	if p := percentile(ds, 50); p != 50 {
+		t.Errorf("p50 = %v", p)
+	}
+	if p := percentile(ds, 99); p != 99 {
+		t.Errorf("p99 = %v", p)
+	}
+	if p := percentile(nil, 50); p != 0 {
+		t.Errorf("empty p50 = %v", p)
+	}
+}

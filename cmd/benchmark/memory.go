@@ -1,0 +1,246 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/standings/standings/ranking"
+)
+
+const (
+	memoryBatch    = 1000 // events per Apply call and members per ZADD
+	memoryMaxValue = 1000 // member values are 1..memoryMaxValue
+	settleTime     = 300 * time.Millisecond
+)
+
+// footprint is what one data set cost Redis.
+type footprint struct {
+	bytes   int64 // data memory after the load minus before
+	keys    int64 // DBSIZE
+	entries int64 // sorted-set entries under the measured keys
+}
+
+// runMemory loads the same members with the same values into the 5-view
+// board through Store.Apply and into five plain sorted sets, and compares
+// the Redis memory per member per view.
+func runMemory(ctx context.Context, e *env) error {
+	n := e.opts.members
+	ids := memberIDs(n)
+	values := memberValues(n)
+	store, err := newBenchStore(e.rdb)
+	if err != nil {
+		return err
+	}
+	views := int64(len(benchViews))
+	want := int64(n) * views
+
+	e.logf("- standings: %d members through Store.Apply, %d per call, %d writers", n, memoryBatch, e.opts.writers)
+	warm := func(ctx context.Context) error { return applyMembers(ctx, store, ids[:1], values[:1]) }
+	load := func(ctx context.Context, lo, hi int) error {
+		return applyMembers(ctx, store, ids[lo:hi], values[lo:hi])
+	}
+	std, err := e.loadFootprint(ctx, warm, load, n, benchPrefix+"{"+benchBoard+"}:z:*")
+	if err != nil {
+		return fmt.Errorf("standings load: %w", err)
+	}
+
+	e.logf("- plain: the same members and values, ZADD of %d into %d plain keys, pipelined", memoryBatch, views)
+	plainLoad := func(ctx context.Context, lo, hi int) error { return zaddMembers(ctx, e.rdb, ids[lo:hi], values[lo:hi]) }
+	plain, err := e.loadFootprint(ctx, nil, plainLoad, n, "plain:*")
+	if err != nil {
+		return fmt.Errorf("plain load: %w", err)
+	}
+
+	for _, f := range []struct {
+		name string
+		fp   footprint
+	}{{"standings", std}, {"plain", plain}} {
+		if f.fp.entries != want {
+			return fmt.Errorf("%s: %d sorted-set entries, want %d members x %d views", f.name, f.fp.entries, n, views)
+		}
+	}
+	stdPer := float64(std.bytes) / float64(want)
+	plainPer := float64(plain.bytes) / float64(want)
+	e.out.bench("memory_bytes_per_member_view", stdPer, "bytes")
+	e.out.bench("plain_zset_bytes_per_member_view", plainPer, "bytes")
+	e.out.ratio("memory_vs_plain", divide(stdPer, plainPer))
+	return nil
+}
+
+// memberValues returns one value in 1..memoryMaxValue per member, the same
+// on every run.
+func memberValues(n int) []int64 {
+	rnd := rand.New(rand.NewPCG(42, 1000))
+	vals := make([]int64, n)
+	for i := range vals {
+		vals[i] = 1 + rnd.Int64N(memoryMaxValue)
+	}
+	return vals
+}
+
+// loadFootprint flushes Redis, runs warm (if any) and flushes again so that
+// script caches and client buffers exist before the baseline, then loads n
+// members in batches and measures the memory the data took.
+func (e *env) loadFootprint(ctx context.Context, warm func(context.Context) error,
+	load func(ctx context.Context, lo, hi int) error, n int, pattern string) (footprint, error) {
+	if err := e.rdb.FlushAll(ctx).Err(); err != nil {
+		return footprint{}, err
+	}
+	if warm != nil {
+		if err := warm(ctx); err != nil {
+			return footprint{}, fmt.Errorf("warm-up: %w", err)
+		}
+		if err := e.rdb.FlushAll(ctx).Err(); err != nil {
+			return footprint{}, err
+		}
+	}
+	before, err := e.dataMemory(ctx)
+	if err != nil {
+		return footprint{}, err
+	}
+	t0 := time.Now()
+	if err := e.inBatches(ctx, n, memoryBatch, load); err != nil {
+		return footprint{}, err
+	}
+	took := time.Since(t0)
+	after, err := e.dataMemory(ctx)
+	if err != nil {
+		return footprint{}, err
+	}
+	fp := footprint{bytes: after - before}
+	if fp.keys, err = e.rdb.DBSize(ctx).Result(); err != nil {
+		return footprint{}, err
+	}
+	if fp.entries, err = e.countEntries(ctx, pattern); err != nil {
+		return footprint{}, err
+	}
+	e.logf("  loaded %d members in %v (%.0f members/s); DBSIZE %d keys, %d entries in %s; used_memory %d -> %d (+%d bytes, %.1f MiB)",
+		n, took.Round(time.Millisecond), float64(n)/took.Seconds(), fp.keys, fp.entries, pattern,
+		before, after, fp.bytes, float64(fp.bytes)/(1<<20))
+	return fp, nil
+}
+
+// dataMemory lets Redis settle, then returns used_memory without client
+// buffers, which depend on the last request rather than on the data.
+func (e *env) dataMemory(ctx context.Context) (int64, error) {
+	_ = e.rdb.Do(ctx, "memory", "purge").Err() // jemalloc only; harmless elsewhere
+	select {
+	case <-time.After(settleTime):
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	info, err := infoSection(ctx, e.rdb, "memory")
+	if err != nil {
+		return 0, err
+	}
+	used, err := infoInt(info, "used_memory")
+	if err != nil {
+		return 0, err
+	}
+	clients, err := infoInt(info, "mem_clients_normal")
+	if err != nil {
+		return 0, err
+	}
+	return used - clients, nil
+}
+
+// countEntries sums ZCARD over the sorted sets matching pattern and logs
+// each key's MEMORY USAGE estimate.
+func (e *env) countEntries(ctx context.Context, pattern string) (int64, error) {
+	var total int64
+	iter := e.rdb.Scan(ctx, 0, pattern, 100).Iterator()
+	for iter.Next(ctx) {
+		key := iter.Val()
+		card, err := e.rdb.ZCard(ctx, key).Result()
+		if err != nil {
+			return 0, fmt.Errorf("zcard %s: %w", key, err)
+		}
+		usage, _ := e.rdb.MemoryUsage(ctx, key).Result()
+		enc, _ := e.rdb.ObjectEncoding(ctx, key).Result()
+		e.logf("    %-40s %8d entries, %s, ~%.1f bytes/entry (MEMORY USAGE)", key, card, enc, divide(float64(usage), float64(card)))
+		total += card
+	}
+	return total, iter.Err()
+}
+
+// inBatches calls load for [lo, hi) ranges of size batch covering [0, n),
+// from e.opts.writers goroutines, logging progress every few seconds.
+func (e *env) inBatches(ctx context.Context, n, batch int, load func(ctx context.Context, lo, hi int) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var next, done atomic.Int64
+	var wg sync.WaitGroup
+	for range e.opts.writers {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				lo := int(next.Add(int64(batch))) - batch
+				if lo >= n {
+					return
+				}
+				hi := min(lo+batch, n)
+				if err := load(ctx, lo, hi); err != nil {
+					cancel(err)
+					return
+				}
+				done.Add(int64(hi - lo))
+			}
+		})
+	}
+	stop := make(chan struct{})
+	go e.progress(stop, &done, n)
+	wg.Wait()
+	close(stop)
+	return context.Cause(ctx)
+}
+
+func (e *env) progress(stop <-chan struct{}, done *atomic.Int64, n int) {
+	tick := time.NewTicker(5 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+			e.logf("    ... %d/%d members", done.Load(), n)
+		}
+	}
+}
+
+// applyMembers writes one event per member through Store.Apply.
+func applyMembers(ctx context.Context, store *ranking.Store, ids []string, values []int64) error {
+	events := make([]ranking.Event, len(ids))
+	for i := range ids {
+		events[i] = ranking.Event{Member: ids[i], Value: values[i]}
+	}
+	res, err := store.Apply(ctx, benchBoard, events)
+	if err != nil {
+		return err
+	}
+	for _, r := range res {
+		if r.Err != nil {
+			return fmt.Errorf("event for %s refused: %w", r.Member, r.Err)
+		}
+	}
+	return nil
+}
+
+// zaddMembers adds the members with their values to every plain view key,
+// one ZADD per key, in one pipeline.
+func zaddMembers(ctx context.Context, rdb *redis.Client, ids []string, values []int64) error {
+	zs := make([]redis.Z, len(ids))
+	for i := range ids {
+		zs[i] = redis.Z{Score: float64(values[i]), Member: ids[i]}
+	}
+	_, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, v := range benchViews {
+			p.ZAdd(ctx, "plain:"+v, zs...)
+		}
+		return nil
+	})
+	return err
+}
