@@ -311,6 +311,9 @@ func (w *workload) run(events int) {
 	for done := 0; done < events; {
 		b := boards[w.rng.IntN(len(boards))]
 		n := 1 + w.rng.IntN(40)
+		if w.rng.IntN(25) == 0 {
+			n = 101 + w.rng.IntN(250) // more than one script call
+		}
 		batch := make([]ranking.Event, n)
 		for i := range batch {
 			batch[i] = w.event(b)

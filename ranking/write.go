@@ -122,7 +122,9 @@ func (s *Store) Write(ctx context.Context, boardID string, ev Event) (WriteResul
 // Apply applies events in order, each to every view of the board atomically.
 // The returned slice has one result per event; a refused event has Err set
 // and changed nothing. The error is for the call as a whole (Redis
-// unavailable, unknown board): then nothing was applied.
+// unavailable, unknown board). Events go to Redis in script calls of at most
+// 100, so when Redis fails in the middle of a large batch the earlier calls
+// stay applied: callers that retry should send idempotency ids.
 func (s *Store) Apply(ctx context.Context, boardID string, events []Event) ([]WriteResult, error) {
 	b, err := s.board(boardID)
 	if err != nil {
@@ -152,16 +154,33 @@ func (s *Store) Apply(ctx context.Context, boardID string, events []Event) ([]Wr
 	if len(valid) == 0 {
 		return results, nil
 	}
+	for len(valid) > 0 {
+		n := min(len(valid), scriptChunk)
+		if err := s.applyChunk(ctx, b, events, valid[:n], results); err != nil {
+			return nil, err
+		}
+		valid = valid[n:]
+	}
+	return results, nil
+}
+
+// scriptChunk is the most events one script call applies. A call blocks
+// Redis while it runs (tens of microseconds per event), so a large batch is
+// sent as several calls and other clients are served in between.
+const scriptChunk = 100
+
+// applyChunk runs apply.lua for events[idx...] and stores their results.
+func (s *Store) applyChunk(ctx context.Context, b *Board, events []Event, idx []int, results []WriteResult) error {
 	for attempt := 0; ; attempt++ {
 		now, err := s.Now(ctx)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		args := s.encodeApply(b, events, valid, now)
+		args := s.encodeApply(b, events, idx, now)
 		local := s.clock()
 		raw, err := applyScript.Run(ctx, s.rdb, []string{s.keyPrefix(b)}, args...).Slice()
 		if err != nil {
-			return nil, wrapRedis(err)
+			return wrapRedis(err)
 		}
 		status, redisNow := asInt(raw[0]), asInt(raw[1])
 		s.learnNow(redisNow, local)
@@ -169,15 +188,15 @@ func (s *Store) Apply(ctx context.Context, boardID string, events []Event) ([]Wr
 			if attempt < 3 {
 				continue // the clock estimate was off; periods around Redis's now next time
 			}
-			return nil, Errorf(EINTERNAL, "could not agree on the current period with Redis")
+			return Errorf(EINTERNAL, "could not agree on the current period with Redis")
 		}
-		if len(raw) != 2+len(valid) {
-			return nil, fmt.Errorf("apply: %d results for %d events", len(raw)-2, len(valid))
+		if len(raw) != 2+len(idx) {
+			return fmt.Errorf("apply: %d results for %d events", len(raw)-2, len(idx))
 		}
-		for j, i := range valid {
+		for j, i := range idx {
 			results[i] = decodeResult(b, events[i].Member, raw[2+j])
 		}
-		return results, nil
+		return nil
 	}
 }
 

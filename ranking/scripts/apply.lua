@@ -140,8 +140,10 @@ local function rank_of(zkey, member, code)
   return redis.call('ZRANK', zkey, member) + 1
 end
 
+local call = redis.call
 local touched = {}
 local touched_list = {}
+local plan_code, plan_value, plan_change = {}, {}, {}
 local names_key = prefix .. 'n'
 
 local results = {1, now}
@@ -188,79 +190,87 @@ for e = 1, nevents do
     end
   else
     -- Compute every view's new code first; write only if all are in range.
-    local plan = {}
+    -- The plan lives in arrays reused across events: this loop is the hot
+    -- path, and every table it does not allocate is time Redis is not blocked.
+    local member, value, et = ev.member, ev.value, ev.t
     for v = 1, nviews do
       local view = views[v]
       local per = ev.per[v]
-      local unit = math.floor(ev.t / view.unit) - per.base
-      local old = redis.call('ZSCORE', per.zkey, ev.member)
+      local unit = math.floor(et / view.unit) - per.base
+      local old = call('ZSCORE', per.zkey, member)
       local nv, nt, change
       if old then
         local q, r = split(num(old), view.span)
         local ov = value_of(q)
         nv, nt, change = ov, r, false
         if policy == 'increment' then
-          if ev.value ~= 0 then
-            nv, change = ov + ev.value, true
+          if value ~= 0 then
+            nv, change = ov + value, true
             if unit > r then nt = unit end
           end
         elseif policy == 'best' then
-          if better(ev.value, ov) or (ev.value == ov and unit < r and ties ~= 'shared') then
-            nv, nt, change = ev.value, unit, true
+          if better(value, ov) or (value == ov and unit < r and ties ~= 'shared') then
+            nv, nt, change = value, unit, true
           end
         else -- latest: the newest event by event time wins; equal times, the later write
           local ot
           if exact then
-            ot = tonumber(redis.call('HGET', per.xkey, ev.member) or '0')
+            ot = tonumber(call('HGET', per.xkey, member) or '0')
           else
             ot = (per.base + r) * view.unit
           end
-          if ev.t >= ot then
-            nv, nt, change = ev.value, unit, true
+          if et >= ot then
+            nv, nt, change = value, unit, true
           end
         end
       else
-        nv, nt, change = ev.value, unit, true
+        nv, nt, change = value, unit, true
       end
       if nv < vmin or nv > vmax then
         res = {0, 'invalid_argument', 'the score in view ' .. view.name .. ' would be ' .. fmt(nv) ..
-          ', outside [' .. fmt(vmin) .. ', ' .. fmt(vmax) .. '] (scaled)', ev.t}
+          ', outside [' .. fmt(vmin) .. ', ' .. fmt(vmax) .. '] (scaled)', et}
         break
       end
       if view.span == 1 then nt = 0 end
-      plan[v] = {per = per, code = rank_value(nv) * view.span + nt, value = nv, change = change}
+      plan_code[v] = rank_value(nv) * view.span + nt
+      plan_value[v] = nv
+      plan_change[v] = change
     end
     if not res then
-      res = {1, 0, ev.t}
-      local rec = {}
+      res = {1, 0, et}
+      local n = 3
       for v = 1, nviews do
-        local pl = plan[v]
-        local per = pl.per
-        if pl.change then
-          redis.call('ZADD', per.zkey, fmt(pl.code), ev.member)
+        local per = ev.per[v]
+        local code = plan_code[v]
+        if plan_change[v] then
+          call('ZADD', per.zkey, fmt(code), member)
           if exact then
-            redis.call('HSET', per.xkey, ev.member, fmt(ev.t))
+            call('HSET', per.xkey, member, fmt(et))
           end
           if not touched[per] then
             touched[per] = true
-            table.insert(touched_list, per)
+            touched_list[#touched_list + 1] = per
           end
         end
-        table.insert(res, per.id)
-        table.insert(res, pl.value)
-        table.insert(res, rank_of(per.zkey, ev.member, pl.code))
-        table.insert(rec, views[v].name .. '\t' .. per.id)
+        res[n + 1] = per.id
+        res[n + 2] = plan_value[v]
+        res[n + 3] = rank_of(per.zkey, member, code)
+        n = n + 3
       end
       if ev.name ~= '' then
-        redis.call('HSET', names_key, ev.member, ev.name)
+        call('HSET', names_key, member, ev.name)
       end
       if ev.id ~= '' then
-        local fp = ev.member .. '\n' .. fmt(ev.value) .. '\n' .. ev.at
-        redis.call('SET', idkey, fp .. '\0' .. table.concat(rec, '\n'), 'PX', dedupe)
+        local rec = {}
+        for v = 1, nviews do
+          rec[v] = views[v].name .. '\t' .. ev.per[v].id
+        end
+        local fp = member .. '\n' .. fmt(value) .. '\n' .. ev.at
+        call('SET', idkey, fp .. '\0' .. table.concat(rec, '\n'), 'PX', dedupe)
       end
     end
   end
-  table.insert(results, res)
+  results[#results + 1] = res
 end
 
 -- Once per batch: expiry and the registry of live period keys (for member
