@@ -180,8 +180,8 @@ func parseScaled(s string, decimals int) (int64, error) {
 		case ch == '.' && !seenDot:
 			seenDot = true
 		case (ch == 'e' || ch == 'E') && seenDigit:
-			e, err := strconv.Atoi(strings.TrimPrefix(s[i+1:], "+"))
-			if err != nil || e > 1000 || e < -1000 {
+			e, ok := parseExponent(s[i+1:])
+			if !ok {
 				return bad("not a number")
 			}
 			exp += e
@@ -206,6 +206,9 @@ func parseScaled(s string, decimals int) (int64, error) {
 		shift++
 	}
 	digits = []byte(strings.TrimLeft(string(digits), "0"))
+	if len(digits) == 0 {
+		return 0, nil // zero, whatever its exponent
+	}
 	if len(digits)+shift > 16 {
 		return bad("out of range")
 	}
@@ -223,6 +226,32 @@ func parseScaled(s string, decimals int) (int64, error) {
 		v = -v
 	}
 	return v, nil
+}
+
+// parseExponent reads the exponent of a JSON number: an optional sign and at
+// least one digit. Its magnitude is capped (far beyond any exact value) so
+// that it cannot overflow.
+func parseExponent(s string) (int, bool) {
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	if s == "" {
+		return 0, false
+	}
+	e := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		if e < 1_000_000 {
+			e = e*10 + int(s[i]-'0')
+		}
+	}
+	if neg {
+		e = -e
+	}
+	return e, true
 }
 
 func allZero(d []byte) bool {

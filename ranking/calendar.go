@@ -52,19 +52,24 @@ const AllPeriodID = "all"
 
 var allPeriod = Period{ID: AllPeriodID}
 
-// zoneSegments lists the offset segments of loc over the supported years
-// (extended to the past and future with the first and last offsets). It
-// probes offsets every 6 hours and bisects each change to the second, rather
-// than trusting Time.ZoneBounds, which returns bounds that do not contain
-// the instant for some rule-based years (for example the end of 2040 in
-// America/New_York).
+// reach is how far (in seconds) a period holding an instant of the
+// supported years can extend beyond them: a 400-day window, plus a day.
+const reach = 401 * 86400
+
+// zoneSegments lists the offset segments of loc over the supported years and
+// reach on either side, so that a window ending early in 2000 still sees the
+// changes of 1999 (extended to the past and future with the first and last
+// offsets). It probes offsets every 6 hours and bisects each change to the
+// second, rather than trusting Time.ZoneBounds, which returns bounds that do
+// not contain the instant for some rule-based years (for example the end of
+// 2040 in America/New_York).
 func zoneSegments(loc *time.Location) []segment {
 	offAt := func(u int64) int64 {
 		_, off := time.Unix(u, 0).In(loc).Zone()
 		return int64(off)
 	}
 	const step = 6 * 3600
-	lo, hi := minInstant.Unix()-40*86400, maxInstant.Unix()+40*86400
+	lo, hi := minInstant.Unix()-reach, maxInstant.Unix()+reach
 	segs := []segment{{start: math.MinInt64 / 2, off: offAt(lo)}}
 	prev := segs[0].off
 	for u := lo + step; u < hi; u += step {
@@ -300,7 +305,11 @@ func (c *Calendar) Prev(v View, p Period) Period {
 		return p
 	}
 	if v.Kind == Window {
-		return c.windowPeriod(v.Days, c.dayAt(p.End.Unix())-2)
+		// The window ending on the day before p's last day: the day that
+		// holds the last instant before that day begins (a day that a zone
+		// skips entirely, like 2011-12-30 in Pacific/Apia, ends no window).
+		last := c.dayAt(p.End.Unix() - 1)
+		return c.PeriodAt(v, time.Unix(c.dayStart(last)-1, 0))
 	}
 	return c.PeriodAt(v, p.Start.Add(-time.Second))
 }
@@ -382,25 +391,27 @@ func (c *Calendar) parsePeriodValue(s string) (int64, granularity, error) {
 	s = strings.ReplaceAll(s, " ", "+")
 	var u int64
 	var g granularity
+	year := 0 // the local year of a date, month or hour
 	switch {
 	case len(s) == 7:
 		t, err := time.Parse("2006-01", s)
 		if err != nil {
 			return bad("want YYYY-MM, YYYY-MM-DD, YYYY-MM-DDTHH or an RFC 3339 instant")
 		}
-		u, g = c.dayStart(dateDay(t.Year(), t.Month(), 1)), gMonth
+		u, g, year = c.dayStart(dateDay(t.Year(), t.Month(), 1)), gMonth, t.Year()
 	case len(s) == 10:
 		t, err := time.Parse("2006-01-02", s)
 		if err != nil {
 			return bad("want YYYY-MM, YYYY-MM-DD, YYYY-MM-DDTHH or an RFC 3339 instant")
 		}
-		u, g = c.dayStart(dateDay(t.Year(), t.Month(), t.Day())), gDay
+		u, g, year = c.dayStart(dateDay(t.Year(), t.Month(), t.Day())), gDay, t.Year()
 	case len(s) == 13 || (len(s) == 19 && (s[13] == '+' || s[13] == '-')):
 		t, err := time.Parse("2006-01-02T15", s[:13])
 		if err != nil {
 			return bad("want YYYY-MM, YYYY-MM-DD, YYYY-MM-DDTHH or an RFC 3339 instant")
 		}
-		at := c.wallInstants(t.Unix())
+		w := t.Unix()
+		at := c.wallInstants(w)
 		if len(s) == 19 {
 			off, ok := parseOffset(s[13:])
 			if !ok {
@@ -413,11 +424,18 @@ func (c *Calendar) parsePeriodValue(s string) (int64, granularity, error) {
 				}
 			}
 			at = match
+		} else if len(at) == 0 {
+			// A shift of less than an hour can skip only the start of an
+			// hour (02:00 to 02:30 at Lord Howe Island): the rest of it lies
+			// in the period of the hour before, and names that period.
+			if st := c.wallStart(w); c.wall(st) < w+3600 {
+				at = []int64{st}
+			}
 		}
 		if len(at) == 0 {
 			return bad(fmt.Sprintf("that local hour does not exist in %s", c.loc))
 		}
-		u, g = at[0], gHour
+		u, g, year = at[0], gHour, t.Year()
 	default:
 		t, err := time.Parse(time.RFC3339Nano, s)
 		if err != nil {
@@ -425,14 +443,18 @@ func (c *Calendar) parsePeriodValue(s string) (int64, granularity, error) {
 		}
 		u, g = floorDiv(t.UnixMilli(), 1000), gInstant
 	}
-	if u < minInstant.Unix() || u >= maxInstant.Unix() {
+	// A date, month or hour is checked by its local year, so that the
+	// first day of 2000 east of UTC (which begins in 1999 UTC) is accepted;
+	// an instant is checked as an instant.
+	if year != 0 && (year < minInstant.Year() || year >= maxInstant.Year()) ||
+		year == 0 && (u < minInstant.Unix() || u >= maxInstant.Unix()) {
 		return bad("outside the supported years 2000 to 2099")
 	}
 	return u, g, nil
 }
 
 func parseOffset(s string) (int, bool) {
-	if len(s) != 6 || (s[0] != '+' && s[0] != '-') || s[3] != ':' {
+	if len(s) != 6 || (s[0] != '+' && s[0] != '-') || s[3] != ':' || !isDigits(s[1:3]) || !isDigits(s[4:6]) {
 		return 0, false
 	}
 	h, err1 := strconv.Atoi(s[1:3])
@@ -447,9 +469,19 @@ func parseOffset(s string) (int, bool) {
 	return off, true
 }
 
-// maxPeriodLength returns the longest period of view v in this zone between
-// 2000 and 2100 (the all view spans the whole range). Periods that contain
-// no offset change have their nominal length; the others are measured.
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// maxPeriodLength returns the longest period of view v in this zone that
+// holds an instant between 2000 and 2100 (the all view spans the whole
+// range). Periods that contain no offset change have their nominal length;
+// the others are measured.
 func (c *Calendar) maxPeriodLength(v View) time.Duration {
 	var nominal time.Duration
 	switch v.Kind {
@@ -466,15 +498,37 @@ func (c *Calendar) maxPeriodLength(v View) time.Duration {
 	default:
 		return maxInstant.Sub(minInstant)
 	}
+	lo, hi := minInstant.Unix(), maxInstant.Unix()
 	longest := nominal
-	for _, seg := range c.segs {
-		if seg.end < minInstant.Unix() || seg.end >= maxInstant.Unix() {
-			continue
+	measure := func(p Period) {
+		if d := p.End.Sub(p.Start); d > longest {
+			longest = d
 		}
+	}
+	if v.Kind == Window {
+		// The first window of the range may hold changes from before it.
+		measure(c.windowPeriod(v.Days, c.dayAt(lo)))
+	}
+	// c.segs holds every change from reach before the range to reach after
+	// it, as far as a period holding an instant of the range can extend.
+	for _, seg := range c.segs[:len(c.segs)-1] {
 		for _, x := range []int64{seg.end - 1, seg.end} {
-			p := c.PeriodAt(v, time.Unix(x, 0))
-			if d := p.End.Sub(p.Start); d > longest {
-				longest = d
+			if v.Kind != Window {
+				if p := c.PeriodAt(v, time.Unix(x, 0)); p.Start.Unix() < hi && p.End.Unix() > lo {
+					measure(p)
+				}
+				continue
+			}
+			// Windows overlap, so one window can hold several changes. As a
+			// window slides by a day it loses its first day and gains a new
+			// last one; the longest windows therefore either end on a day
+			// that holds a change, begin on the day after one, or are the
+			// first of the range.
+			d := c.dayAt(x)
+			for _, last := range []int64{d, d + int64(v.Days)} {
+				if c.dayStart(last) < hi && c.dayStart(last+1) > lo {
+					measure(c.windowPeriod(v.Days, last))
+				}
 			}
 		}
 	}

@@ -91,12 +91,20 @@ func (p *configParser) parse(data []byte) *Config {
 	cfg := &Config{Timezone: "UTC", WeekStarts: time.Monday}
 	loc := time.UTC
 	var boardsNode *yaml.Node
+	seenKeys := map[string]int{}
 	forEachKey(doc.Content[0], func(key string, val *yaml.Node) {
+		if line, dup := seenKeys[key]; dup {
+			p.addf("field %q (line %d): given twice, first on line %d", key, val.Line, line)
+			return
+		}
+		seenKeys[key] = val.Line
 		switch key {
 		case "timezone":
 			cfg.Timezone = val.Value
 			l, err := time.LoadLocation(val.Value)
-			if err != nil || val.Value == "" || val.Kind != yaml.ScalarNode {
+			// "Local" loads the server's own zone, which differs between
+			// machines; periods must not.
+			if err != nil || val.Value == "" || val.Value == "Local" || val.Kind != yaml.ScalarNode {
 				p.addf("field \"timezone\" (line %d): time zone %q does not load", val.Line, val.Value)
 			} else {
 				loc = l
@@ -151,7 +159,20 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 		return nil
 	}
 	fields := map[string]*yaml.Node{}
-	forEachKey(n, func(key string, val *yaml.Node) { fields[key] = val })
+	var keys []string
+	type keyVal struct {
+		key string
+		val *yaml.Node
+	}
+	var dups []keyVal // keys given more than once, after the first
+	forEachKey(n, func(key string, val *yaml.Node) {
+		if _, dup := fields[key]; dup {
+			dups = append(dups, keyVal{key, val})
+			return
+		}
+		fields[key] = val
+		keys = append(keys, key)
+	})
 	if id := fields["id"]; id != nil && id.Kind == yaml.ScalarNode {
 		name = fmt.Sprintf("board %q", id.Value)
 	}
@@ -159,10 +180,10 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 		p.addf("%s: field %q (line %d): %s", name, field, val.Line, fmt.Sprintf(format, args...))
 	}
 	b := &Board{Order: Desc, Update: Increment, Ties: TiesFirst, Keep: defaultKeep, Lateness: defaultLateness}
-	ok := true
+	failed := map[string]bool{} // fields with a problem
 	fail := func(field string, val *yaml.Node, format string, args ...any) {
 		bad(field, val, format, args...)
-		ok = false
+		failed[field] = true
 	}
 	scalar := func(field string, val *yaml.Node) (string, bool) {
 		if val.Kind != yaml.ScalarNode {
@@ -187,7 +208,10 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 	minText, maxText := "0", defaultMax
 	var minNode, maxNode *yaml.Node
 	var viewsNode *yaml.Node
-	for _, key := range orderedKeys(n) {
+	for _, d := range dups {
+		fail(d.key, d.val, "given twice, first on line %d", fields[d.key].Line)
+	}
+	for _, key := range keys {
 		val := fields[key]
 		switch key {
 		case "id":
@@ -283,8 +307,10 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 		}
 		b.Min, b.Max = minV, maxV
 	}
-	b.Views = p.parseViews(name, b, viewsNode, &ok)
-	if !ok {
+	b.Views = p.parseViews(name, b, viewsNode)
+	// The encoding depends on these fields only: it is checked whenever they
+	// are sound, so that one run reports every problem of the file.
+	if failed["decimals"] || failed["min_score"] || failed["max_score"] || failed["ties"] {
 		return b
 	}
 	b.codecs = map[string]codec{}
@@ -299,18 +325,12 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 	return b
 }
 
-func orderedKeys(m *yaml.Node) []string {
-	var keys []string
-	forEachKey(m, func(key string, _ *yaml.Node) { keys = append(keys, key) })
-	return keys
-}
-
-func (p *configParser) parseViews(name string, b *Board, n *yaml.Node, ok *bool) []View {
+// parseViews returns the board's valid views and reports the others.
+func (p *configParser) parseViews(name string, b *Board, n *yaml.Node) []View {
 	names := defaultViews
 	if n != nil {
 		if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
 			p.addf("%s: field \"views\" (line %d): must be a non-empty list like [day, week, month, all]", name, n.Line)
-			*ok = false
 			return nil
 		}
 		names = nil
@@ -328,18 +348,15 @@ func (p *configParser) parseViews(name string, b *Board, n *yaml.Node, ok *bool)
 		v, err := ParseView(s)
 		if err != nil {
 			p.addf("%s: field \"views\" (line %d): %s", name, line, ErrorMessage(err))
-			*ok = false
 			continue
 		}
 		if seen[s] {
 			p.addf("%s: field \"views\" (line %d): view %q is listed twice", name, line, s)
-			*ok = false
 			continue
 		}
 		seen[s] = true
 		if v.Kind == Window && b.Update != Increment {
 			p.addf("%s: field \"views\" (line %d): rolling view %q needs update: increment, not %s", name, line, s, b.Update)
-			*ok = false
 			continue
 		}
 		views = append(views, v)

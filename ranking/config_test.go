@@ -1,0 +1,385 @@
+package ranking_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/standings/standings/ranking"
+)
+
+// mustBoardsFile parses a boards file that must be valid.
+func mustBoardsFile(tb testing.TB, text string) *ranking.Config {
+	tb.Helper()
+	cfg, err := ranking.ParseConfig([]byte(text))
+	if err != nil {
+		tb.Fatalf("ParseConfig: %v", err)
+	}
+	return cfg
+}
+
+// mustConfigProblems parses a boards file that must be refused and returns
+// its problems.
+func mustConfigProblems(tb testing.TB, text string) []string {
+	tb.Helper()
+	cfg, err := ranking.ParseConfig([]byte(text))
+	if err == nil {
+		tb.Fatalf("accepted, with boards %v", boardIDs(cfg))
+	}
+	var ce *ranking.ConfigError
+	if !errors.As(err, &ce) {
+		tb.Fatalf("error %T %v, want a *ConfigError", err, err)
+	}
+	if len(ce.Problems) == 0 {
+		tb.Fatal("a ConfigError without problems")
+	}
+	for _, p := range ce.Problems {
+		if !strings.Contains(err.Error(), p) {
+			tb.Errorf("Error() does not list %q", p)
+		}
+	}
+	if cfg != nil {
+		tb.Error("a refused file also returned a config")
+	}
+	return ce.Problems
+}
+
+func boardIDs(cfg *ranking.Config) []string {
+	var ids []string
+	for _, b := range cfg.Boards {
+		ids = append(ids, b.ID)
+	}
+	return ids
+}
+
+func viewNames(b *ranking.Board) []string {
+	var names []string
+	for _, v := range b.Views {
+		names = append(names, v.Name)
+	}
+	return names
+}
+
+func TestParseConfigDefaults(t *testing.T) {
+	cfg := mustBoardsFile(t, "boards:\n  - id: points\n")
+	if cfg.Timezone != "UTC" || cfg.Calendar.Location() != time.UTC {
+		t.Errorf("timezone %q (%v), want UTC", cfg.Timezone, cfg.Calendar.Location())
+	}
+	if cfg.WeekStarts != time.Monday {
+		t.Errorf("week starts %v, want monday", cfg.WeekStarts)
+	}
+	if len(cfg.Boards) != 1 {
+		t.Fatalf("boards %v", boardIDs(cfg))
+	}
+	b := cfg.Boards[0]
+	checks := []struct {
+		field     string
+		got, want any
+	}{
+		{"id", b.ID, "points"},
+		{"title", b.Title, "points"},
+		{"order", b.Order, ranking.Desc},
+		{"update", b.Update, ranking.Increment},
+		{"decimals", b.Decimals, 0},
+		{"min_score", b.Min, int64(0)},
+		{"max_score", b.Max, int64(1_000_000_000)},
+		{"ties", b.Ties, ranking.TiesFirst},
+		{"keep", b.Keep, 12},
+		{"lateness", b.Lateness, time.Hour},
+		{"views", strings.Join(viewNames(b), ","), "day,week,month,all"},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s = %v, want %v", c.field, c.got, c.want)
+		}
+	}
+	for view, want := range map[string]string{"day": "1s", "week": "1s", "month": "1s", "all": "1h"} {
+		if got := b.TieResolution(view); got != want {
+			t.Errorf("view %s: resolution %q, want %q", view, got, want)
+		}
+	}
+	// Weeks start on Monday: 2026-11-22 is a Sunday.
+	p := cfg.Calendar.PeriodAt(MustView(t, "week"), MustTime(t, "2026-11-22T12:00:00Z"))
+	if p.ID != "2026-11-16" {
+		t.Errorf("week of 2026-11-22 is %s", p.ID)
+	}
+}
+
+// TestParseConfigContractExample parses the example of the contract.
+func TestParseConfigContractExample(t *testing.T) {
+	cfg := mustBoardsFile(t, `
+timezone: Asia/Shanghai     # IANA zone for every period boundary (default UTC)
+week_starts: monday         # monday | sunday
+boards:
+  - id: points              # [a-z0-9][a-z0-9-]{0,31}
+    title: Points
+    order: desc             # desc: higher ranks first | asc: lower ranks first
+    update: increment       # increment (add) | best (keep the better) | latest (replace)
+    decimals: 0             # 0..6 decimal places kept exactly
+    min_score: 0
+    max_score: 10000000
+    ties: first
+    views: [hour, day, week, month, all, 7d, 30d]
+    keep: 12                # finished periods of each view kept readable
+    lateness: 48h           # how far back an event's explicit at may reach
+`)
+	if cfg.Timezone != "Asia/Shanghai" || cfg.Calendar.Location().String() != "Asia/Shanghai" {
+		t.Errorf("timezone %q", cfg.Timezone)
+	}
+	b, ok := cfg.Board("points")
+	if !ok {
+		t.Fatal("no board points")
+	}
+	if _, ok := cfg.Board("nope"); ok {
+		t.Error("found a board that is not there")
+	}
+	if b.Title != "Points" || b.Order != ranking.Desc || b.Update != ranking.Increment || b.Decimals != 0 ||
+		b.Min != 0 || b.Max != 10_000_000 || b.Ties != ranking.TiesFirst || b.Keep != 12 || b.Lateness != 48*time.Hour {
+		t.Errorf("board %+v", b)
+	}
+	if got := strings.Join(viewNames(b), ","); got != "hour,day,week,month,all,7d,30d" {
+		t.Errorf("views %s", got)
+	}
+	if v, ok := b.View("7d"); !ok || v.Kind != ranking.Window || v.Days != 7 {
+		t.Errorf("view 7d = %+v, %v", v, ok)
+	}
+	if _, ok := b.View("year"); ok {
+		t.Error("found a view that is not there")
+	}
+	for _, v := range b.Views {
+		if b.TieResolution(v.Name) == "" {
+			t.Errorf("view %s has no tie resolution", v.Name)
+		}
+	}
+}
+
+func TestParseConfigFields(t *testing.T) {
+	cfg := mustBoardsFile(t, `
+timezone: America/New_York
+week_starts: sunday
+boards:
+  - id: fastest-lap
+    title: "Fastest lap: Monza"
+    order: asc
+    update: best
+    decimals: 3
+    min_score: "0.5"
+    max_score: 3600
+    ties: shared
+    views: [day, all]
+    keep: 0
+    lateness: 90s
+  - id: "0"
+    update: latest
+  - id: abcdefghijklmnopqrstuvwxyz012345
+    views: [hour, 1d, 400d]
+`)
+	if cfg.WeekStarts != time.Sunday {
+		t.Errorf("week starts %v", cfg.WeekStarts)
+	}
+	if p := cfg.Calendar.PeriodAt(MustView(t, "week"), MustTime(t, "2026-11-22T12:00:00Z")); p.ID != "2026-11-22" {
+		t.Errorf("week of 2026-11-22 is %s", p.ID)
+	}
+	if got := strings.Join(boardIDs(cfg), ","); got != "fastest-lap,0,abcdefghijklmnopqrstuvwxyz012345" {
+		t.Fatalf("boards %s", got)
+	}
+	b := cfg.Boards[0]
+	if b.Title != "Fastest lap: Monza" || b.Order != ranking.Asc || b.Update != ranking.Best || b.Decimals != 3 ||
+		b.Min != 500 || b.Max != 3_600_000 || b.Ties != ranking.TiesShared || b.Keep != 0 || b.Lateness != 90*time.Second {
+		t.Errorf("board %+v", b)
+	}
+	if b.FormatScore(b.Min) != "0.5" || b.FormatScore(b.Max) != "3600" {
+		t.Errorf("bounds format as %s, %s", b.FormatScore(b.Min), b.FormatScore(b.Max))
+	}
+	if cfg.Boards[1].Update != ranking.Latest || cfg.Boards[1].Title != "0" {
+		t.Errorf("board 0: %+v", cfg.Boards[1])
+	}
+	if got := strings.Join(viewNames(cfg.Boards[2]), ","); got != "hour,1d,400d" {
+		t.Errorf("views %s", got)
+	}
+}
+
+// TestParseConfigBoundsWithDecimals: bounds are read with the board's
+// decimals, wherever the decimals key appears.
+func TestParseConfigBoundsWithDecimals(t *testing.T) {
+	tests := []struct {
+		name, board string
+		min, max    int64
+	}{
+		{"half with one decimal", "min_score: 0.5\n    max_score: 99.5\n    decimals: 1", 5, 995},
+		{"decimals given first", "decimals: 1\n    min_score: -0.5\n    max_score: 12.50", -5, 125},
+		{"exponent", "decimals: 2\n    max_score: 1e3", 0, 100_000},
+		{"six decimals", "decimals: 6\n    min_score: -1\n    max_score: 0.000001\n    views: [hour]", -1_000_000, 1},
+		{"quoted", "decimals: 1\n    min_score: \"0.5\"\n    max_score: '1.5'", 5, 15},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := mustBoardsFile(t, "boards:\n  - id: points\n    "+tc.board+"\n")
+			b := cfg.Boards[0]
+			if b.Min != tc.min || b.Max != tc.max {
+				t.Errorf("bounds [%d, %d], want [%d, %d]", b.Min, b.Max, tc.min, tc.max)
+			}
+		})
+	}
+}
+
+func TestParseConfigRejects(t *testing.T) {
+	const pts = `board "points"`
+	tests := []struct {
+		name string
+		file string
+		want []string // every one must appear in one problem
+	}{
+		{"invalid yaml", "boards: [", []string{"not valid YAML"}},
+		{"empty file", "", []string{"not valid YAML"}},
+		{"not a mapping", "- id: points\n", []string{"must be a YAML mapping"}},
+		{"unknown top-level key", "colour: red\nboards: [{id: points}]\n", []string{`unknown key "colour"`, "line 1"}},
+		{"top-level key twice", "timezone: UTC\ntimezone: Asia/Shanghai\nboards: [{id: points}]\n", []string{`field "timezone"`, "twice", "line 2", "line 1"}},
+		{"boards twice", "boards: [{id: points}]\nboards: [{id: other}]\n", []string{`field "boards"`, "twice"}},
+		{"no boards", "timezone: UTC\n", []string{`field "boards"`}},
+		{"empty boards", "boards: []\n", []string{`field "boards"`}},
+		{"boards not a list", "boards: {id: points}\n", []string{`field "boards"`}},
+		{"zone does not load", "timezone: Mars/Olympus_Mons\nboards: [{id: points}]\n", []string{`field "timezone"`, "Mars/Olympus_Mons", "does not load"}},
+		{"empty zone", "timezone: \"\"\nboards: [{id: points}]\n", []string{`field "timezone"`}},
+		{"server's local zone", "timezone: Local\nboards: [{id: points}]\n", []string{`field "timezone"`, `"Local"`}},
+		{"zone not a string", "timezone: [UTC]\nboards: [{id: points}]\n", []string{`field "timezone"`}},
+		{"capitalised week start", "week_starts: Monday\nboards: [{id: points}]\n", []string{`field "week_starts"`, `"Monday"`}},
+		{"saturday", "week_starts: saturday\nboards: [{id: points}]\n", []string{`field "week_starts"`, `"saturday"`}},
+		{"board not a mapping", "boards: [points]\n", []string{"boards[0]"}},
+		{"missing id", "boards:\n  - title: Points\n", []string{"boards[0]", `field "id" is required`}},
+		{"uppercase id", "boards: [{id: Points}]\n", []string{`board "Points"`, `field "id"`}},
+		{"id of 33 characters", "boards: [{id: abcdefghijklmnopqrstuvwxyz0123456}]\n", []string{`board "abcdefghijklmnopqrstuvwxyz0123456"`, `field "id"`}},
+		{"leading dash", "boards: [{id: -points}]\n", []string{`board "-points"`, `field "id"`}},
+		{"underscore in id", "boards: [{id: my_points}]\n", []string{`board "my_points"`, `field "id"`}},
+		{"empty id", "boards: [{id: \"\"}]\n", []string{`field "id"`}},
+		{"id with a newline", "boards: [{id: \"points\\n\"}]\n", []string{`field "id"`}},
+		{"id not a string", "boards: [{id: [points]}]\n", []string{"boards[0]", `field "id"`}},
+		{"duplicate id", "boards:\n  - id: points\n  - id: other\n  - id: points\n", []string{pts, "duplicate id", "line 4", "line 2"}},
+		{"unknown board key", "boards:\n  - id: points\n    colour: red\n", []string{pts, `field "colour"`, "unknown key"}},
+		{"board key twice", "boards:\n  - id: points\n    views: [day]\n    views: [week]\n", []string{pts, `field "views"`, "twice"}},
+		{"title not a string", "boards:\n  - id: points\n    title: [a, b]\n", []string{pts, `field "title"`}},
+		{"bad order", "boards:\n  - id: points\n    order: up\n", []string{pts, `field "order"`, `"up"`}},
+		{"bad update", "boards:\n  - id: points\n    update: max\n", []string{pts, `field "update"`, `"max"`}},
+		{"bad ties", "boards:\n  - id: points\n    ties: random\n", []string{pts, `field "ties"`, `"random"`}},
+		{"decimals 7", "boards:\n  - id: points\n    decimals: 7\n", []string{pts, `field "decimals"`, `"7"`}},
+		{"negative decimals", "boards:\n  - id: points\n    decimals: -1\n", []string{pts, `field "decimals"`}},
+		{"fractional decimals", "boards:\n  - id: points\n    decimals: 1.5\n", []string{pts, `field "decimals"`}},
+		{"min equals max", "boards:\n  - id: points\n    min_score: 10\n    max_score: 10\n", []string{pts, `field "min_score"`, "below max_score"}},
+		{"min above max", "boards:\n  - id: points\n    min_score: 11\n    max_score: 10\n", []string{pts, `field "min_score"`}},
+		{"min above default max", "boards:\n  - id: points\n    min_score: 2000000000\n", []string{pts, `field "min_score"`}},
+		{"max below default min", "boards:\n  - id: points\n    max_score: -1\n", []string{pts, `field "min_score"`}},
+		{"min not a number", "boards:\n  - id: points\n    min_score: zero\n", []string{pts, `field "min_score"`, "not a number"}},
+		{"max with too many decimals", "boards:\n  - id: points\n    decimals: 1\n    max_score: 0.55\n", []string{pts, `field "max_score"`, "decimal places"}},
+		{"max with decimals but none allowed", "boards:\n  - id: points\n    max_score: 99.5\n", []string{pts, `field "max_score"`}},
+		{"max at 2^53", "boards:\n  - id: points\n    max_score: 9007199254740992\n", []string{pts, `field "max_score"`, "out of range"}},
+		{"max infinite", "boards:\n  - id: points\n    max_score: .inf\n", []string{pts, `field "max_score"`}},
+		{"rolling window with best", "boards:\n  - id: points\n    update: best\n    views: [day, 7d]\n", []string{pts, `field "views"`, `"7d"`, "increment"}},
+		{"rolling window with latest", "boards:\n  - id: points\n    update: latest\n    views: [30d]\n", []string{pts, `field "views"`, `"30d"`, "increment"}},
+		{"view listed twice", "boards:\n  - id: points\n    views: [day, week, day]\n", []string{pts, `field "views"`, `"day" is listed twice`}},
+		{"unknown view", "boards:\n  - id: points\n    views: [day, weekly]\n", []string{pts, `field "views"`, `"weekly"`}},
+		{"window too long", "boards:\n  - id: points\n    views: [401d]\n", []string{pts, `field "views"`, `"401d"`}},
+		{"empty views", "boards:\n  - id: points\n    views: []\n", []string{pts, `field "views"`}},
+		{"views not a list", "boards:\n  - id: points\n    views: day\n", []string{pts, `field "views"`}},
+		{"negative keep", "boards:\n  - id: points\n    keep: -1\n", []string{pts, `field "keep"`}},
+		{"keep not a number", "boards:\n  - id: points\n    keep: many\n", []string{pts, `field "keep"`}},
+		{"lateness in days", "boards:\n  - id: points\n    lateness: 2d\n", []string{pts, `field "lateness"`}},
+		{"negative lateness", "boards:\n  - id: points\n    lateness: -1h\n", []string{pts, `field "lateness"`}},
+		{"encoding does not fit", "boards:\n  - id: points\n    decimals: 6\n    max_score: 1000000000\n", []string{pts, `field "views"`, `view "day"`, "1h"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			problems := mustConfigProblems(t, tc.file)
+			for _, w := range tc.want {
+				if !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, w) }) {
+					t.Errorf("no problem mentions %s:\n  %s", w, strings.Join(problems, "\n  "))
+				}
+			}
+			// A problem of a named board names it.
+			for _, p := range problems {
+				if strings.Contains(tc.file, "id: points") && strings.Contains(p, "field") &&
+					!strings.HasPrefix(p, "field") && !strings.HasPrefix(p, pts) {
+					t.Errorf("problem %q does not start with %s", p, pts)
+				}
+			}
+		})
+	}
+}
+
+// TestParseConfigReportsEveryProblem: one run lists every problem of the
+// file, each once.
+func TestParseConfigReportsEveryProblem(t *testing.T) {
+	problems := mustConfigProblems(t, `
+timezone: Nowhere/Special
+week_starts: friday
+colour: red
+boards:
+  - id: points
+    order: up
+    decimals: 6
+    max_score: 1000000000
+    views: [day]
+  - id: Bad
+  - id: laps
+    update: best
+    views: [day, 7d, 7d]
+    keep: -3
+  - id: laps
+  - title: nameless
+`)
+	want := [][]string{
+		{`field "timezone"`, "Nowhere/Special"},
+		{`field "week_starts"`, "friday"},
+		{`unknown key "colour"`},
+		{`board "points"`, `field "order"`},
+		// The order problem does not hide the encoding one.
+		{`board "points"`, `field "views"`, `view "day"`},
+		{`board "Bad"`, `field "id"`},
+		{`board "laps"`, `field "views"`, `rolling view "7d"`},
+		{`board "laps"`, `field "views"`, `"7d" is listed twice`},
+		{`board "laps"`, `field "keep"`},
+		{`board "laps"`, "duplicate id"},
+		{"boards[4]", `field "id" is required`},
+	}
+	for _, w := range want {
+		if !slices.ContainsFunc(problems, func(p string) bool {
+			for _, part := range w {
+				if !strings.Contains(p, part) {
+					return false
+				}
+			}
+			return true
+		}) {
+			t.Errorf("no problem mentions all of %q", w)
+		}
+	}
+	if len(problems) != len(want) {
+		t.Errorf("%d problems, want %d:\n  %s", len(problems), len(want), strings.Join(problems, "\n  "))
+	}
+}
+
+func TestLoadConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "boards.yaml")
+	if err := os.WriteFile(good, []byte("boards:\n  - id: points\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := ranking.LoadConfigFile(good)
+	if err != nil || len(cfg.Boards) != 1 {
+		t.Fatalf("LoadConfigFile: %v", err)
+	}
+	if _, err := ranking.LoadConfigFile(filepath.Join(dir, "missing.yaml")); err == nil {
+		t.Error("a missing file loaded")
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("boards: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ce *ranking.ConfigError
+	if _, err := ranking.LoadConfigFile(bad); !errors.As(err, &ce) {
+		t.Errorf("invalid file: %v, want a *ConfigError", err)
+	}
+}
