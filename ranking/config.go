@@ -322,6 +322,13 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 		}
 		b.codecs[v.Name] = cd
 	}
+	if b.hasWindows() {
+		// Day totals feed the windows; a day is never longer than a window,
+		// so their codec fits whenever the windows' does.
+		if cd, fits := newCodec(b, cal.maxPeriodLength(dayTotals)); fits {
+			b.codecs[dayTotals.Name] = cd
+		}
+	}
 	return b
 }
 

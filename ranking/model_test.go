@@ -147,6 +147,11 @@ func (mb *modelBoard) apply(ev ranking.Event, t int64, now int64) (res ranking.W
 		old := mv.periods[p][ev.Member]
 		next := modelEntry{value: ev.Value, unit: unit, exact: t, member: ev.Member}
 		write := true
+		if old == nil && b.Update == ranking.Increment && ev.Value == 0 {
+			// adds nothing: an absent member stays absent
+			plan = append(plan, change{mv, p, modelEntry{member: ev.Member}, false})
+			continue
+		}
 		if old != nil {
 			switch b.Update {
 			case ranking.Increment:
@@ -184,7 +189,11 @@ func (mb *modelBoard) apply(ev ranking.Event, t int64, now int64) (res ranking.W
 		periods = append(periods, c.period)
 	}
 	for i, c := range plan {
-		res.Views = append(res.Views, ranking.ViewScore{View: c.mv.view.Name, Period: periods[i], Score: c.next.value, Rank: mb.rank(c.mv, c.period, ev.Member)})
+		vs := ranking.ViewScore{View: c.mv.view.Name, Period: periods[i]}
+		if e := c.mv.periods[c.period][ev.Member]; e != nil {
+			vs.Score, vs.Rank = e.value, mb.rank(c.mv, c.period, ev.Member)
+		}
+		res.Views = append(res.Views, vs)
 	}
 	if ev.ID != "" {
 		mb.ids[ev.ID] = modelID{fingerprint: fp, periods: periods}

@@ -121,6 +121,7 @@ func (s *Store) read(ctx context.Context, b *Board, v View, period string, mode 
 		}
 		fixed = &p
 	}
+	check := v.Kind == Window
 	for attempt := 0; ; attempt++ {
 		var cands []Period
 		if fixed != nil {
@@ -137,7 +138,7 @@ func (s *Store) read(ctx context.Context, b *Board, v View, period string, mode 
 			}
 		}
 		args := make([]any, 0, 8+len(cands)*3)
-		args = append(args, v.Name, string(b.Ties), itoa(int64(len(cands))))
+		args = append(args, v.Name, string(b.Ties), boolArg(check), itoa(int64(len(cands))))
 		for _, p := range cands {
 			// An explicit period is read whatever the time.
 			start, end := int64(0), int64(math.MaxInt64/2)
@@ -157,13 +158,27 @@ func (s *Store) read(ctx context.Context, b *Board, v View, period string, mode 
 		nowMS := asInt(raw[0])
 		s.learnNow(nowMS, local)
 		chosen := asInt(raw[1])
+		now := time.UnixMilli(nowMS).In(cal.Location())
+		if chosen == -2 {
+			// A window nobody built yet: build it if it can still be built
+			// (not in the future, not past its retention), then read again.
+			p := cands[asInt(raw[2])-1]
+			tomorrow := cal.Next(v, cal.PeriodAt(v, now))
+			if attempt < 3 && !p.End.After(tomorrow.End) && now.UnixMilli() < s.entry(b, v, p).expireAt {
+				if err := s.ensureWindow(ctx, b, v, p); err != nil {
+					return Standing{}, nil, err
+				}
+			} else {
+				check = false
+			}
+			continue
+		}
 		if chosen == 0 {
 			if attempt < 3 {
 				continue
 			}
 			return Standing{}, nil, Errorf(EINTERNAL, "could not agree on the current period with Redis")
 		}
-		now := time.UnixMilli(nowMS).In(cal.Location())
 		p := cands[chosen-1]
 		return Standing{Board: b, View: v, Period: p, Final: b.Final(p, now), Total: asInt(raw[2]), Now: now}, raw, nil
 	}

@@ -180,6 +180,7 @@ type periodEntry struct {
 	endMS    int64
 	base     int64 // tie unit at which the period's time part counts 0
 	expireAt int64 // ms; 0 = never
+	lastDay  int64 // ms; for a window, the start of its last day
 }
 
 var allStartMS, allEndMS = minInstant.UnixMilli(), maxInstant.UnixMilli()
@@ -200,6 +201,12 @@ func (s *Store) entry(b *Board, v View, p Period) periodEntry {
 	} else {
 		e = periodEntry{period: p, startMS: p.Start.UnixMilli(), endMS: p.End.UnixMilli(), base: floorDiv(p.Start.UnixMilli(), unit)}
 		e.expireAt = s.expireAt(b, v, p).UnixMilli()
+		if v.Kind == Window {
+			e.lastDay = s.cfg.Calendar.PeriodAt(dayTotals, p.End.Add(-time.Millisecond)).Start.UnixMilli()
+		}
+		if v == dayTotals {
+			e.expireAt = s.dayTotalsExpireAt(b, p).UnixMilli()
+		}
 	}
 	s.mu.Lock()
 	if len(s.periods) > 4096 {
@@ -223,6 +230,24 @@ func (s *Store) expireAt(b *Board, v View, p Period) time.Time {
 		return last.End
 	}
 	return final
+}
+
+// dayTotalsExpireAt keeps a day's totals as long as a window that covers
+// the day may still be built or repaired from them: until the last such
+// window (ending N-1 days later) expires.
+func (s *Store) dayTotalsExpireAt(b *Board, day Period) time.Time {
+	cal := s.cfg.Calendar
+	var last time.Time
+	for _, v := range b.Views {
+		if v.Kind != Window {
+			continue
+		}
+		w := cal.Shift(v, cal.PeriodAt(v, day.Start), v.Days-1)
+		if at := s.expireAt(b, v, w); at.After(last) {
+			last = at
+		}
+	}
+	return last
 }
 
 // Final reports whether period p of board b is closed at now.

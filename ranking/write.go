@@ -136,11 +136,6 @@ func (s *Store) Apply(ctx context.Context, boardID string, events []Event) ([]Wr
 	if len(events) > MaxBatch {
 		return nil, Errorf(EINVALID, "a batch holds at most %d events, got %d", MaxBatch, len(events))
 	}
-	for _, v := range b.Views {
-		if v.Kind == Window {
-			return nil, Errorf(EINTERNAL, "rolling view %q is not supported by this store yet", v.Name)
-		}
-	}
 	results := make([]WriteResult, len(events))
 	valid := make([]int, 0, len(events)) // indexes of events sent to Redis
 	for i, ev := range events {
@@ -184,7 +179,16 @@ func (s *Store) applyChunk(ctx context.Context, b *Board, events []Event, idx []
 		}
 		status, redisNow := asInt(raw[0]), asInt(raw[1])
 		s.learnNow(redisNow, local)
-		if status == -1 {
+		if status == -2 && attempt < 3 {
+			// Today's window was never prepared: build it, then apply.
+			view, _ := raw[2].(string)
+			id, _ := raw[3].(string)
+			if err := s.ensureWindowID(ctx, b, view, id); err != nil {
+				return err
+			}
+			continue
+		}
+		if status < 0 {
 			if attempt < 3 {
 				continue // the clock estimate was off; periods around Redis's now next time
 			}
@@ -200,11 +204,68 @@ func (s *Store) applyChunk(ctx context.Context, b *Board, events []Event, idx []
 	}
 }
 
+// periodRows lists the candidate current periods of a calendar view around
+// now (previous, current, next) and the periods of every explicit event time.
+func (s *Store) periodRows(b *Board, v View, events []Event, idx []int, now time.Time) []periodEntry {
+	cal := s.cfg.Calendar
+	var rows []periodEntry
+	seen := map[string]bool{}
+	add := func(p Period) {
+		if !seen[p.ID] {
+			seen[p.ID] = true
+			rows = append(rows, s.entry(b, v, p))
+		}
+	}
+	cur := cal.PeriodAt(v, now)
+	add(cur)
+	if v.Kind != All {
+		add(cal.Prev(v, cur))
+		add(cal.Next(v, cur))
+	}
+events:
+	for _, i := range idx {
+		at := events[i].At
+		if at.IsZero() {
+			continue
+		}
+		ms := at.UnixMilli()
+		for _, r := range rows {
+			if ms >= r.startMS && ms < r.endMS {
+				continue events
+			}
+		}
+		add(cal.PeriodAt(v, at))
+	}
+	return rows
+}
+
+// windowRows lists consecutive windows, by their last day, from the earliest
+// event's day (or yesterday) to the day after tomorrow by the estimate of
+// Redis's clock, so the script finds today's and tomorrow's windows and
+// every window an event's day belongs to.
+func (s *Store) windowRows(b *Board, v View, events []Event, idx []int, now time.Time) []periodEntry {
+	cal := s.cfg.Calendar
+	cur := cal.PeriodAt(v, now)
+	first := cal.Prev(v, cur)
+	for _, i := range idx {
+		if at := events[i].At; !at.IsZero() && at.Before(first.End) {
+			if w := cal.PeriodAt(v, at); w.End.Before(first.End) {
+				first = w
+			}
+		}
+	}
+	last := cal.Shift(v, cur, 2)
+	var rows []periodEntry
+	for p := first; !p.End.After(last.End); p = cal.Next(v, p) {
+		rows = append(rows, s.entry(b, v, p))
+	}
+	return rows
+}
+
 // encodeApply builds ARGV for apply.lua: the board, a period table with the
 // candidate current periods of each view around now (previous, current,
 // next) plus the periods of every explicit event time, then the events.
 func (s *Store) encodeApply(b *Board, events []Event, idx []int, now time.Time) []any {
-	cal := s.cfg.Calendar
 	exact := false
 	if b.Update == Latest {
 		for _, v := range b.Views {
@@ -213,42 +274,31 @@ func (s *Store) encodeApply(b *Board, events []Event, idx []int, now time.Time) 
 			}
 		}
 	}
-	args := make([]any, 0, 16+len(b.Views)*24+len(idx)*5)
+	views := b.Views
+	if b.hasWindows() {
+		views = append(views[:len(views):len(views)], dayTotals)
+	}
+	args := make([]any, 0, 16+len(views)*24+len(idx)*5)
 	args = append(args, string(b.Update), string(b.Ties), string(b.Order), itoa(b.Min), itoa(b.Max),
-		itoa(b.Lateness.Milliseconds()), itoa(DedupeWindow.Milliseconds()), s.Channel(), b.ID, boolArg(exact), itoa(int64(len(b.Views))))
-	for _, v := range b.Views {
+		itoa(b.Lateness.Milliseconds()), itoa(DedupeWindow.Milliseconds()), s.Channel(), b.ID, boolArg(exact), itoa(int64(len(views))))
+	for _, v := range views {
 		cd := b.codecs[v.Name]
 		var rows []periodEntry
-		seen := map[string]bool{}
-		add := func(p Period) {
-			if !seen[p.ID] {
-				seen[p.ID] = true
-				rows = append(rows, s.entry(b, v, p))
-			}
+		if v.Kind == Window {
+			rows = s.windowRows(b, v, events, idx, now)
+		} else {
+			rows = s.periodRows(b, v, events, idx, now)
 		}
-		cur := cal.PeriodAt(v, now)
-		add(cur)
-		if v.Kind != All {
-			add(cal.Prev(v, cur))
-			add(cal.Next(v, cur))
+		kind := "p"
+		switch {
+		case v == dayTotals:
+			kind = "h"
+		case v.Kind == Window:
+			kind = "w"
 		}
-	events:
-		for _, i := range idx {
-			at := events[i].At
-			if at.IsZero() {
-				continue
-			}
-			ms := at.UnixMilli()
-			for _, r := range rows {
-				if ms >= r.startMS && ms < r.endMS {
-					continue events
-				}
-			}
-			add(cal.PeriodAt(v, at))
-		}
-		args = append(args, v.Name, itoa(max(cd.unit.ms, 1)), itoa(cd.span), itoa(int64(len(rows))))
+		args = append(args, v.Name, itoa(max(cd.unit.ms, 1)), itoa(cd.span), kind, itoa(int64(v.Days)), itoa(int64(len(rows))))
 		for _, r := range rows {
-			args = append(args, r.period.ID, itoa(r.startMS), itoa(r.endMS), itoa(r.base), itoa(r.expireAt))
+			args = append(args, r.period.ID, itoa(r.startMS), itoa(r.endMS), itoa(r.base), itoa(r.expireAt), itoa(r.lastDay))
 		}
 	}
 	args = append(args, itoa(int64(len(idx))))

@@ -9,17 +9,25 @@
 --   order ("desc"|"asc"), min, max (scaled integers), lateness_ms,
 --   dedupe_ms, channel, board id, exact_times (1 when "latest" needs the
 --   event time kept beside the code), nviews,
---   per view: name, unit_ms, span, nperiods,
+--   per view: name, unit_ms, span, kind, days, nperiods,
+--     kind: "p" a calendar view (one period holds the event), "h" the hidden
+--     day totals (like "p", but not answered), "w" a rolling window of
+--     `days` days (every ready window covering the event's day changes);
 --     per period: id, start_ms, end_ms, base_unit, expire_at_ms (0 = never),
+--       last_day_ms (windows: start of the window's last day; else 0).
+--       Window rows are consecutive days in order.
 --   nevents, per event: member, value, at_ms ("" = Redis now), name ("" =
 --     none), id ("" = none)
 -- Returns  {1, now_ms, r1, r2, ...} with one r per event:
 --            {1, duplicate(0|1), event_ms (0 for a duplicate), period_1, score_1, rank_1, ...,
---             period_V, score_V, rank_V}
+--             period_V, score_V, rank_V}   (answered views only; a window
+--             answers the window ending today)
 --            {0, code, message, event_ms}
---          {-1, now_ms} when an event without at_ms falls in no listed period
---          (the caller's clock estimate was off): nothing was written; the
---          caller retries with periods around now_ms.
+--          {-1, now_ms} when Redis's now (or an event without at_ms) falls in
+--          no listed period: the caller's clock estimate was off; nothing
+--          was written; the caller retries with periods around now_ms.
+--          {-2, now_ms, view, window id} when today's window is not built
+--          yet: nothing was written; the caller runs ensure.lua and retries.
 
 local prefix = KEYS[1]
 local i = 1
@@ -41,6 +49,7 @@ local board = nextarg()
 local exact = nextarg() == '1'
 local nviews = tonumber(nextarg())
 
+local call = redis.call
 local function fmt(n) return string.format('%.0f', n) end
 
 -- num parses a score reply exactly. Some servers answer integral scores in
@@ -59,23 +68,58 @@ end
 
 local views = {}
 for v = 1, nviews do
-  local view = {name = nextarg(), unit = tonumber(nextarg()), span = tonumber(nextarg()), periods = {}}
+  local view = {name = nextarg(), unit = tonumber(nextarg()), span = tonumber(nextarg()),
+                kind = nextarg(), days = tonumber(nextarg()), periods = {}}
   local np = tonumber(nextarg())
   for p = 1, np do
     local per = {id = nextarg(), s = tonumber(nextarg()), e = tonumber(nextarg()),
-                 base = tonumber(nextarg()), exp = tonumber(nextarg())}
+                 base = tonumber(nextarg()), exp = tonumber(nextarg()), last = tonumber(nextarg())}
     per.suffix = view.name .. ':' .. per.id
     per.zkey = prefix .. 'z:' .. per.suffix
     per.xkey = prefix .. 'x:' .. per.suffix
+    per.rkey = prefix .. 'r:' .. per.suffix
     view.periods[p] = per
   end
   views[v] = view
 end
 
-local t = redis.call('TIME')
+local t = call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
--- Pass 1: resolve every event's time and periods; write nothing.
+-- Windows: find today's row by Redis's clock; it and tomorrow's row must be
+-- listed, and today's window must be built (ready) before anything changes.
+local ready_cache = {}
+local function ready(per)
+  local r = ready_cache[per]
+  if r == nil then
+    r = call('EXISTS', per.rkey) == 1
+    ready_cache[per] = r
+  end
+  return r
+end
+
+local function window_row(view, ms)
+  for k, per in ipairs(view.periods) do
+    if ms >= per.last and ms < per.e then return k end
+  end
+  return nil
+end
+
+for v = 1, nviews do
+  local view = views[v]
+  if view.kind == 'w' then
+    local k = window_row(view, now)
+    if not k or not view.periods[k + 1] then
+      return {-1, now}
+    end
+    view.today = k
+    if not ready(view.periods[k]) then
+      return {-2, now, view.name, view.periods[k].id}
+    end
+  end
+end
+
+-- Pass 1: resolve every event's time and targets; write nothing.
 local nevents = tonumber(nextarg())
 local events = {}
 for e = 1, nevents do
@@ -89,23 +133,43 @@ for e = 1, nevents do
     end
   end
   if not ev.err then
-    ev.per = {}
+    -- targets: {view, period} pairs this event changes; answer[v]: the
+    -- period that answers for view v.
+    ev.targets, ev.answer = {}, {}
     for v = 1, nviews do
-      local found = nil
-      for _, per in ipairs(views[v].periods) do
-        if ev.t >= per.s and ev.t < per.e then
-          found = per
+      local view = views[v]
+      if view.kind == 'w' then
+        local k = window_row(view, ev.t)
+        if not k then
+          if ev.at == '' then return {-1, now} end
+          ev.err = 'no window of view ' .. view.name .. ' covers the event time'
           break
         end
-      end
-      if not found then
-        if ev.at == '' then
-          return {-1, now}
+        -- every ready window whose days include the event's day, up to
+        -- tomorrow's prepared one
+        for j = k, math.min(k + view.days - 1, view.today + 1) do
+          local per = view.periods[j]
+          if ready(per) then
+            ev.targets[#ev.targets + 1] = {v, per}
+          end
         end
-        ev.err = 'no period of view ' .. views[v].name .. ' covers the event time'
-        break
+        ev.answer[v] = view.periods[view.today]
+      else
+        local found = nil
+        for _, per in ipairs(view.periods) do
+          if ev.t >= per.s and ev.t < per.e then
+            found = per
+            break
+          end
+        end
+        if not found then
+          if ev.at == '' then return {-1, now} end
+          ev.err = 'no period of view ' .. view.name .. ' covers the event time'
+          break
+        end
+        ev.targets[#ev.targets + 1] = {v, found}
+        ev.answer[v] = found
       end
-      ev.per[v] = found
     end
   end
   events[e] = ev
@@ -135,15 +199,23 @@ end
 
 local function rank_of(zkey, member, code)
   if ties == 'shared' then
-    return redis.call('ZCOUNT', zkey, '-inf', '(' .. fmt(code)) + 1
+    return call('ZCOUNT', zkey, '-inf', '(' .. fmt(code)) + 1
   end
-  return redis.call('ZRANK', zkey, member) + 1
+  return call('ZRANK', zkey, member) + 1
 end
 
-local call = redis.call
+-- state returns a member's score and rank in a period (0, 0 when absent).
+local function state(view, zkey, member)
+  local code = call('ZSCORE', zkey, member)
+  if not code then return 0, 0 end
+  code = num(code)
+  local q = split(code, view.span)
+  return value_of(q), rank_of(zkey, member, code)
+end
+
 local touched = {}
 local touched_list = {}
-local plan_code, plan_value, plan_change = {}, {}, {}
+local plan_code, plan_value, plan_change, plan_present = {}, {}, {}, {}
 local names_key = prefix .. 'n'
 
 local results = {1, now}
@@ -153,7 +225,7 @@ for e = 1, nevents do
   local idkey, record
   if not ev.err and ev.id ~= '' then
     idkey = prefix .. 'e:' .. ev.id
-    record = redis.call('GET', idkey)
+    record = call('GET', idkey)
   end
   if ev.err then
     res = {0, 'invalid_argument', ev.err, ev.t}
@@ -172,30 +244,25 @@ for e = 1, nevents do
       res = {1, 1, 0}
       for v = 1, nviews do
         local view = views[v]
-        local pid = orig[view.name] or ''
-        local zkey = prefix .. 'z:' .. view.name .. ':' .. pid
-        local code = redis.call('ZSCORE', zkey, ev.member)
-        if code then
-          code = num(code)
-          local q = split(code, view.span)
-          table.insert(res, pid)
-          table.insert(res, value_of(q))
-          table.insert(res, rank_of(zkey, ev.member, code))
-        else
-          table.insert(res, pid)
-          table.insert(res, 0)
-          table.insert(res, 0)
+        if view.kind ~= 'h' then
+          local pid = orig[view.name] or ''
+          local score, rank = state(view, prefix .. 'z:' .. view.name .. ':' .. pid, ev.member)
+          res[#res + 1] = pid
+          res[#res + 1] = score
+          res[#res + 1] = rank
         end
       end
     end
   else
-    -- Compute every view's new code first; write only if all are in range.
-    -- The plan lives in arrays reused across events: this loop is the hot
-    -- path, and every table it does not allocate is time Redis is not blocked.
+    -- Compute every target's new code first; write only if all are in
+    -- range. The plan lives in arrays reused across events: this loop is
+    -- the hot path, and every table it does not allocate is time Redis is
+    -- not blocked.
     local member, value, et = ev.member, ev.value, ev.t
-    for v = 1, nviews do
-      local view = views[v]
-      local per = ev.per[v]
+    local targets = ev.targets
+    for k = 1, #targets do
+      local view = views[targets[k][1]]
+      local per = targets[k][2]
       local unit = math.floor(et / view.unit) - per.base
       local old = call('ZSCORE', per.zkey, member)
       local nv, nt, change
@@ -223,27 +290,28 @@ for e = 1, nevents do
             nv, nt, change = value, unit, true
           end
         end
+      elseif policy == 'increment' and value == 0 then
+        nv, nt, change = 0, unit, false -- adds nothing: an absent member stays absent
       else
         nv, nt, change = value, unit, true
       end
-      if nv < vmin or nv > vmax then
+      if (change or old) and (nv < vmin or nv > vmax) then
         res = {0, 'invalid_argument', 'the score in view ' .. view.name .. ' would be ' .. fmt(nv) ..
           ', outside [' .. fmt(vmin) .. ', ' .. fmt(vmax) .. '] (scaled)', et}
         break
       end
       if view.span == 1 then nt = 0 end
-      plan_code[v] = rank_value(nv) * view.span + nt
-      plan_value[v] = nv
-      plan_change[v] = change
+      plan_code[k] = rank_value(nv) * view.span + nt
+      plan_value[k] = nv
+      plan_change[k] = change
+      plan_present[k] = change or old ~= false
     end
     if not res then
-      res = {1, 0, et}
-      local n = 3
-      for v = 1, nviews do
-        local per = ev.per[v]
-        local code = plan_code[v]
-        if plan_change[v] then
-          call('ZADD', per.zkey, fmt(code), member)
+      local answered = {}
+      for k = 1, #targets do
+        local per = targets[k][2]
+        if plan_change[k] then
+          call('ZADD', per.zkey, fmt(plan_code[k]), member)
           if exact then
             call('HSET', per.xkey, member, fmt(et))
           end
@@ -252,10 +320,30 @@ for e = 1, nevents do
             touched_list[#touched_list + 1] = per
           end
         end
-        res[n + 1] = per.id
-        res[n + 2] = plan_value[v]
-        res[n + 3] = rank_of(per.zkey, member, code)
-        n = n + 3
+        if per == ev.answer[targets[k][1]] then
+          if plan_present[k] then
+            answered[per] = {plan_value[k], rank_of(per.zkey, member, plan_code[k])}
+          else
+            answered[per] = {0, 0}
+          end
+        end
+      end
+      res = {1, 0, et}
+      for v = 1, nviews do
+        local view = views[v]
+        if view.kind ~= 'h' then
+          local per = ev.answer[v]
+          local a = answered[per]
+          res[#res + 1] = per.id
+          if a then
+            res[#res + 1] = a[1]
+            res[#res + 1] = a[2]
+          else -- a window the event's day is not in: the member's state there
+            local score, rank = state(view, per.zkey, member)
+            res[#res + 1] = score
+            res[#res + 1] = rank
+          end
+        end
       end
       if ev.name ~= '' then
         call('HSET', names_key, member, ev.name)
@@ -263,7 +351,9 @@ for e = 1, nevents do
       if ev.id ~= '' then
         local rec = {}
         for v = 1, nviews do
-          rec[v] = views[v].name .. '\t' .. ev.per[v].id
+          if views[v].kind ~= 'h' then
+            rec[#rec + 1] = views[v].name .. '\t' .. ev.answer[v].id
+          end
         end
         local fp = member .. '\n' .. fmt(value) .. '\n' .. ev.at
         call('SET', idkey, fp .. '\0' .. table.concat(rec, '\n'), 'PX', dedupe)
@@ -274,21 +364,23 @@ for e = 1, nevents do
 end
 
 -- Once per batch: expiry and the registry of live period keys (for member
--- removal), then one change message naming every changed view period.
+-- removal), then one change message naming every changed answered period.
 if #touched_list > 0 then
   local reg = prefix .. 'k'
   local changed = {}
   for _, per in ipairs(touched_list) do
     if per.exp > 0 then
-      redis.call('PEXPIREAT', per.zkey, fmt(per.exp))
-      if exact then redis.call('PEXPIREAT', per.xkey, fmt(per.exp)) end
-      redis.call('ZADD', reg, fmt(per.exp), per.suffix)
+      call('PEXPIREAT', per.zkey, fmt(per.exp))
+      if exact then call('PEXPIREAT', per.xkey, fmt(per.exp)) end
+      call('ZADD', reg, fmt(per.exp), per.suffix)
     else
-      redis.call('ZADD', reg, 'inf', per.suffix)
+      call('ZADD', reg, 'inf', per.suffix)
     end
-    table.insert(changed, per.suffix)
+    if string.sub(per.suffix, 1, 1) ~= '~' then
+      changed[#changed + 1] = per.suffix
+    end
   end
-  redis.call('PUBLISH', channel, board .. '\n' .. table.concat(changed, '\n'))
+  call('PUBLISH', channel, board .. '\n' .. table.concat(changed, '\n'))
 end
 
 return results

@@ -3,14 +3,17 @@
 -- candidates, so "the current period" means Redis's, not the app server's.
 --
 -- KEYS[1]  the board's key prefix, e.g. "standings:{points}:"
--- ARGV     view, ties ("first"|"shared"), ncandidates,
+-- ARGV     view, ties ("first"|"shared"), check ("1": the view is a rolling
+--          window and must be built), ncandidates,
 --          per candidate: period id, start_ms, end_ms (the first containing
 --          Redis's now is read; an explicit period is one candidate covering
 --          all time), then
 --          "page", offset, limit
 --          | "member", member, around
 -- Returns  {now_ms, 0} when no candidate contains now (the caller retries
---          with candidates around now_ms), else
+--          with candidates around now_ms),
+--          {now_ms, -2, chosen} when the chosen window is not built (the
+--          caller runs ensure.lua, or reads with check "0"), else
 --          page:   {now_ms, chosen, total, first_rank, m1, code1, name1, m2, ...}
 --          member: {now_ms, chosen, total, rank (0 = absent), code, name,
 --                   first_rank, m1, code1, name1, ...} where the entries are
@@ -19,14 +22,15 @@
 local prefix = KEYS[1]
 local view = ARGV[1]
 local ties = ARGV[2]
-local n = tonumber(ARGV[3])
+local check = ARGV[3] == '1'
+local n = tonumber(ARGV[4])
 
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
 local chosen, pid = 0, nil
 for c = 1, n do
-  local base = 3 + (c - 1) * 3
+  local base = 4 + (c - 1) * 3
   if now >= tonumber(ARGV[base + 2]) and now < tonumber(ARGV[base + 3]) then
     chosen, pid = c, ARGV[base + 1]
     break
@@ -36,9 +40,13 @@ if chosen == 0 then
   return {now, 0}
 end
 
+if check and redis.call('EXISTS', prefix .. 'r:' .. view .. ':' .. pid) == 0 then
+  return {now, -2, chosen}
+end
+
 local zkey = prefix .. 'z:' .. view .. ':' .. pid
 local nkey = prefix .. 'n'
-local i = 4 + n * 3
+local i = 5 + n * 3
 local mode = ARGV[i]
 local total = redis.call('ZCARD', zkey)
 

@@ -1,0 +1,138 @@
+-- ensure.lua: build one rolling window if it is not built yet (idempotent;
+-- several app instances may race to run it, the first one wins).
+--
+-- It carries yesterday's window over when that one is built:
+--   window(e) = window(e-1) - day(e-N) + day(e)
+-- re-encoding each member's latest change time to the new window's base and
+-- dropping members whose every event fell on the day that left. Otherwise it
+-- rebuilds the window from the N day totals it covers.
+--
+-- KEYS[1]  the board's key prefix, e.g. "standings:{points}:"
+-- ARGV     view, days N, unit_ms, span, order, min, max, channel, board,
+--          target id, target base (window units), target start_ms,
+--          target expire_at_ms,
+--          previous window id, previous window base,
+--          day unit_ms, day span,
+--          then N+1 days, oldest first: id, base (day units) for days
+--          e-N .. e (the first is the day that leaves on carry-over)
+-- Returns  the number of members in the window, or -1 if it was built already.
+
+local prefix = KEYS[1]
+local call = redis.call
+local view, n, unit, span = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local order, vmin, vmax = ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
+local channel, board = ARGV[8], ARGV[9]
+local tid, tbase, tstart, texp = ARGV[10], tonumber(ARGV[11]), tonumber(ARGV[12]), tonumber(ARGV[13])
+local pid, pbase = ARGV[14], tonumber(ARGV[15])
+local dunit, dspan = tonumber(ARGV[16]), tonumber(ARGV[17])
+local days = {}
+for k = 0, n do
+  days[k] = {id = ARGV[18 + 2 * k], base = tonumber(ARGV[19 + 2 * k])}
+end
+local ratio = unit / dunit -- window units are whole multiples of day units
+
+local function fmt(x) return string.format('%.0f', x) end
+local function num(s)
+  local x = tonumber(s)
+  if x then return x end
+  local sign, int, frac, exp = string.match(s, '^(-?)(%d*)%.?(%d*)[eE]%+?(-?%d+)$')
+  exp = tonumber(exp) - #frac
+  if exp >= 0 then return tonumber(sign .. int .. frac .. string.rep('0', exp)) end
+  return tonumber(sign .. int .. frac) / 10 ^ (-exp)
+end
+local function split(code, sp)
+  local q = math.floor(code / sp)
+  local r = code - q * sp
+  if r < 0 then q = q - 1; r = r + sp elseif r >= sp then q = q + 1; r = r - sp end
+  return q, r
+end
+local function value_of(rv)
+  if order == 'desc' then return vmax - rv end
+  return vmin + rv
+end
+local function rank_value(v)
+  if order == 'desc' then return vmax - v end
+  return v - vmin
+end
+
+local tkey = prefix .. 'z:' .. view .. ':' .. tid
+local rkey = prefix .. 'r:' .. view .. ':' .. tid
+if call('EXISTS', rkey) == 1 then
+  return -1
+end
+
+-- each day's totals: member -> value, latest change (window units)
+local function day_entries(day, fn)
+  local flat = call('ZRANGE', prefix .. 'z:~d:' .. day.id, 0, -1, 'WITHSCORES')
+  for k = 1, #flat, 2 do
+    local q, r = split(num(flat[k + 1]), dspan)
+    fn(flat[k], value_of(q), math.floor((day.base + r) / ratio))
+  end
+end
+
+local acc, order_list = {}, {}
+local function add(m, v, tt)
+  local a = acc[m]
+  if a then
+    a[1] = a[1] + v
+    if tt > a[2] then a[2] = tt end
+  else
+    acc[m] = {v, tt}
+    order_list[#order_list + 1] = m
+  end
+end
+
+if call('EXISTS', prefix .. 'r:' .. view .. ':' .. pid) == 1 then
+  local flat = call('ZRANGE', prefix .. 'z:' .. view .. ':' .. pid, 0, -1, 'WITHSCORES')
+  for k = 1, #flat, 2 do
+    local q, r = split(num(flat[k + 1]), span)
+    add(flat[k], value_of(q), pbase + r)
+  end
+  local left = {}
+  day_entries(days[0], function(m, v, tt)
+    if acc[m] then acc[m][1] = acc[m][1] - v end
+    left[m] = true
+  end)
+  day_entries(days[n], add)
+  -- A member whose latest change is before the window had every event on
+  -- the day that left. The unit holding the window's start may straddle the
+  -- day boundary: there the first remaining day's totals decide.
+  local first = prefix .. 'z:~d:' .. days[1].id
+  for _, m in ipairs(order_list) do
+    local a = acc[m]
+    if a[2] < tbase or (a[2] == tbase and left[m] and not call('ZSCORE', first, m)) then
+      acc[m] = nil
+    end
+  end
+else
+  for k = 1, n do
+    day_entries(days[k], add)
+  end
+end
+
+call('DEL', tkey)
+local batch, count = {}, 0
+for _, m in ipairs(order_list) do
+  local a = acc[m]
+  if a then
+    local rel = a[2] - tbase
+    if rel < 0 then rel = 0 end
+    batch[#batch + 1] = fmt(rank_value(a[1]) * span + rel)
+    batch[#batch + 1] = m
+    count = count + 1
+    if #batch >= 1000 then
+      call('ZADD', tkey, unpack(batch))
+      batch = {}
+    end
+  end
+end
+if #batch > 0 then
+  call('ZADD', tkey, unpack(batch))
+end
+call('SET', rkey, '1', 'PXAT', fmt(texp))
+if count > 0 then
+  call('PEXPIREAT', tkey, fmt(texp))
+end
+call('ZADD', prefix .. 'k', fmt(texp), view .. ':' .. tid)
+call('PUBLISH', channel, board .. '\n' .. view .. ':' .. tid)
+return count

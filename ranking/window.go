@@ -1,0 +1,100 @@
+package ranking
+
+import (
+	"context"
+	_ "embed"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+//go:embed scripts/ensure.lua
+var ensureLua string
+
+var ensureScript = redis.NewScript(ensureLua)
+
+// PrepareLead is how long before a local midnight PrepareWindows builds the
+// next day's windows, so the first read after midnight is complete.
+const PrepareLead = time.Hour
+
+// PrepareWindows builds today's window of every rolling view (if a process
+// missed it) and, within PrepareLead of midnight, tomorrow's. It is
+// idempotent and safe to run from several app instances at once; writes
+// may continue meanwhile (each build is one atomic script).
+func (s *Store) PrepareWindows(ctx context.Context) error {
+	cal := s.cfg.Calendar
+	for _, b := range s.cfg.Boards {
+		for _, v := range b.Views {
+			if v.Kind != Window {
+				continue
+			}
+			now, err := s.Now(ctx)
+			if err != nil {
+				return err
+			}
+			cur := cal.PeriodAt(v, now)
+			if err := s.ensureWindow(ctx, b, v, cur); err != nil {
+				return err
+			}
+			if !now.Before(cur.End.Add(-PrepareLead)) {
+				if err := s.ensureWindow(ctx, b, v, cal.Next(v, cur)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// RunWindowPreparer calls PrepareWindows every interval until ctx ends,
+// reporting failures to onError (which may be nil).
+func (s *Store) RunWindowPreparer(ctx context.Context, every time.Duration, onError func(error)) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if err := s.PrepareWindows(ctx); err != nil && onError != nil && ctx.Err() == nil {
+			onError(err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// ensureWindowID builds the window of view named id, if needed.
+func (s *Store) ensureWindowID(ctx context.Context, b *Board, viewName, id string) error {
+	v, ok := b.View(viewName)
+	if !ok || v.Kind != Window {
+		return Errorf(EINTERNAL, "no rolling view %q on board %q", viewName, b.ID)
+	}
+	p, err := s.cfg.Calendar.ParsePeriod(v, id)
+	if err != nil {
+		return err
+	}
+	return s.ensureWindow(ctx, b, v, p)
+}
+
+// ensureWindow runs ensure.lua for window p of view v.
+func (s *Store) ensureWindow(ctx context.Context, b *Board, v View, p Period) error {
+	cal := s.cfg.Calendar
+	cd, dcd := b.codecs[v.Name], b.codecs[dayTotals.Name]
+	target := s.entry(b, v, p)
+	prev := s.entry(b, v, cal.Prev(v, p))
+	args := []any{v.Name, itoa(int64(v.Days)), itoa(cd.unit.ms), itoa(cd.span), string(b.Order), itoa(b.Min), itoa(b.Max),
+		s.Channel(), b.ID, p.ID, itoa(target.base), itoa(target.startMS), itoa(target.expireAt),
+		prev.period.ID, itoa(prev.base), itoa(dcd.unit.ms), itoa(dcd.span)}
+	// days e-N .. e, oldest first
+	day := cal.PeriodAt(dayTotals, time.UnixMilli(target.lastDay))
+	days := make([]Period, v.Days+1)
+	for k := v.Days; k >= 0; k-- {
+		days[k] = day
+		day = cal.Prev(dayTotals, day)
+	}
+	for _, d := range days {
+		args = append(args, d.ID, itoa(s.entry(b, dayTotals, d).base))
+	}
+	err := ensureScript.Run(ctx, s.rdb, []string{s.keyPrefix(b)}, args...).Err()
+	return wrapRedis(err)
+}

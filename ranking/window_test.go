@@ -1,0 +1,262 @@
+package ranking_test
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/redistest"
+)
+
+// The rolling-window model: every accepted event is kept as (member, value,
+// time); the window ending on day e is, by brute force, the sum over the
+// events of days e-N+1..e, tied by the latest time among a member's
+// non-zero events. Bounds are wide so no event is refused for range.
+
+type windowEvent struct {
+	member string
+	value  int64
+	ms     int64
+	day    string
+}
+
+type windowModel struct {
+	t      *testing.T
+	cfg    *ranking.Config
+	store  *ranking.Store
+	events map[string][]windowEvent // by board
+	debug  func()
+}
+
+func (wm *windowModel) dayOf(ms int64) string {
+	return wm.cfg.Calendar.PeriodAt(ranking.View{Name: "day", Kind: ranking.Day}, time.UnixMilli(ms)).ID
+}
+
+// expected returns window e of view v in rank order.
+func (wm *windowModel) expected(b *ranking.Board, v ranking.View, e string) []ranking.Entry {
+	cal := wm.cfg.Calendar
+	p, err := cal.ParsePeriod(v, e)
+	if err != nil {
+		wm.t.Fatal(err)
+	}
+	unit := map[string]int64{"1ms": 1, "1s": 1000, "1min": 60000, "1h": 3600000}[b.TieResolution(v.Name)]
+	type acc struct {
+		value, unit int64
+	}
+	sums := map[string]*acc{}
+	for _, ev := range wm.events[b.ID] {
+		if ev.ms < p.Start.UnixMilli() || ev.ms >= p.End.UnixMilli() || ev.value == 0 {
+			continue
+		}
+		a := sums[ev.member]
+		if a == nil {
+			a = &acc{}
+			sums[ev.member] = a
+		}
+		a.value += ev.value
+		a.unit = max(a.unit, floorDiv(ev.ms, unit))
+	}
+	type row struct {
+		m string
+		a *acc
+	}
+	var rows []row
+	for m, a := range sums {
+		rows = append(rows, row{m, a})
+	}
+	slices.SortFunc(rows, func(x, y row) int {
+		if x.a.value != y.a.value {
+			if (b.Order == ranking.Desc) == (x.a.value > y.a.value) {
+				return -1
+			}
+			return 1
+		}
+		if c := cmp.Compare(x.a.unit, y.a.unit); c != 0 {
+			return c
+		}
+		return strings.Compare(x.m, y.m)
+	})
+	out := make([]ranking.Entry, len(rows))
+	for i, r := range rows {
+		out[i] = ranking.Entry{Rank: int64(i + 1), Member: r.m, Score: r.a.value}
+	}
+	return out
+}
+
+// check compares window e of every rolling view with the model; an expired
+// window must read empty.
+func (wm *windowModel) check(e string, expired bool) {
+	ctx := context.Background()
+	for _, b := range wm.cfg.Boards {
+		for _, v := range b.Views {
+			if v.Kind != ranking.Window {
+				continue
+			}
+			want := wm.expected(b, v, e)
+			if expired {
+				want = nil
+			}
+			pg, err := wm.store.Page(ctx, b.ID, v.Name, e, 0, 1000)
+			if err != nil {
+				wm.t.Fatalf("%s/%s/%s: %v", b.ID, v.Name, e, err)
+			}
+			if pg.Period.ID != e || pg.Total != int64(len(want)) || (len(want) > 0 && !slices.Equal(pg.Entries, want)) {
+				if wm.debug != nil {
+					wm.debug()
+				}
+				wm.t.Fatalf("%s/%s window ending %s:\n got %d %+v\nwant %d %+v", b.ID, v.Name, e, pg.Total, pg.Entries, len(want), want)
+			}
+		}
+	}
+}
+
+const windowBoards = `
+timezone: America/New_York
+boards:
+  - {id: w, views: [day, 1d, 7d, 30d, all], min_score: -1000000, max_score: 1000000, lateness: %s, keep: %d}
+  - {id: wa, order: asc, decimals: 1, min_score: -1000000, max_score: 1000000, views: [3d, 10d], lateness: %s, keep: %d}
+`
+
+func newWindowModel(t *testing.T, rdb redis.UniversalClient, late time.Duration, keep int) *windowModel {
+	cfg := MustConfig(t, fmt.Sprintf(windowBoards, late, keep, late, keep))
+	return &windowModel{t: t, cfg: cfg, events: map[string][]windowEvent{},
+		store: ranking.NewStore(rdb, cfg, ranking.Options{Prefix: redistest.Namespace(t) + ":"})}
+}
+
+// write sends a batch and records it in the model; it checks each answer
+// for the window ending today against the model.
+func (wm *windowModel) write(rng *rand.Rand, now time.Time, late time.Duration) {
+	ctx := context.Background()
+	b := wm.cfg.Boards[rng.IntN(len(wm.cfg.Boards))]
+	batch := make([]ranking.Event, 1+rng.IntN(15))
+	for i := range batch {
+		ev := ranking.Event{Member: fmt.Sprintf("m%02d", rng.IntN(25)), Value: int64(rng.IntN(7) - 2)}
+		if rng.IntN(3) == 0 {
+			back := time.Duration(rng.Int64N(int64(late - 5*time.Second)))
+			grid := []time.Duration{time.Millisecond, time.Second, time.Minute, time.Hour}[rng.IntN(4)]
+			ev.At = now.Add(-back).Truncate(grid)
+			if ev.At.Before(now.Add(-late + 5*time.Second)) {
+				ev.At = now.Add(-back)
+			}
+		}
+		batch[i] = ev
+	}
+	res, err := wm.store.Apply(ctx, b.ID, batch)
+	if err != nil {
+		wm.t.Fatal(err)
+	}
+	for i, ev := range batch {
+		if res[i].Err != nil {
+			wm.t.Fatalf("event %+v refused: %v", ev, res[i].Err)
+		}
+		ms := res[i].At.UnixMilli()
+		wm.events[b.ID] = append(wm.events[b.ID], windowEvent{ev.Member, ev.Value, ms, wm.dayOf(ms)})
+		for _, vs := range res[i].Views {
+			v, _ := b.View(vs.View)
+			if v.Kind != ranking.Window {
+				continue
+			}
+			var want ranking.Entry
+			for _, e := range wm.expected(b, v, vs.Period) {
+				if e.Member == ev.Member {
+					want = e
+				}
+			}
+			if vs.Score != want.Score || vs.Rank != want.Rank {
+				wm.t.Fatalf("%s/%s event %+v: answer %+v, model %+v", b.ID, v.Name, ev, vs, want)
+			}
+		}
+	}
+}
+
+// TestWindowsMiniredis simulates 60 days on miniredis's clock, across the
+// New York DST change, and compares every window every day with the model:
+// once with windows prepared ahead of midnight, once with preparation
+// never run (every window is repaired by the first write or read).
+func TestWindowsMiniredis(t *testing.T) {
+	loc, _ := time.LoadLocation("America/New_York")
+	for _, prepare := range []bool{true, false} {
+		t.Run(fmt.Sprintf("prepare=%v", prepare), func(t *testing.T) {
+			clock := time.Date(2026, 10, 10, 9, 0, 0, 0, loc)
+			m, rdb := MustMiniredis(t, clock)
+			late := 30 * time.Hour
+			wm := newWindowModel(t, rdb, late, 3)
+			wm.debug = func() {
+				for _, k := range m.Keys() {
+					if strings.Contains(k, ":1d:") || strings.Contains(k, "~d:2026-10-09") {
+						z, _ := rdb.ZRangeWithScores(context.Background(), k, 0, -1).Result()
+						t.Logf("%s %v", k, z)
+					}
+				}
+			}
+			rng := rand.New(rand.NewPCG(5, uint64(len(fmt.Sprint(prepare)))))
+			day := ranking.View{Name: "day", Kind: ranking.Day}
+			lastDay := wm.cfg.Calendar.PeriodAt(day, clock)
+			end := clock.AddDate(0, 0, 60)
+			for clock.Before(end) {
+				wm.write(rng, clock, late)
+				if prepare {
+					if err := wm.store.PrepareWindows(context.Background()); err != nil {
+						t.Fatal(err)
+					}
+				}
+				clock = clock.Add(time.Duration(rng.IntN(120)) * time.Minute)
+				m.SetTime(clock)
+				if cur := wm.cfg.Calendar.PeriodAt(day, clock); cur.ID != lastDay.ID {
+					// a new day: every window still readable (keep: 3 days),
+					// tomorrow's, and the one that just expired
+					lastDay = cur
+					p := cur
+					for range 4 {
+						p = wm.cfg.Calendar.Prev(day, p)
+					}
+					if rng.IntN(4) == 0 {
+						wm.check(p.ID, true)
+					}
+					for range 5 {
+						p = wm.cfg.Calendar.Next(day, p)
+						wm.check(p.ID, false)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestWindowsRealRedis writes 60 days of late events into a real Redis (and
+// the cluster) and checks every window of those days, built on first read
+// from the day totals or kept up to date by later writes.
+func TestWindowsRealRedis(t *testing.T) {
+	for _, be := range backends()[1:] {
+		t.Run(be.name, func(t *testing.T) {
+			rdb := be.rdb(t)
+			late := 62 * 24 * time.Hour
+			wm := newWindowModel(t, rdb, late, 70)
+			rng := rand.New(rand.NewPCG(9, 9))
+			ctx := context.Background()
+			day := ranking.View{Name: "day", Kind: ranking.Day}
+			for round := range 3 {
+				for range 60 {
+					now, err := wm.store.Now(ctx)
+					if err != nil {
+						t.Fatal(err)
+					}
+					wm.write(rng, now, late)
+				}
+				now, _ := wm.store.Now(ctx)
+				p := wm.cfg.Calendar.Next(day, wm.cfg.Calendar.PeriodAt(day, now))
+				for range 62 - round*10 {
+					wm.check(p.ID, false)
+					p = wm.cfg.Calendar.Prev(day, p)
+				}
+			}
+		})
+	}
+}
