@@ -73,6 +73,9 @@ func NewStore(rdb redis.UniversalClient, cfg *Config, opts Options) *Store {
 	return s
 }
 
+// Prefix returns the prefix of every key and channel of the store.
+func (s *Store) Prefix() string { return s.prefix }
+
 // Config returns the boards the store serves.
 func (s *Store) Config() *Config { return s.cfg }
 

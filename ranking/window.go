@@ -21,7 +21,13 @@ const PrepareLead = time.Hour
 // missed it) and, within PrepareLead of midnight, tomorrow's. It is
 // idempotent and safe to run from several app instances at once; writes
 // may continue meanwhile (each build is one atomic script).
-func (s *Store) PrepareWindows(ctx context.Context) error {
+func (s *Store) PrepareWindows(ctx context.Context) error { return s.prepareWindows(ctx, PrepareLead) }
+
+// PrepareTomorrow builds today's and tomorrow's windows now, whatever the
+// hour (for tools and benchmarks that want the state of a day's last hour).
+func (s *Store) PrepareTomorrow(ctx context.Context) error { return s.prepareWindows(ctx, 48*time.Hour) }
+
+func (s *Store) prepareWindows(ctx context.Context, lead time.Duration) error {
 	cal := s.cfg.Calendar
 	for _, b := range s.cfg.Boards {
 		for _, v := range b.Views {
@@ -36,7 +42,7 @@ func (s *Store) PrepareWindows(ctx context.Context) error {
 			if err := s.ensureWindow(ctx, b, v, cur); err != nil {
 				return err
 			}
-			if !now.Before(cur.End.Add(-PrepareLead)) {
+			if !now.Before(cur.End.Add(-lead)) {
 				if err := s.ensureWindow(ctx, b, v, cal.Next(v, cur)); err != nil {
 					return err
 				}

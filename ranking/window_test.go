@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -259,4 +260,61 @@ func TestWindowsRealRedis(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPrepareWhileWriting: two app instances prepare tomorrow's windows
+// over and over while four writers keep writing; no member is lost or
+// stale in today's or tomorrow's window.
+func TestPrepareWhileWriting(t *testing.T) {
+	rdb := redistest.Client(t)
+	late := 50 * time.Hour
+	wm := newWindowModel(t, rdb, late, 3)
+	other := ranking.NewStore(rdb, wm.cfg, ranking.Options{Prefix: wm.store.Prefix()})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 1))
+			for range 60 {
+				b := wm.cfg.Boards[rng.IntN(len(wm.cfg.Boards))]
+				batch := make([]ranking.Event, 1+rng.IntN(20))
+				for i := range batch {
+					batch[i] = ranking.Event{Member: fmt.Sprintf("m%02d", rng.IntN(40)), Value: int64(rng.IntN(5) + 1)}
+				}
+				res, err := wm.store.Apply(ctx, b.ID, batch)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				for i, ev := range batch {
+					ms := res[i].At.UnixMilli()
+					wm.events[b.ID] = append(wm.events[b.ID], windowEvent{ev.Member, ev.Value, ms, wm.dayOf(ms)})
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, s := range []*ranking.Store{wm.store, other} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 30 {
+				if err := s.PrepareTomorrow(ctx); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	now, _ := wm.store.Now(ctx)
+	day := ranking.View{Name: "day", Kind: ranking.Day}
+	today := wm.cfg.Calendar.PeriodAt(day, now)
+	wm.check(today.ID, false)
+	wm.check(wm.cfg.Calendar.Next(day, today).ID, false)
 }

@@ -90,11 +90,16 @@ type measurement struct {
 	commands  []commandStat
 }
 
-// measure flushes Redis, warms the contender up, then runs it for
-// -duration with Redis's counters reset, and logs where the time went.
-func (e *env) measure(ctx context.Context, name string, newWork func(writer int) work) (measurement, error) {
+// measure flushes Redis, runs setup, warms the contender up, then runs it
+// for -duration with Redis's counters reset, and logs where the time went.
+func (e *env) measure(ctx context.Context, name string, newWork func(writer int) work, setup ...func(context.Context) error) (measurement, error) {
 	if err := e.rdb.FlushAll(ctx).Err(); err != nil {
 		return measurement{}, fmt.Errorf("%s: flushall: %w", name, err)
+	}
+	for _, f := range setup {
+		if err := f(ctx); err != nil {
+			return measurement{}, fmt.Errorf("%s: setup: %w", name, err)
+		}
 	}
 	warm := warmupFor(e.opts.duration)
 	if _, err := drive(ctx, e.opts.writers, warm, newWork); err != nil {

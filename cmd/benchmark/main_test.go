@@ -36,6 +36,8 @@ func TestSuitesPrintEveryResult(t *testing.T) {
 		"RATIO ingest_vs_raw", "RATIO ingest_vs_multi", "RATIO ingest_vs_multi_pipelined", "RATIO ingest_vs_cas",
 		"BENCH memory_bytes_per_member_view", "BENCH plain_zset_bytes_per_member_view",
 		"RATIO memory_vs_plain",
+		"BENCH window_7d_events_per_s", "BENCH window_30d_events_per_s", "BENCH window_90d_events_per_s",
+		"RATIO window_30d_vs_7d", "RATIO window_90d_vs_7d",
 	}
 	for _, k := range want {
 		v, ok := got[k]

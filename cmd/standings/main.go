@@ -67,6 +67,8 @@ type Main struct {
 	embedded *miniredis.Miniredis
 	rdb      redis.UniversalClient
 	demoSet  bool
+	stop     context.CancelFunc
+	done     chan struct{}
 }
 
 // NewMain returns a Main with the contract's defaults.
@@ -146,11 +148,26 @@ func (m *Main) Run(ctx context.Context) error {
 		return fmt.Errorf("redis: %w", err)
 	}
 	m.Logger.Info("boards loaded", "boards", len(m.Config.Boards), "timezone", m.Config.Timezone)
+
+	// Rolling windows: build today's if missing and tomorrow's ahead of
+	// midnight. Every instance may run this; the builds are idempotent.
+	bg, stop := context.WithCancel(context.Background())
+	m.stop, m.done = stop, make(chan struct{})
+	go func() {
+		defer close(m.done)
+		m.Store.RunWindowPreparer(bg, time.Minute, func(err error) {
+			m.Logger.Error("preparing rolling windows", "err", err)
+		})
+	}()
 	return nil
 }
 
 // Close stops what Run started.
 func (m *Main) Close() error {
+	if m.stop != nil {
+		m.stop()
+		<-m.done
+	}
 	var errs []error
 	if m.rdb != nil {
 		errs = append(errs, m.rdb.Close())
