@@ -25,7 +25,9 @@ func (s *Store) PrepareWindows(ctx context.Context) error { return s.prepareWind
 
 // PrepareTomorrow builds today's and tomorrow's windows now, whatever the
 // hour (for tools and benchmarks that want the state of a day's last hour).
-func (s *Store) PrepareTomorrow(ctx context.Context) error { return s.prepareWindows(ctx, 48*time.Hour) }
+func (s *Store) PrepareTomorrow(ctx context.Context) error {
+	return s.prepareWindows(ctx, 48*time.Hour)
+}
 
 func (s *Store) prepareWindows(ctx context.Context, lead time.Duration) error {
 	cal := s.cfg.Calendar
