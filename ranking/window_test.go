@@ -227,6 +227,17 @@ func TestWindowsMiniredis(t *testing.T) {
 					}
 				}
 			}
+			// Day totals live only while a window may need them: the longest
+			// window (30 days) plus its keep (3) and a day either side.
+			totals := 0
+			for _, k := range m.Keys() {
+				if strings.Contains(k, "{w}:z:~d:") {
+					totals++
+				}
+			}
+			if totals == 0 || totals > 30+3+2 {
+				t.Errorf("%d day totals kept after 60 days, want at most 35", totals)
+			}
 		})
 	}
 }
