@@ -47,7 +47,7 @@ func (wm *windowModel) expected(b *ranking.Board, v ranking.View, e string) []ra
 	if err != nil {
 		wm.t.Fatal(err)
 	}
-	unit := map[string]int64{"1ms": 1, "1s": 1000, "1min": 60000, "1h": 3600000}[b.TieResolution(v.Name)]
+	unit := map[string]int64{"1ms": 1, "1s": 1000, "1min": 60000, "1h": 3600000, "": 1}[b.TieResolution(v.Name)]
 	type acc struct {
 		value, unit int64
 	}
@@ -79,14 +79,19 @@ func (wm *windowModel) expected(b *ranking.Board, v ranking.View, e string) []ra
 			}
 			return 1
 		}
-		if c := cmp.Compare(x.a.unit, y.a.unit); c != 0 {
-			return c
+		if b.Ties == ranking.TiesFirst {
+			if c := cmp.Compare(x.a.unit, y.a.unit); c != 0 {
+				return c
+			}
 		}
 		return strings.Compare(x.m, y.m)
 	})
 	out := make([]ranking.Entry, len(rows))
 	for i, r := range rows {
 		out[i] = ranking.Entry{Rank: int64(i + 1), Member: r.m, Score: r.a.value}
+		if b.Ties == ranking.TiesShared && i > 0 && r.a.value == rows[i-1].a.value {
+			out[i].Rank = out[i-1].Rank
+		}
 	}
 	return out
 }
@@ -123,10 +128,11 @@ timezone: America/New_York
 boards:
   - {id: w, views: [day, 1d, 7d, 30d, all], min_score: -1000000, max_score: 1000000, lateness: %s, keep: %d}
   - {id: wa, order: asc, decimals: 1, min_score: -1000000, max_score: 1000000, views: [3d, 10d], lateness: %s, keep: %d}
+  - {id: ws, ties: shared, min_score: -1000000, max_score: 1000000, views: [2d, 7d], lateness: %s, keep: %d}
 `
 
 func newWindowModel(t *testing.T, rdb redis.UniversalClient, late time.Duration, keep int) *windowModel {
-	cfg := MustConfig(t, fmt.Sprintf(windowBoards, late, keep, late, keep))
+	cfg := MustConfig(t, fmt.Sprintf(windowBoards, late, keep, late, keep, late, keep))
 	return &windowModel{t: t, cfg: cfg, events: map[string][]windowEvent{},
 		store: ranking.NewStore(rdb, cfg, ranking.Options{Prefix: redistest.Namespace(t) + ":"})}
 }

@@ -96,11 +96,20 @@ if call('EXISTS', prefix .. 'r:' .. view .. ':' .. pid) == 1 then
   day_entries(days[n], add)
   -- A member whose latest change is before the window had every event on
   -- the day that left. The unit holding the window's start may straddle the
-  -- day boundary: there the first remaining day's totals decide.
+  -- day boundary: there the first remaining day's totals decide. Without a
+  -- time part (ties: shared) the remaining days' totals decide.
   local first = prefix .. 'z:~d:' .. days[1].id
+  local function in_remaining_days(m)
+    for k = n, 1, -1 do
+      if call('ZSCORE', prefix .. 'z:~d:' .. days[k].id, m) then return true end
+    end
+    return false
+  end
   for _, m in ipairs(order_list) do
     local a = acc[m]
-    if a[2] < tbase or (a[2] == tbase and left[m] and not call('ZSCORE', first, m)) then
+    if span == 1 then
+      if left[m] and not in_remaining_days(m) then acc[m] = nil end
+    elseif a[2] < tbase or (a[2] == tbase and left[m] and not call('ZSCORE', first, m)) then
       acc[m] = nil
     end
   end
@@ -116,7 +125,7 @@ for _, m in ipairs(order_list) do
   local a = acc[m]
   if a then
     local rel = a[2] - tbase
-    if rel < 0 then rel = 0 end
+    if rel < 0 or span == 1 then rel = 0 end
     batch[#batch + 1] = fmt(rank_value(a[1]) * span + rel)
     batch[#batch + 1] = m
     count = count + 1
