@@ -14,6 +14,9 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+//go:embed scripts/lib.lua
+var libLua string
+
 //go:embed scripts/apply.lua
 var applyLua string
 
@@ -24,7 +27,7 @@ var readLua string
 var removeLua string
 
 var (
-	applyScript  = redis.NewScript(applyLua)
+	applyScript  = redis.NewScript(libLua + applyLua)
 	readScript   = redis.NewScript(readLua)
 	removeScript = redis.NewScript(removeLua)
 )

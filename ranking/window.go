@@ -11,7 +11,7 @@ import (
 //go:embed scripts/ensure.lua
 var ensureLua string
 
-var ensureScript = redis.NewScript(ensureLua)
+var ensureScript = redis.NewScript(libLua + ensureLua)
 
 // PrepareLead is how long before a local midnight PrepareWindows builds the
 // next day's windows, so the first read after midnight is complete.

@@ -46,7 +46,7 @@ func runIngest(ctx context.Context, e *env) error {
 	members := memberIDs(ingestIDs)
 	var casRetries atomic.Int64
 	contenders := []contender{
-		{"ingest", "ingest", "Store.Apply, 100 events per script call, exact tie-breaks and ranks", applyWork(store)},
+		{"ingest", "ingest", "Store.Apply, 100 events per script call, exact tie-breaks and ranks", applyWork(store, benchBoard)},
 		{"raw_zincrby", "raw", "pipelined ZINCRBY x5 per event, 100 events per round trip (no atomicity, ties or ranks)", rawWork(e.rdb)},
 		{"multi", "multi", "MULTI, ZINCRBY x5, EXEC per event, one round trip per event", multiWork(e.rdb)},
 		{"multi_pipelined", "multi_pipelined", "100 MULTI/ZINCRBY x5/EXEC blocks per round trip", multiPipelinedWork(e.rdb)},
@@ -108,8 +108,8 @@ func (g *eventGen) next() (member string, value int64) {
 	return g.members[g.rnd.IntN(len(g.members))], 1 + g.rnd.Int64N(maxEventVal)
 }
 
-// applyWork sends ingestBatch events per Store.Apply call.
-func applyWork(store *ranking.Store) func(*eventGen) work {
+// applyWork sends ingestBatch events per Store.Apply call to board.
+func applyWork(store *ranking.Store, board string) func(*eventGen) work {
 	return func(g *eventGen) work {
 		events := make([]ranking.Event, ingestBatch)
 		return func(ctx context.Context) (int, error) {
@@ -117,7 +117,7 @@ func applyWork(store *ranking.Store) func(*eventGen) work {
 				m, v := g.next()
 				events[i] = ranking.Event{Member: m, Value: v}
 			}
-			res, err := store.Apply(ctx, benchBoard, events)
+			res, err := store.Apply(ctx, board, events)
 			if err != nil {
 				return 0, err
 			}

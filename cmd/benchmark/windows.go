@@ -32,25 +32,9 @@ func runWindows(ctx context.Context, e *env) error {
 	for _, board := range []string{"w7", "w30", "w90", "w7", "w30", "w90"} {
 		name := "window_" + board[1:] + "d"
 		e.logf("- %s: Store.Apply, %d events per call, into a %sd window", name, ingestBatch, board[1:])
+		newWork := applyWork(store, board)
 		m, err := e.measure(ctx, name, func(writer int) work {
-			g := newEventGen(members, uint64(writer))
-			events := make([]ranking.Event, ingestBatch)
-			return func(ctx context.Context) (int, error) {
-				for i := range events {
-					m, v := g.next()
-					events[i] = ranking.Event{Member: m, Value: v}
-				}
-				res, err := store.Apply(ctx, board, events)
-				if err != nil {
-					return 0, err
-				}
-				for _, r := range res {
-					if r.Err != nil {
-						return 0, fmt.Errorf("event for %s refused: %w", r.Member, r.Err)
-					}
-				}
-				return len(events), nil
-			}
+			return newWork(newEventGen(members, uint64(writer)))
 		}, func(ctx context.Context) error { return store.PrepareTomorrow(ctx) })
 		if err != nil {
 			return err

@@ -1,6 +1,8 @@
 -- apply.lua: apply a batch of score events to every view of one board.
 -- Each event changes all of its views or none; events apply in order.
 --
+-- (lib.lua is prepended: fmt, num, split.)
+--
 -- KEYS[1]  the board's key prefix, e.g. "standings:{points}:". Every key the
 --          script touches is built from it and shares its hash tag, so the
 --          script runs on one cluster node.
@@ -50,21 +52,7 @@ local exact = nextarg() == '1'
 local nviews = tonumber(nextarg())
 
 local call = redis.call
-local function fmt(n) return string.format('%.0f', n) end
 
--- num parses a score reply exactly. Some servers answer integral scores in
--- exponent form ("1e+9"), which not every Lua tonumber accepts; the digits
--- are shifted as text so no inexact multiplication is involved.
-local function num(s)
-  local n = tonumber(s)
-  if n then return n end
-  local sign, int, frac, exp = string.match(s, '^(-?)(%d*)%.?(%d*)[eE]%+?(-?%d+)$')
-  exp = tonumber(exp) - #frac
-  if exp >= 0 then
-    return tonumber(sign .. int .. frac .. string.rep('0', exp))
-  end
-  return tonumber(sign .. int .. frac) / 10 ^ (-exp)
-end
 
 local views = {}
 for v = 1, nviews do
@@ -175,12 +163,6 @@ for e = 1, nevents do
   events[e] = ev
 end
 
-local function split(code, span)
-  local q = math.floor(code / span)
-  local r = code - q * span
-  if r < 0 then q = q - 1; r = r + span elseif r >= span then q = q + 1; r = r - span end
-  return q, r
-end
 
 local function value_of(rv)
   if order == 'desc' then return vmax - rv end

@@ -7,6 +7,8 @@
 -- dropping members whose every event fell on the day that left. Otherwise it
 -- rebuilds the window from the N day totals it covers.
 --
+-- (lib.lua is prepended: fmt, num, split.)
+--
 -- KEYS[1]  the board's key prefix, e.g. "standings:{points}:"
 -- ARGV     view, days N, unit_ms, span, order, min, max, channel, board,
 --          target id, target base (window units), target start_ms,
@@ -31,21 +33,6 @@ for k = 0, n do
 end
 local ratio = unit / dunit -- window units are whole multiples of day units
 
-local function fmt(x) return string.format('%.0f', x) end
-local function num(s)
-  local x = tonumber(s)
-  if x then return x end
-  local sign, int, frac, exp = string.match(s, '^(-?)(%d*)%.?(%d*)[eE]%+?(-?%d+)$')
-  exp = tonumber(exp) - #frac
-  if exp >= 0 then return tonumber(sign .. int .. frac .. string.rep('0', exp)) end
-  return tonumber(sign .. int .. frac) / 10 ^ (-exp)
-end
-local function split(code, sp)
-  local q = math.floor(code / sp)
-  local r = code - q * sp
-  if r < 0 then q = q - 1; r = r + sp elseif r >= sp then q = q + 1; r = r - sp end
-  return q, r
-end
 local function value_of(rv)
   if order == 'desc' then return vmax - rv end
   return vmin + rv

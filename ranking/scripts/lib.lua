@@ -1,0 +1,29 @@
+-- lib.lua: helpers prepended to apply.lua and ensure.lua (see store.go).
+-- Codes are integers below 2^53; these keep them exact between Lua and Redis.
+
+-- fmt renders a code or time without exponent or rounding.
+local function fmt(n) return string.format('%.0f', n) end
+
+-- num parses a score reply exactly. Some servers answer integral scores in
+-- exponent form ("1e+9"), which not every Lua tonumber accepts; the digits
+-- are shifted as text so no inexact multiplication is involved.
+local function num(s)
+  local n = tonumber(s)
+  if n then return n end
+  local sign, int, frac, exp = string.match(s, '^(-?)(%d*)%.?(%d*)[eE]%+?(-?%d+)$')
+  exp = tonumber(exp) - #frac
+  if exp >= 0 then
+    return tonumber(sign .. int .. frac .. string.rep('0', exp))
+  end
+  return tonumber(sign .. int .. frac) / 10 ^ (-exp)
+end
+
+-- split divides a code into its rank value and time part, correcting the
+-- floating division by one where it rounded across a boundary.
+local function split(code, span)
+  local q = math.floor(code / span)
+  local r = code - q * span
+  if r < 0 then q = q - 1; r = r + span elseif r >= span then q = q + 1; r = r - span end
+  return q, r
+end
+
