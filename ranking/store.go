@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -165,9 +166,8 @@ func isUnavailableReply(err error) bool {
 	if !errors.As(err, &re) {
 		return false
 	}
-	msg := re.Error()
 	for _, p := range []string{"LOADING", "CLUSTERDOWN", "MASTERDOWN", "TRYAGAIN", "BUSY"} {
-		if len(msg) >= len(p) && msg[:len(p)] == p {
+		if strings.HasPrefix(re.Error(), p) {
 			return true
 		}
 	}
