@@ -6,12 +6,16 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	_ "embed"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -21,6 +25,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/web"
 )
 
 //go:embed demo.yaml
@@ -57,6 +62,8 @@ type Main struct {
 	RedisURL     string
 	RedisCluster string
 	Demo         bool
+	WriteKeys    []string // STANDINGS_WRITE_KEYS
+	AdminKeys    []string // STANDINGS_ADMIN_KEYS
 
 	Logger *slog.Logger
 	Stdout io.Writer
@@ -66,6 +73,8 @@ type Main struct {
 
 	embedded *miniredis.Miniredis
 	rdb      redis.UniversalClient
+	http     *http.Server
+	serving  chan struct{} // closed when the HTTP server has stopped
 	demoSet  bool
 	stop     context.CancelFunc
 	done     chan struct{}
@@ -92,6 +101,8 @@ func (m *Main) ParseFlags(args []string) error {
 			m.demoSet = true
 		}
 	})
+	m.WriteKeys = splitKeys(os.Getenv("STANDINGS_WRITE_KEYS"))
+	m.AdminKeys = splitKeys(os.Getenv("STANDINGS_ADMIN_KEYS"))
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
@@ -101,6 +112,17 @@ func (m *Main) ParseFlags(args []string) error {
 	return nil
 }
 
+// splitKeys reads a comma-separated key list, trimmed, without empty entries.
+func splitKeys(s string) []string {
+	var keys []string
+	for _, k := range strings.Split(s, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
 func envOr(key, def string) string {
 	if v, ok := os.LookupEnv(key); ok {
 		return v
@@ -108,8 +130,8 @@ func envOr(key, def string) string {
 	return def
 }
 
-// Run loads the boards, connects to Redis (or starts the embedded one) and
-// checks that it answers.
+// Run loads the boards, connects to Redis (or starts the embedded one),
+// checks that it answers, and starts serving HTTP on Addr.
 func (m *Main) Run(ctx context.Context) error {
 	var err error
 	if m.ConfigPath == "" {
@@ -159,16 +181,75 @@ func (m *Main) Run(ctx context.Context) error {
 			m.Logger.Error("preparing rolling windows", "err", err)
 		})
 	}()
+	return m.serve()
+}
+
+// serve starts the HTTP server. Writes are never open to anonymous callers:
+// with no key configured, one is generated and logged once.
+func (m *Main) serve() error {
+	writeKeys := m.WriteKeys
+	if len(writeKeys) == 0 && len(m.AdminKeys) == 0 {
+		key, err := generateKey()
+		if err != nil {
+			return err
+		}
+		writeKeys = []string{key}
+		m.Logger.Warn("generated write key: " + key)
+	}
+	srv := web.NewServer(web.Options{
+		Store: m.Store, Config: m.Config,
+		WriteKeys: writeKeys, AdminKeys: m.AdminKeys,
+		Logger: m.Logger,
+	})
+	ln, err := net.Listen("tcp", m.Addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	m.http = &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn),
+	}
+	m.serving = make(chan struct{})
+	go func() {
+		defer close(m.serving)
+		if err := m.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			m.Logger.Error("http server", "err", err)
+		}
+	}()
+	m.Logger.Info("listening", "addr", "http://"+ln.Addr().String())
 	return nil
 }
 
-// Close stops what Run started.
+// generateKey returns 32 random hex characters.
+func generateKey() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("generate write key: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// Close stops what Run started: the HTTP server first (stop accepting,
+// finish in-flight requests), then the background work, then Redis.
 func (m *Main) Close() error {
+	var errs []error
+	if m.http != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := m.http.Shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("http shutdown: %w", err))
+		}
+		cancel()
+		<-m.serving
+	}
 	if m.stop != nil {
 		m.stop()
 		<-m.done
 	}
-	var errs []error
 	if m.rdb != nil {
 		errs = append(errs, m.rdb.Close())
 	}

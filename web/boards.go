@@ -1,0 +1,196 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/standings/standings/ranking"
+)
+
+// boardJSON describes one board in GET /api/v1/boards.
+type boardJSON struct {
+	ID       string          `json:"id"`
+	Title    string          `json:"title"`
+	Order    ranking.Order   `json:"order"`
+	Update   ranking.Update  `json:"update"`
+	Ties     ranking.Ties    `json:"ties"`
+	Decimals int             `json:"decimals"`
+	MinScore json.RawMessage `json:"min_score"`
+	MaxScore json.RawMessage `json:"max_score"`
+	Views    []viewJSON      `json:"views"`
+}
+
+type viewJSON struct {
+	View          string `json:"view"`
+	TieResolution string `json:"tie_resolution,omitempty"` // absent for ties: shared
+}
+
+// handleListBoards serves GET /api/v1/boards.
+func (s *Server) handleListBoards(c echo.Context) error {
+	out := make([]boardJSON, 0, len(s.cfg.Boards))
+	for _, b := range s.cfg.Boards {
+		bj := boardJSON{
+			ID: b.ID, Title: b.Title, Order: b.Order, Update: b.Update, Ties: b.Ties, Decimals: b.Decimals,
+			MinScore: json.RawMessage(b.FormatScore(b.Min)), MaxScore: json.RawMessage(b.FormatScore(b.Max)),
+			Views: make([]viewJSON, 0, len(b.Views)),
+		}
+		for _, v := range b.Views {
+			bj.Views = append(bj.Views, viewJSON{View: v.Name, TieResolution: b.TieResolution(v.Name)})
+		}
+		out = append(out, bj)
+	}
+	return render(c, http.StatusOK, struct {
+		Boards []boardJSON `json:"boards"`
+	}{out})
+}
+
+// entryJSON is one row of a board.
+type entryJSON struct {
+	Rank   int64           `json:"rank"`
+	Member string          `json:"member"`
+	Name   *string         `json:"name"` // null when no name is known
+	Score  json.RawMessage `json:"score"`
+}
+
+func entriesJSON(b *ranking.Board, es []ranking.Entry) []entryJSON {
+	out := make([]entryJSON, 0, len(es))
+	for _, e := range es {
+		out = append(out, entryJSON{Rank: e.Rank, Member: e.Member, Name: nameOf(e.Name), Score: json.RawMessage(b.FormatScore(e.Score))})
+	}
+	return out
+}
+
+func nameOf(n string) *string {
+	if n == "" {
+		return nil
+	}
+	return &n
+}
+
+// pageJSON is the answer of GET /api/v1/boards/{board}/{view}.
+type pageJSON struct {
+	Board   string      `json:"board"`
+	View    string      `json:"view"`
+	Period  string      `json:"period"`
+	Start   *string     `json:"start"` // null for the all view
+	End     *string     `json:"end"`
+	Final   bool        `json:"final"`
+	Total   int64       `json:"total"`
+	Entries []entryJSON `json:"entries"`
+}
+
+func instant(t time.Time, loc *time.Location) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := t.In(loc).Format(time.RFC3339)
+	return &s
+}
+
+// handlePage serves GET /api/v1/boards/{board}/{view}?period=&offset=&limit=.
+func (s *Server) handlePage(c echo.Context) error {
+	var store pageReader = s.store
+	offset, err := intParam(c, "offset", 0, 0, maxInt)
+	if err != nil {
+		return err
+	}
+	limit, err := intParam(c, "limit", 100, 1, ranking.MaxLimit)
+	if err != nil {
+		return err
+	}
+	b, view, err := s.boardView(c)
+	if err != nil {
+		return err
+	}
+	pg, err := store.Page(c.Request().Context(), b.ID, view, c.QueryParam("period"), offset, limit)
+	if err != nil {
+		return err
+	}
+	loc := s.cfg.Calendar.Location()
+	return render(c, http.StatusOK, pageJSON{
+		Board: b.ID, View: view, Period: pg.Period.ID,
+		Start: instant(pg.Period.Start, loc), End: instant(pg.Period.End, loc),
+		Final: pg.Final, Total: pg.Total, Entries: entriesJSON(b, pg.Entries),
+	})
+}
+
+// cardJSON is the answer of GET /api/v1/boards/{board}/{view}/members/{member}.
+type cardJSON struct {
+	Board      string          `json:"board"`
+	View       string          `json:"view"`
+	Period     string          `json:"period"`
+	Member     string          `json:"member"`
+	Name       *string         `json:"name"`
+	Rank       int64           `json:"rank"`
+	Score      json.RawMessage `json:"score"`
+	Total      int64           `json:"total"`
+	TopPercent float64         `json:"top_percent"`
+	Around     []entryJSON     `json:"around"`
+}
+
+// handleMember serves GET /api/v1/boards/{board}/{view}/members/{member}?period=&around=.
+func (s *Server) handleMember(c echo.Context) error {
+	var store memberReader = s.store
+	around, err := intParam(c, "around", 5, 0, ranking.MaxAround)
+	if err != nil {
+		return err
+	}
+	b, view, err := s.boardView(c)
+	if err != nil {
+		return err
+	}
+	member, err := pathParam(c, "member")
+	if err != nil {
+		return err
+	}
+	card, err := store.Member(c.Request().Context(), b.ID, view, c.QueryParam("period"), member, around)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, cardJSON{
+		Board: b.ID, View: view, Period: card.Period.ID, Member: card.Member, Name: nameOf(card.Name),
+		Rank: card.Rank, Score: json.RawMessage(b.FormatScore(card.Score)), Total: card.Total,
+		TopPercent: card.TopPercent, Around: entriesJSON(b, card.Around),
+	})
+}
+
+// handleRemoveMember serves DELETE /api/v1/boards/{board}/members/{member}.
+func (s *Server) handleRemoveMember(c echo.Context) error {
+	var store memberRemover = s.store
+	b, err := s.board(c)
+	if err != nil {
+		return err
+	}
+	member, err := pathParam(c, "member")
+	if err != nil {
+		return err
+	}
+	removed, err := store.RemoveMember(c.Request().Context(), b.ID, member)
+	if err != nil {
+		return err
+	}
+	if !removed {
+		return ranking.Errorf(ranking.ENOTFOUND, "member %q is on no view of board %q", member, b.ID)
+	}
+	return render(c, http.StatusOK, struct {
+		Removed bool `json:"removed"`
+	}{true})
+}
+
+// boardView looks up the board and view named in the path.
+func (s *Server) boardView(c echo.Context) (*ranking.Board, string, error) {
+	b, err := s.board(c)
+	if err != nil {
+		return nil, "", err
+	}
+	view, err := pathParam(c, "view")
+	if err != nil {
+		return nil, "", err
+	}
+	if _, ok := b.View(view); !ok {
+		return nil, "", ranking.Errorf(ranking.ENOTFOUND, "board %q has no view %q", b.ID, view)
+	}
+	return b, view, nil
+}

@@ -1,0 +1,122 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+	"github.com/standings/standings/ranking"
+)
+
+// Error codes of the web layer, beside the ranking ones.
+const (
+	codeUnauthorized = "unauthorized"
+	codeForbidden    = "forbidden"
+	codeTooLarge     = "too_large"
+)
+
+// apiError is an error decided by the web layer itself, with its status:
+// malformed bodies (400), authentication (401, 403), oversized bodies (413).
+type apiError struct {
+	Status  int
+	Code    string
+	Message string
+}
+
+func (e *apiError) Error() string { return e.Message }
+
+// malformed is a 400 invalid_argument: the body is not the JSON we take.
+func malformed(msg string) *apiError {
+	return &apiError{Status: http.StatusBadRequest, Code: ranking.EINVALID, Message: msg}
+}
+
+// errorBody is the contract's error shape.
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// statusOf maps a ranking error code to its HTTP status.
+var statusOf = map[string]int{
+	ranking.EINVALID:     http.StatusUnprocessableEntity,
+	ranking.ENOTFOUND:    http.StatusNotFound,
+	ranking.ECONFLICT:    http.StatusConflict,
+	ranking.EUNAVAILABLE: http.StatusServiceUnavailable,
+	ranking.EINTERNAL:    http.StatusInternalServerError,
+}
+
+// classify is the one mapping from any error to status, code and a message
+// safe to show. Internal errors are logged here and only here.
+func (s *Server) classify(c echo.Context, err error) (int, errorDetail) {
+	var ae *apiError
+	var he *echo.HTTPError
+	switch {
+	case errors.As(err, &ae):
+		return ae.Status, errorDetail{ae.Code, ae.Message}
+	case errors.As(err, &he):
+		return echoError(he)
+	case errors.Is(err, context.DeadlineExceeded):
+		return http.StatusServiceUnavailable, errorDetail{ranking.EUNAVAILABLE, "the score store (Redis) is unavailable; try again shortly"}
+	}
+	code := ranking.ErrorCode(err)
+	status, ok := statusOf[code]
+	if !ok {
+		status, code = http.StatusInternalServerError, ranking.EINTERNAL
+	}
+	if code == ranking.EINTERNAL {
+		if errors.Is(err, context.Canceled) {
+			// The caller went away; nobody reads the answer.
+			return status, errorDetail{code, "request canceled"}
+		}
+		req := c.Request()
+		s.logger.Error("internal error", "method", req.Method, "path", req.URL.Path, "err", err)
+		return status, errorDetail{code, "internal error"}
+	}
+	return status, errorDetail{code, ranking.ErrorMessage(err)}
+}
+
+// echoError maps the router's own errors (unknown route, wrong method)
+// into the contract's codes. The contract has no code for 405; it keeps its
+// status and Allow header and says invalid_argument.
+func echoError(he *echo.HTTPError) (int, errorDetail) {
+	msg := http.StatusText(he.Code)
+	if m, ok := he.Message.(string); ok && m != "" {
+		msg = m
+	}
+	switch {
+	case he.Code == http.StatusNotFound:
+		return he.Code, errorDetail{ranking.ENOTFOUND, "no such route"}
+	case he.Code == http.StatusUnauthorized:
+		return he.Code, errorDetail{codeUnauthorized, msg}
+	case he.Code == http.StatusForbidden:
+		return he.Code, errorDetail{codeForbidden, msg}
+	case he.Code == http.StatusRequestEntityTooLarge:
+		return he.Code, errorDetail{codeTooLarge, msg}
+	case he.Code == http.StatusServiceUnavailable:
+		return he.Code, errorDetail{ranking.EUNAVAILABLE, msg}
+	case he.Code >= 500:
+		return http.StatusInternalServerError, errorDetail{ranking.EINTERNAL, "internal error"}
+	default:
+		return he.Code, errorDetail{ranking.EINVALID, msg}
+	}
+}
+
+// handleError is Echo's error handler: every error any handler or the
+// router returns goes out through here in the contract's shape.
+func (s *Server) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	status, detail := s.classify(c, err)
+	if status == http.StatusUnauthorized {
+		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="standings"`)
+	}
+	if err := render(c, status, errorBody{detail}); err != nil {
+		s.logger.Error("writing error response", "err", err)
+	}
+}

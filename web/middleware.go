@@ -1,0 +1,61 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+)
+
+// MaxBody is the largest request body accepted (contract: 1 MiB).
+const MaxBody = 1 << 20
+
+// StoreTimeout bounds the store calls of one request, so that an unreachable
+// Redis answers 503 quickly instead of hanging the caller.
+const StoreTimeout = 2 * time.Second
+
+// securityHeaders sets the headers every response carries. Only /embed/
+// pages may be framed by other sites.
+func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		if !strings.HasPrefix(c.Request().URL.Path, "/embed/") {
+			h.Set("Content-Security-Policy", "frame-ancestors 'none'")
+			h.Set("X-Frame-Options", "DENY")
+		}
+		return next(c)
+	}
+}
+
+// limitBody refuses bodies over MaxBody: at once when Content-Length says
+// so, and otherwise when reading crosses the limit (decodeJSON reports it).
+func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		if req.ContentLength > MaxBody {
+			return tooLarge()
+		}
+		if req.Body != nil {
+			req.Body = http.MaxBytesReader(c.Response(), req.Body, MaxBody)
+		}
+		return next(c)
+	}
+}
+
+func tooLarge() *apiError {
+	return &apiError{Status: http.StatusRequestEntityTooLarge, Code: codeTooLarge, Message: "request body is larger than 1 MiB"}
+}
+
+// requestTimeout gives every request's store calls StoreTimeout.
+func (s *Server) requestTimeout(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx, cancel := context.WithTimeout(c.Request().Context(), StoreTimeout)
+		defer cancel()
+		c.SetRequest(c.Request().WithContext(ctx))
+		return next(c)
+	}
+}

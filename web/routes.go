@@ -1,0 +1,18 @@
+package web
+
+// routes registers every route of the server, in one place.
+func (s *Server) routes() {
+	e := s.echo
+	e.Use(s.securityHeaders, s.limitBody, s.requestTimeout)
+
+	e.GET("/healthz", s.handleHealthz)
+	e.GET("/readyz", s.handleReadyz)
+
+	api := e.Group("/api/v1")
+	api.GET("/boards", s.handleListBoards)
+	api.POST("/boards/:board/scores", s.handleWriteScore, s.requireWriter)
+	api.POST("/boards/:board/scores/batch", s.handleWriteBatch, s.requireWriter)
+	api.GET("/boards/:board/:view", s.handlePage)
+	api.GET("/boards/:board/:view/members/:member", s.handleMember)
+	api.DELETE("/boards/:board/members/:member", s.handleRemoveMember, s.requireAdmin)
+}

@@ -1,0 +1,213 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/standings/standings/ranking"
+)
+
+// eventJSON is one score event as the API takes it. value stays raw so
+// that a JSON string is refused (a json.Number would take "12") and the
+// number's exact text reaches Board.ParseScore.
+type eventJSON struct {
+	Member string          `json:"member"`
+	Value  json.RawMessage `json:"value"`
+	Name   *string         `json:"name"` // pointers: "" given is refused, absent is not
+	ID     *string         `json:"id"`
+	At     *string         `json:"at"`
+}
+
+// batchJSON is the body of a batch write.
+type batchJSON struct {
+	Events *[]json.RawMessage `json:"events"`
+}
+
+// writeAnswer is the 200 answer to one event.
+type writeAnswer struct {
+	Board     string     `json:"board"`
+	Member    string     `json:"member"`
+	Duplicate bool       `json:"duplicate"`
+	Views     viewScores `json:"views"`
+}
+
+// viewScores renders a member's standing per view as a JSON object whose
+// keys keep the board's view order.
+type viewScores struct {
+	board *ranking.Board
+	views []ranking.ViewScore
+}
+
+// MarshalJSON writes {"<view>": {"period", "score", "rank"}, ...} in order,
+// scores as exact numbers and rank null when the member is not ranked.
+func (v viewScores) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, vs := range v.views {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		key, _ := json.Marshal(vs.View)
+		period, _ := json.Marshal(vs.Period)
+		buf.Write(key)
+		buf.WriteString(`:{"period":`)
+		buf.Write(period)
+		buf.WriteString(`,"score":`)
+		buf.WriteString(v.board.FormatScore(vs.Score))
+		buf.WriteString(`,"rank":`)
+		if vs.Rank > 0 {
+			buf.WriteString(strconv.FormatInt(vs.Rank, 10))
+		} else {
+			buf.WriteString("null")
+		}
+		buf.WriteByte('}')
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+func answerOf(b *ranking.Board, r ranking.WriteResult) writeAnswer {
+	return writeAnswer{Board: b.ID, Member: r.Member, Duplicate: r.Duplicate, Views: viewScores{b, r.Views}}
+}
+
+// handleWriteScore serves POST /api/v1/boards/{board}/scores.
+func (s *Server) handleWriteScore(c echo.Context) error {
+	var store scoreWriter = s.store
+	b, err := s.board(c)
+	if err != nil {
+		return err
+	}
+	var in eventJSON
+	if err := decodeJSON(c.Request().Body, &in); err != nil {
+		return err
+	}
+	ev, err := parseEvent(b, in)
+	if err != nil {
+		return err
+	}
+	res, err := store.Write(c.Request().Context(), b.ID, ev)
+	if err != nil {
+		return err
+	}
+	return render(c, 200, answerOf(b, res))
+}
+
+// batchResult is one entry of a batch answer: the answer or the error.
+type batchResult struct {
+	*writeAnswer
+	Error *errorDetail `json:"error,omitempty"`
+}
+
+// handleWriteBatch serves POST /api/v1/boards/{board}/scores/batch.
+func (s *Server) handleWriteBatch(c echo.Context) error {
+	var store scoreWriter = s.store
+	b, err := s.board(c)
+	if err != nil {
+		return err
+	}
+	var in batchJSON
+	if err := decodeJSON(c.Request().Body, &in); err != nil {
+		return err
+	}
+	if in.Events == nil {
+		return ranking.Errorf(ranking.EINVALID, "events is required")
+	}
+	raws := *in.Events
+	if len(raws) > ranking.MaxBatch {
+		return ranking.Errorf(ranking.EINVALID, "a batch holds at most %d events, got %d", ranking.MaxBatch, len(raws))
+	}
+	results := make([]batchResult, len(raws))
+	events := make([]ranking.Event, 0, len(raws))
+	sent := make([]int, 0, len(raws)) // index in raws of each event sent
+	for i, raw := range raws {
+		var ej eventJSON
+		err := decodeJSON(bytes.NewReader(raw), &ej)
+		var ev ranking.Event
+		if err == nil {
+			ev, err = parseEvent(b, ej)
+		}
+		if err != nil {
+			_, d := s.classify(c, err)
+			results[i].Error = &d
+			continue
+		}
+		events = append(events, ev)
+		sent = append(sent, i)
+	}
+	if len(events) > 0 {
+		res, err := store.Apply(c.Request().Context(), b.ID, events)
+		if err != nil {
+			return err
+		}
+		for j, r := range res {
+			i := sent[j]
+			if r.Err != nil {
+				_, d := s.classify(c, r.Err)
+				results[i].Error = &d
+				continue
+			}
+			a := answerOf(b, r)
+			results[i].writeAnswer = &a
+		}
+	}
+	return render(c, 200, struct {
+		Results []batchResult `json:"results"`
+	}{results})
+}
+
+// parseEvent turns a decoded event into a ranking.Event. The value must be
+// a JSON number, parsed exactly from its text; the store checks the rest
+// (member and name rules, bounds, lateness).
+func parseEvent(b *ranking.Board, in eventJSON) (ranking.Event, error) {
+	if in.Member == "" {
+		return ranking.Event{}, ranking.Errorf(ranking.EINVALID, "member is required")
+	}
+	raw := bytes.TrimSpace(in.Value)
+	if len(raw) == 0 || string(raw) == "null" {
+		return ranking.Event{}, ranking.Errorf(ranking.EINVALID, "value is required")
+	}
+	if c := raw[0]; c != '-' && (c < '0' || c > '9') {
+		return ranking.Event{}, malformed("field \"value\" must be a JSON number")
+	}
+	v, err := b.ParseScore(string(raw))
+	if err != nil {
+		return ranking.Event{}, err
+	}
+	ev := ranking.Event{Member: in.Member, Value: v}
+	if in.Name != nil {
+		if err := ranking.ValidateName(*in.Name); err != nil {
+			return ranking.Event{}, err
+		}
+		ev.Name = *in.Name
+	}
+	if in.ID != nil {
+		if err := ranking.ValidateEventID(*in.ID); err != nil {
+			return ranking.Event{}, err
+		}
+		ev.ID = *in.ID
+	}
+	if in.At != nil {
+		at, err := time.Parse(time.RFC3339Nano, *in.At)
+		if err != nil {
+			return ranking.Event{}, ranking.Errorf(ranking.EINVALID, "at %q is not an RFC 3339 instant", *in.At)
+		}
+		ev.At = at
+	}
+	return ev, nil
+}
+
+// board looks up the board named in the path.
+func (s *Server) board(c echo.Context) (*ranking.Board, error) {
+	id, err := pathParam(c, "board")
+	if err != nil {
+		return nil, err
+	}
+	b, ok := s.cfg.Board(id)
+	if !ok {
+		return nil, ranking.Errorf(ranking.ENOTFOUND, "no board %q", id)
+	}
+	return b, nil
+}

@@ -1,0 +1,102 @@
+package web
+
+import (
+	"context"
+	"crypto/sha256"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	"github.com/standings/standings/ranking"
+)
+
+// Store is what the handlers need of the score store; *ranking.Store
+// satisfies it. Each handler names the narrower interface it consumes.
+type Store interface {
+	scoreWriter
+	pageReader
+	memberReader
+	memberRemover
+	pinger
+}
+
+// scoreWriter applies score events (POST .../scores and .../scores/batch).
+type scoreWriter interface {
+	Write(ctx context.Context, boardID string, ev ranking.Event) (ranking.WriteResult, error)
+	Apply(ctx context.Context, boardID string, events []ranking.Event) ([]ranking.WriteResult, error)
+}
+
+// pageReader reads a slice of a view's period (GET .../{board}/{view}).
+type pageReader interface {
+	Page(ctx context.Context, boardID, viewName, period string, offset, limit int) (*ranking.Page, error)
+}
+
+// memberReader reads a member's card (GET .../{view}/members/{member}).
+type memberReader interface {
+	Member(ctx context.Context, boardID, viewName, period, member string, around int) (*ranking.Card, error)
+}
+
+// memberRemover removes a member from a board (DELETE .../members/{member}).
+type memberRemover interface {
+	RemoveMember(ctx context.Context, boardID, member string) (bool, error)
+}
+
+// pinger checks that the store's Redis answers (GET /readyz).
+type pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// Options are the dependencies of a Server.
+type Options struct {
+	Store     Store
+	Config    *ranking.Config
+	WriteKeys []string // may write scores
+	AdminKeys []string // may write scores and administer
+	Logger    *slog.Logger
+}
+
+// Server serves the JSON API and the operational endpoints.
+type Server struct {
+	echo      *echo.Echo
+	store     Store
+	cfg       *ranking.Config
+	writeKeys [][sha256.Size]byte
+	adminKeys [][sha256.Size]byte
+	logger    *slog.Logger
+}
+
+// NewServer builds a Server and registers its routes.
+func NewServer(opts Options) *Server {
+	s := &Server{
+		echo:      echo.New(),
+		store:     opts.Store,
+		cfg:       opts.Config,
+		writeKeys: hashKeys(opts.WriteKeys),
+		adminKeys: hashKeys(opts.AdminKeys),
+		logger:    opts.Logger,
+	}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	s.echo.HideBanner = true
+	s.echo.HidePort = true
+	s.echo.HTTPErrorHandler = s.handleError
+	s.routes()
+	return s
+}
+
+// Handler returns the HTTP handler serving every route.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// hashKeys keeps only the SHA-256 of each non-empty key, so that comparing
+// a presented key takes the same time whatever the lengths involved.
+func hashKeys(keys []string) [][sha256.Size]byte {
+	var out [][sha256.Size]byte
+	for _, k := range keys {
+		if k = strings.TrimSpace(k); k != "" {
+			out = append(out, sha256.Sum256([]byte(k)))
+		}
+	}
+	return out
+}
