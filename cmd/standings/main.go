@@ -70,6 +70,7 @@ type Main struct {
 
 	Config *ranking.Config
 	Store  *ranking.Store
+	URL    string // where Run is serving, e.g. http://127.0.0.1:8080
 
 	embedded *miniredis.Miniredis
 	rdb      redis.UniversalClient
@@ -221,7 +222,8 @@ func (m *Main) serve() error {
 			m.Logger.Error("http server", "err", err)
 		}
 	}()
-	m.Logger.Info("listening", "addr", "http://"+ln.Addr().String())
+	m.URL = "http://" + ln.Addr().String()
+	m.Logger.Info("listening", "addr", m.URL)
 	return nil
 }
 

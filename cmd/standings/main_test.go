@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/redistest"
+)
+
+func TestMain(m *testing.M) { os.Exit(redistest.Main(m)) }
+
+// MustRun starts the real wiring with args on a free port and stops it when
+// the test ends.
+func MustRun(t *testing.T, args ...string) *Main {
+	t.Helper()
+	m := NewMain()
+	m.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	if err := m.ParseFlags(append([]string{"--addr", "127.0.0.1:0"}, args...)); err != nil {
+		t.Fatal(err)
+	}
+	m.WriteKeys = []string{"test-key"}
+	if err := m.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := m.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return m
+}
+
+func call(t *testing.T, method, url, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer test-key")
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}
+
+// TestWriteAndRead runs the binary's wiring on the embedded Redis, a real
+// Redis and a Redis Cluster, and writes and reads a score through HTTP.
+func TestWriteAndRead(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args func(t *testing.T) []string
+	}{
+		{"embedded", func(t *testing.T) []string { return nil }},
+		{"redis", func(t *testing.T) []string { return []string{"--redis", "redis://" + redistest.MustStandalone(t)} }},
+		{"cluster", func(t *testing.T) []string {
+			return []string{"--redis-cluster", strings.Join(redistest.MustCluster(t), ",")}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := MustRun(t, tc.args(t)...)
+			if tc.name == "embedded" && !m.Demo {
+				t.Error("the embedded store turns the demo on")
+			}
+			member := "m-" + strings.ReplaceAll(t.Name(), "/", "-")
+			if code, body := call(t, "POST", m.URL+"/api/v1/boards/points/scores", `{"member":"`+member+`","value":7}`); code != 200 {
+				t.Fatalf("write: %d %s", code, body)
+			}
+			code, body := call(t, "GET", m.URL+"/api/v1/boards/points/all/members/"+member, "")
+			if code != 200 || !strings.Contains(body, `"score":7`) {
+				t.Fatalf("read: %d %s", code, body)
+			}
+			if code, _ := call(t, "GET", m.URL+"/readyz", ""); code != 200 {
+				t.Errorf("readyz: %d", code)
+			}
+		})
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	t.Setenv("STANDINGS_ADDR", "127.0.0.1:9999")
+	t.Setenv("STANDINGS_WRITE_KEYS", " a, ,b ")
+	m := NewMain()
+	if err := m.ParseFlags(nil); err != nil {
+		t.Fatal(err)
+	}
+	if m.Addr != "127.0.0.1:9999" || strings.Join(m.WriteKeys, "|") != "a|b" {
+		t.Errorf("env twins: addr %q keys %q", m.Addr, m.WriteKeys)
+	}
+	m = NewMain()
+	if err := m.ParseFlags([]string{"--addr", "127.0.0.1:1"}); err != nil || m.Addr != "127.0.0.1:1" {
+		t.Errorf("flags win over env: %q %v", m.Addr, err)
+	}
+	for _, args := range [][]string{
+		{"--redis", "redis://x", "--redis-cluster", "a:1"},
+		{"extra"},
+		{"--nope"},
+	} {
+		if err := NewMain().ParseFlags(args); err == nil {
+			t.Errorf("%q: want an error", args)
+		}
+	}
+}
+
+// TestBadConfigRefusesToStart: a boards file with problems stops start-up
+// with every problem listed.
+func TestBadConfigRefusesToStart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "boards.yaml")
+	os.WriteFile(path, []byte("boards: [{id: Bad}, {id: ok, views: [7d], update: best}]\n"), 0o600)
+	m := NewMain()
+	m.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	if err := m.ParseFlags([]string{"--config", path, "--addr", "127.0.0.1:0"}); err != nil {
+		t.Fatal(err)
+	}
+	err := m.Run(context.Background())
+	defer m.Close()
+	ce, ok := err.(*ranking.ConfigError)
+	if !ok || len(ce.Problems) != 2 {
+		t.Fatalf("got %v, want two problems", err)
+	}
+}
