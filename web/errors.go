@@ -53,6 +53,18 @@ var statusOf = map[string]int{
 // classify is the one mapping from any error to status, code and a message
 // safe to show. Internal errors are logged here and only here.
 func (s *Server) classify(c echo.Context, err error) (int, errorDetail) {
+	status, detail := errorOf(err)
+	var he *echo.HTTPError
+	if detail.Code == ranking.EINTERNAL && !errors.Is(err, context.Canceled) && !errors.As(err, &he) {
+		req := c.Request()
+		s.logger.Error("internal error", "method", req.Method, "path", req.URL.Path, "err", err)
+	}
+	return status, detail
+}
+
+// errorOf maps an error to its status, code and a message safe to show,
+// without logging, so that metrics can ask too.
+func errorOf(err error) (int, errorDetail) {
 	var ae *apiError
 	var he *echo.HTTPError
 	switch {
@@ -73,8 +85,6 @@ func (s *Server) classify(c echo.Context, err error) (int, errorDetail) {
 			// The caller went away; nobody reads the answer.
 			return status, errorDetail{code, "request canceled"}
 		}
-		req := c.Request()
-		s.logger.Error("internal error", "method", req.Method, "path", req.URL.Path, "err", err)
 		return status, errorDetail{code, "internal error"}
 	}
 	return status, errorDetail{code, ranking.ErrorMessage(err)}
@@ -113,6 +123,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	status, detail := s.classify(c, err)
+	if detail.Code == ranking.EUNAVAILABLE || detail.Code == ranking.EINTERNAL {
+		s.metrics.redisErrors.Inc()
+	}
 	if status == http.StatusUnauthorized {
 		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="standings"`)
 	}

@@ -3,10 +3,11 @@ package web
 // routes registers every route of the server, in one place.
 func (s *Server) routes() {
 	e := s.echo
-	e.Use(s.securityHeaders, s.limitBody, s.requestTimeout)
+	e.Use(s.observe, s.securityHeaders, s.limitBody, s.requestTimeout)
 
 	e.GET("/healthz", s.handleHealthz)
 	e.GET("/readyz", s.handleReadyz)
+	e.GET("/metrics", s.handleMetrics)
 
 	api := e.Group("/api/v1")
 	api.GET("/boards", s.handleListBoards)

@@ -80,19 +80,27 @@ func (s *Server) handleWriteScore(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	res, err := writeOne(c, store, b)
+	if err != nil {
+		status, d := errorOf(err)
+		s.countRefused(b, status, d.Code)
+		return err
+	}
+	s.countWritten(b, res)
+	return render(c, 200, answerOf(b, res))
+}
+
+// writeOne decodes, checks and writes the event of a single write.
+func writeOne(c echo.Context, store scoreWriter, b *ranking.Board) (ranking.WriteResult, error) {
 	var in eventJSON
 	if err := decodeJSON(c.Request().Body, &in); err != nil {
-		return err
+		return ranking.WriteResult{}, err
 	}
 	ev, err := parseEvent(b, in)
 	if err != nil {
-		return err
+		return ranking.WriteResult{}, err
 	}
-	res, err := store.Write(c.Request().Context(), b.ID, ev)
-	if err != nil {
-		return err
-	}
-	return render(c, 200, answerOf(b, res))
+	return store.Write(c.Request().Context(), b.ID, ev)
 }
 
 // batchResult is one entry of a batch answer: the answer or the error.
@@ -130,7 +138,8 @@ func (s *Server) handleWriteBatch(c echo.Context) error {
 			ev, err = parseEvent(b, ej)
 		}
 		if err != nil {
-			_, d := s.classify(c, err)
+			status, d := s.classify(c, err)
+			s.countRefused(b, status, d.Code)
 			results[i].Error = &d
 			continue
 		}
@@ -142,10 +151,12 @@ func (s *Server) handleWriteBatch(c echo.Context) error {
 		if err != nil {
 			return err
 		}
+		s.countWritten(b, res...)
 		for j, r := range res {
 			i := sent[j]
 			if r.Err != nil {
-				_, d := s.classify(c, r.Err)
+				status, d := s.classify(c, r.Err)
+				s.countRefused(b, status, d.Code)
 				results[i].Error = &d
 				continue
 			}

@@ -64,6 +64,7 @@ type Server struct {
 	writeKeys [][sha256.Size]byte
 	adminKeys [][sha256.Size]byte
 	logger    *slog.Logger
+	metrics   *metrics
 }
 
 // NewServer builds a Server and registers its routes.
@@ -75,6 +76,7 @@ func NewServer(opts Options) *Server {
 		writeKeys: hashKeys(opts.WriteKeys),
 		adminKeys: hashKeys(opts.AdminKeys),
 		logger:    opts.Logger,
+		metrics:   newMetrics(),
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)

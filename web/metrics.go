@@ -1,0 +1,115 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/standings/standings/ranking"
+)
+
+// unmatchedRoute is the route label of requests no route matched, so that
+// unknown URLs never reach a label (their number is unbounded).
+const unmatchedRoute = "unmatched"
+
+// metrics are a Server's Prometheus metrics, on a registry of its own so
+// that two Servers in one process (tests) never share counters.
+type metrics struct {
+	registry      *prometheus.Registry
+	requests      *prometheus.CounterVec
+	duration      *prometheus.HistogramVec
+	eventsWritten *prometheus.CounterVec
+	eventsRefused *prometheus.CounterVec
+	redisErrors   prometheus.Counter
+	handler       http.Handler // serves the registry
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "standings_http_requests_total",
+			Help: "HTTP requests answered, by route pattern, method and status.",
+		}, []string{"route", "method", "status"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "standings_http_request_duration_seconds",
+			Help:    "Time to answer an HTTP request, by route pattern and method.",
+			Buckets: prometheus.DefBuckets,
+		}, []string{"route", "method"}),
+		eventsWritten: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "standings_events_written_total",
+			Help: "Score events applied (not refused, not duplicates), by board.",
+		}, []string{"board"}),
+		eventsRefused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "standings_events_refused_total",
+			Help: "Score events refused, by board and error code.",
+		}, []string{"board", "code"}),
+		redisErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "standings_redis_errors_total",
+			Help: "Requests that ended in an unavailable or internal error.",
+		}),
+	}
+	m.registry.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.requests, m.duration, m.eventsWritten, m.eventsRefused, m.redisErrors,
+	)
+	m.handler = promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+	return m
+}
+
+// observe counts and times every request by its route pattern. It hands
+// errors to the error funnel itself, so that the status it records is the
+// one the client gets.
+func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		if err != nil {
+			c.Error(err)
+		}
+		route := c.Path()
+		if route == "" || errors.Is(err, echo.ErrNotFound) || errors.Is(err, echo.ErrMethodNotAllowed) {
+			route = unmatchedRoute
+		}
+		method := c.Request().Method
+		status := strconv.Itoa(c.Response().Status)
+		s.metrics.requests.WithLabelValues(route, method, status).Inc()
+		s.metrics.duration.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
+		return nil
+	}
+}
+
+// handleMetrics serves GET /metrics in the Prometheus text format.
+func (s *Server) handleMetrics(c echo.Context) error {
+	s.metrics.handler.ServeHTTP(c.Response(), c.Request())
+	return nil
+}
+
+// countWritten counts the events of results that were applied. The board
+// must be one found in the config, which bounds the label.
+func (s *Server) countWritten(b *ranking.Board, results ...ranking.WriteResult) {
+	n := 0
+	for _, r := range results {
+		if r.Err == nil && !r.Duplicate {
+			n++
+		}
+	}
+	if n > 0 {
+		s.metrics.eventsWritten.WithLabelValues(b.ID).Add(float64(n))
+	}
+}
+
+// countRefused counts an event refused with a 4xx code. Failures of the
+// store (unavailable, internal) are not refusals: the redis error counter
+// has them.
+func (s *Server) countRefused(b *ranking.Board, status int, code string) {
+	if status >= 400 && status < 500 {
+		s.metrics.eventsRefused.WithLabelValues(b.ID, code).Inc()
+	}
+}
