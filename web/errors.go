@@ -129,6 +129,12 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if status == http.StatusUnauthorized {
 		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="standings"`)
 	}
+	if htmlWanted(c) {
+		if err := s.renderErrorPage(c, status, detail); err != nil {
+			s.logger.Error("writing error page", "err", err)
+		}
+		return
+	}
 	if err := render(c, status, errorBody{detail}); err != nil {
 		s.logger.Error("writing error response", "err", err)
 	}

@@ -66,6 +66,7 @@ func MustFixture(tb testing.TB) *fixture {
 		Store: store, Config: cfg,
 		WriteKeys: []string{writeKey}, AdminKeys: []string{adminKey},
 	})
+	tb.Cleanup(srv.Close)
 	return &fixture{mr: mr, handler: srv.Handler()}
 }
 

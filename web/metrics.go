@@ -26,6 +26,9 @@ type metrics struct {
 	eventsWritten *prometheus.CounterVec
 	eventsRefused *prometheus.CounterVec
 	redisErrors   prometheus.Counter
+	liveViewers   prometheus.Gauge
+	liveRenders   prometheus.Counter
+	liveDropped   prometheus.Counter
 	handler       http.Handler // serves the registry
 }
 
@@ -54,10 +57,23 @@ func newMetrics() *metrics {
 			Help: "Requests that ended in an unavailable or internal error.",
 		}),
 	}
+	m.liveViewers = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "standings_live_viewers",
+		Help: "Open live-feed websockets.",
+	})
+	m.liveRenders = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "standings_live_renders_total",
+		Help: "Live fragments rendered (at most one per watched topic per tick).",
+	})
+	m.liveDropped = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "standings_live_dropped_total",
+		Help: "Live viewers dropped (1013) for not taking a frame within the write timeout.",
+	})
 	m.registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.requests, m.duration, m.eventsWritten, m.eventsRefused, m.redisErrors,
+		m.liveViewers, m.liveRenders, m.liveDropped,
 	)
 	m.handler = promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
 	return m

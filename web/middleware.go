@@ -17,14 +17,14 @@ const MaxBody = 1 << 20
 const StoreTimeout = 2 * time.Second
 
 // securityHeaders sets the headers every response carries. Only /embed/
-// pages may be framed by other sites.
+// pages may be framed by other sites (contentSecurity sets the CSP,
+// frame-ancestors included; X-Frame-Options is for older browsers).
 func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		h := c.Response().Header()
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "same-origin")
 		if !strings.HasPrefix(c.Request().URL.Path, "/embed/") {
-			h.Set("Content-Security-Policy", "frame-ancestors 'none'")
 			h.Set("X-Frame-Options", "DENY")
 		}
 		return next(c)
@@ -50,9 +50,14 @@ func tooLarge() *apiError {
 	return &apiError{Status: http.StatusRequestEntityTooLarge, Code: codeTooLarge, Message: "request body is larger than 1 MiB"}
 }
 
+// baseContextKey keeps a request's context before requestTimeout, for
+// handlers that stream (CSV) and give each store call its own deadline.
+const baseContextKey = "base-context"
+
 // requestTimeout gives every request's store calls StoreTimeout.
 func (s *Server) requestTimeout(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		c.Set(baseContextKey, c.Request().Context())
 		ctx, cancel := context.WithTimeout(c.Request().Context(), StoreTimeout)
 		defer cancel()
 		c.SetRequest(c.Request().WithContext(ctx))

@@ -3,7 +3,16 @@ package web
 // routes registers every route of the server, in one place.
 func (s *Server) routes() {
 	e := s.echo
-	e.Use(s.observe, s.securityHeaders, s.limitBody, s.requestTimeout)
+	e.Use(s.observe, s.securityHeaders, s.contentSecurity, s.limitBody, s.requestTimeout)
+
+	e.GET("/", s.handleIndex)
+	e.GET("/boards/:board", s.handleBoardRedirect)
+	e.GET("/boards/:board/:view", s.handleBoardPage) // also {view}.csv
+	e.GET("/boards/:board/:view/members", s.handleFindMember)
+	e.GET("/boards/:board/:view/members/:member", s.handleRankCard)
+	e.GET("/embed/:board/:view", s.handleEmbed)
+	e.GET("/static/*", s.handleStatic)
+	e.GET("/ws/:board/:view", s.handleLive)
 
 	e.GET("/healthz", s.handleHealthz)
 	e.GET("/readyz", s.handleReadyz)

@@ -86,6 +86,7 @@ func (s *Server) handleWriteScore(c echo.Context) error {
 		s.countRefused(b, status, d.Code)
 		return err
 	}
+	s.reads.Invalidate(b.ID)
 	s.countWritten(b, res)
 	return render(c, 200, answerOf(b, res))
 }
@@ -148,6 +149,7 @@ func (s *Server) handleWriteBatch(c echo.Context) error {
 	}
 	if len(events) > 0 {
 		res, err := store.Apply(c.Request().Context(), b.ID, events)
+		s.reads.Invalidate(b.ID) // also when it failed midway: earlier calls may stand
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/standings/standings/ranking"
@@ -19,6 +20,7 @@ type Store interface {
 	memberReader
 	memberRemover
 	pinger
+	cardReader
 }
 
 // scoreWriter applies score events (POST .../scores and .../scores/batch).
@@ -54,9 +56,29 @@ type Options struct {
 	WriteKeys []string // may write scores
 	AdminKeys []string // may write scores and administer
 	Logger    *slog.Logger
+	// NotDurable says the store is the embedded, in-memory Redis; every
+	// page says so in its footer.
+	NotDurable bool
+	// PageTick is how long a read of a current period is shared between
+	// page requests (0: DefaultPageTick; negative: never shared).
+	PageTick time.Duration
+	// LiveTick is the live feed's tick: each (board, view, limit) with
+	// viewers is rendered at most once per tick (0: DefaultLiveTick).
+	LiveTick time.Duration
+	// LiveWriteTimeout is how long a viewer has to take one frame before it
+	// is dropped with 1013 (0: DefaultWriteTimeout).
+	LiveWriteTimeout time.Duration
+	// LivePingInterval is how often idle connections are pinged (0:
+	// DefaultPingInterval).
+	LivePingInterval time.Duration
+	// Feed is the change feed; the Store when nil (it must then be one).
+	Feed feed
 }
 
-// Server serves the JSON API and the operational endpoints.
+// DefaultPageTick is how long page reads of a current period are shared.
+const DefaultPageTick = 250 * time.Millisecond
+
+// Server serves the pages, the JSON API and the operational endpoints.
 type Server struct {
 	echo      *echo.Echo
 	store     Store
@@ -65,6 +87,13 @@ type Server struct {
 	adminKeys [][sha256.Size]byte
 	logger    *slog.Logger
 	metrics   *metrics
+
+	notDurable bool
+	reads      *pageCache // current-period reads shared per tick
+
+	hub          *hub
+	writeTimeout time.Duration
+	pingInterval time.Duration
 }
 
 // NewServer builds a Server and registers its routes.
@@ -77,6 +106,8 @@ func NewServer(opts Options) *Server {
 		adminKeys: hashKeys(opts.AdminKeys),
 		logger:    opts.Logger,
 		metrics:   newMetrics(),
+
+		notDurable: opts.NotDurable,
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
@@ -85,8 +116,35 @@ func NewServer(opts Options) *Server {
 	s.echo.HidePort = true
 	s.echo.HTTPErrorHandler = s.handleError
 	s.routes()
+	tick := opts.PageTick
+	if tick == 0 {
+		tick = DefaultPageTick
+	}
+	s.reads = newPageCache(opts.Store, tick)
+	s.writeTimeout = orDefault(opts.LiveWriteTimeout, DefaultWriteTimeout)
+	s.pingInterval = orDefault(opts.LivePingInterval, DefaultPingInterval)
+	f := opts.Feed
+	if f == nil {
+		f, _ = opts.Store.(feed)
+	}
+	s.hub = newHub(s.renderLive, f, orDefault(opts.LiveTick, DefaultLiveTick), s.logger, s.metrics)
+	if f != nil {
+		s.hub.start()
+	}
 	return s
 }
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+// Close ends the live feed: every websocket is closed with 1012 (service
+// restart), and Close returns when they are. Call it before shutting the
+// HTTP server down, which does not track websockets.
+func (s *Server) Close() { s.hub.close() }
 
 // Handler returns the HTTP handler serving every route.
 func (s *Server) Handler() http.Handler { return s.echo }

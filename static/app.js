@@ -1,0 +1,84 @@
+// Standings: progressive enhancement. Every page works without this file;
+// with it, live pages follow the websocket feed and keyboard users get "/".
+(function () {
+  "use strict";
+
+  // "/" focuses the member search, as on most sites with a search box.
+  document.addEventListener("keydown", function (e) {
+    if (e.key !== "/" || e.ctrlKey || e.metaKey || e.altKey) return;
+    var t = e.target;
+    if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.isContentEditable)) return;
+    var s = document.getElementById("member-search");
+    if (s) { e.preventDefault(); s.focus(); }
+  });
+
+  // Live feed: frames are whole fragments (a table or a card headline)
+  // whose id names the element they replace.
+  function live(status) {
+    var url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + status.dataset.ws;
+    var tries = 0;
+
+    function setState(state, text) {
+      status.dataset.state = state;
+      status.textContent = text;
+    }
+
+    function rowsOf(el) {
+      var out = {};
+      el.querySelectorAll("tr[data-member]").forEach(function (tr) {
+        var rank = tr.querySelector('[data-testid="rank"]');
+        var score = tr.querySelector('[data-testid="score"]');
+        out[tr.dataset.member] = (rank ? rank.textContent : "") + "|" + (score ? score.textContent : "");
+      });
+      return out;
+    }
+
+    function apply(html) {
+      var tpl = document.createElement("template");
+      tpl.innerHTML = html;
+      var next = tpl.content.firstElementChild;
+      if (!next || !next.id) return;
+      var cur = document.getElementById(next.id);
+      if (!cur) return;
+      // The current period rolled over: the page around the table is stale.
+      if (cur.dataset.period && next.dataset.period && cur.dataset.period !== next.dataset.period) {
+        location.reload();
+        return;
+      }
+      var before = rowsOf(cur), after = rowsOf(next);
+      next.querySelectorAll("tr[data-member]").forEach(function (tr) {
+        if (before[tr.dataset.member] !== after[tr.dataset.member]) tr.classList.add("moved");
+      });
+      if (next.tagName === "DL" && cur.textContent !== next.textContent) next.classList.add("changed");
+      cur.replaceWith(next);
+    }
+
+    function connect() {
+      setState("connecting", tries ? "Reconnecting…" : "Connecting…");
+      var ws;
+      try { ws = new WebSocket(url); } catch (e) { retry(); return; }
+      ws.onopen = function () { tries = 0; setState("live", "Live"); };
+      ws.onmessage = function (ev) { if (typeof ev.data === "string") apply(ev.data); };
+      ws.onclose = function (ev) {
+        // 1013: we were too slow; 1012: the server restarts. Both: come back.
+        setState("reconnecting", "Reconnecting…");
+        retry(ev.code);
+      };
+    }
+
+    function retry(code) {
+      tries++;
+      var base = code === 1013 ? 250 : Math.min(10000, 500 * Math.pow(2, Math.min(tries, 5)));
+      setTimeout(connect, base / 2 + Math.random() * base / 2);
+    }
+
+    connect();
+  }
+
+  function start() {
+    var status = document.getElementById("live-status");
+    if (status && status.dataset.ws && "WebSocket" in window) live(status);
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

@@ -1,0 +1,16 @@
+package views
+
+import (
+	"strconv"
+
+	"github.com/a-h/templ"
+)
+
+// StaticURL is the path of a file served from static/.
+func StaticURL(name string) string { return "/static/" + name }
+
+func rankText(r int64) string { return strconv.FormatInt(r, 10) }
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func safe(u string) templ.SafeURL { return templ.SafeURL(u) }

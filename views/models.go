@@ -1,0 +1,160 @@
+package views
+
+// View models: everything a component shows, already formatted by the web
+// layer, so that components only lay out text and never compute.
+
+// Layout is what every full page shares.
+type Layout struct {
+	Title      string // the page's own title; the site name is appended
+	NotDurable bool   // the store is the embedded, in-memory Redis
+	Live       *Live  // set when the page follows the live feed
+}
+
+// Live says which live feed a page follows and which table it replaces.
+type Live struct {
+	URL     string // websocket path, e.g. /ws/points/week?limit=100
+	TableID string
+}
+
+// Link is a navigation link; Current marks the one being shown.
+type Link struct {
+	Label   string
+	URL     string
+	Current bool
+}
+
+// IndexPage is GET /: every board with its views and its leaders.
+type IndexPage struct {
+	Layout
+	Boards []BoardSummary
+}
+
+// BoardSummary is one board on the index.
+type BoardSummary struct {
+	ID          string
+	Title       string
+	Description string // e.g. "Highest first · points add up"
+	Views       []Link
+	LeadersOf   string // label of the view the leaders come from
+	Leaders     []Row
+	Unavailable bool // the leaders could not be read
+}
+
+// Row is one row of a standings table.
+type Row struct {
+	Rank    int64
+	Member  string
+	Name    string // display name, or the member id when none is known
+	Score   string
+	CardURL string
+	Self    bool // the member a rank card is about
+}
+
+// Table is a standings table: a whole fragment, as sent live.
+type Table struct {
+	ID      string
+	Caption string
+	Rows    []Row
+	Period  string // the period shown; a live frame of another period means the page is stale
+	Empty   string // shown when there are no rows
+}
+
+// PeriodNav is the period navigation of a board or rank card.
+type PeriodNav struct {
+	ID         string // the period id
+	Label      string // e.g. "Week of 16 Nov 2026"
+	Range      string // e.g. "16 Nov – 22 Nov 2026"; empty for all time
+	Final      bool
+	IsCurrent  bool
+	PrevURL    string // empty when there is none
+	NextURL    string
+	CurrentURL string
+}
+
+// Pager is the 100-rows-a-page navigation.
+type Pager struct {
+	Page, Pages int
+	From, To    int64
+	Total       int64
+	PrevURL     string
+	NextURL     string
+}
+
+// BoardPage is GET /boards/{board}/{view}.
+type BoardPage struct {
+	Layout
+	BoardID    string
+	BoardTitle string
+	ViewLabel  string
+	Tabs       []Link
+	Period     PeriodNav
+	Table      Table
+	Pager      Pager
+	SearchURL  string // GET form action of the member search
+	SearchIn   string // the period searched; empty for the current one
+	SearchErr  string // a member search that found nobody
+	Query      string
+	CSVURL     string
+	APIURL     string
+	EmbedURL   string
+}
+
+// CardPage is GET /boards/{board}/{view}/members/{member}.
+type CardPage struct {
+	Layout
+	BoardID    string
+	BoardTitle string
+	BoardURL   string
+	ViewLabel  string
+	Tabs       []Link // the same card in each view
+	Period     PeriodNav
+	Member     string
+	Name       string
+	Summary    CardSummary
+	Neighbours Table
+	Views      []CardView
+	Chart      Chart
+	Lines      []string
+}
+
+// CardSummary is the headline of a rank card (live-updated as a whole).
+type CardSummary struct {
+	ID         string
+	Rank       int64
+	Score      string
+	Total      int64
+	TopPercent string
+	Gap        string // e.g. "12 to pass #4"; empty for #1
+}
+
+// CardView is the member's standing in one view's current period.
+type CardView struct {
+	Label   string
+	Period  string
+	Rank    int64 // 0: no score there
+	Score   string
+	Total   int64
+	URL     string
+	Current bool
+}
+
+// EmbedPage is GET /embed/{board}/{view}.
+type EmbedPage struct {
+	Live       *Live
+	Title      string
+	ViewLabel  string
+	Theme      string // light or dark
+	Table      Table
+	BoardURL   string
+	NotDurable bool
+}
+
+// ErrorPage is an HTML error.
+type ErrorPage struct {
+	Layout
+	Status   int
+	Heading  string
+	Message  string
+	RetryURL string // set when trying again may help
+	HomeURL  string
+}

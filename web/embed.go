@@ -1,0 +1,51 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/views"
+)
+
+// MaxEmbedLimit is the most rows a widget shows (contract: 50).
+const MaxEmbedLimit = 50
+
+// handleEmbed serves GET /embed/{board}/{view}?limit=10&theme=light: a
+// compact widget of the current period's top, for iframes on other sites.
+func (s *Server) handleEmbed(c echo.Context) error {
+	var store pageReader = s.reads
+	limit, err := intParam(c, "limit", 10, 1, MaxEmbedLimit)
+	if err != nil {
+		return err
+	}
+	theme := c.QueryParam("theme")
+	switch theme {
+	case "":
+		theme = "light"
+	case "light", "dark":
+	default:
+		return ranking.Errorf(ranking.EINVALID, "theme must be light or dark, got %q", theme)
+	}
+	b, view, err := s.boardView(c)
+	if err != nil {
+		return err
+	}
+	v, _ := b.View(view)
+	pg, err := store.Page(c.Request().Context(), b.ID, view, "", 0, limit)
+	if err != nil {
+		return err
+	}
+	id := views.TableID(b.ID, view, limit)
+	p := views.EmbedPage{
+		Live:       &views.Live{URL: withQuery("/ws/"+b.ID+"/"+view, "limit", strconv.Itoa(limit)), TableID: id},
+		Title:      b.Title,
+		ViewLabel:  viewLabel(v),
+		Theme:      theme,
+		BoardURL:   boardPath(b.ID, view),
+		Table:      s.table(b, v, pg, id, ""),
+		NotDurable: s.notDurable,
+	}
+	return s.renderPage(c, http.StatusOK, views.Embed(p))
+}

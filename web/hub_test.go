@@ -1,0 +1,398 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/alicebob/miniredis/v2"
+	"github.com/coder/websocket"
+	"github.com/redis/go-redis/v9"
+	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/views"
+	"github.com/standings/standings/web"
+)
+
+// liveFixture is a Server behind a real listener, for websocket tests.
+type liveFixture struct {
+	mr   *miniredis.Miniredis
+	srv  *web.Server
+	http *httptest.Server
+}
+
+// MustLive starts a Server with the given options on miniredis (mr, or a
+// new one when nil).
+func MustLive(tb testing.TB, mr *miniredis.Miniredis, opts web.Options) *liveFixture {
+	tb.Helper()
+	cfg, err := ranking.ParseConfig([]byte(testBoards))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if mr == nil {
+		mr = miniredis.RunT(tb)
+		mr.SetTime(testNow)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	store := ranking.NewStore(rdb, cfg, ranking.Options{Clock: func() time.Time { return testNow }})
+	opts.Store, opts.Config, opts.WriteKeys = store, cfg, []string{writeKey}
+	srv := web.NewServer(opts)
+	hs := httptest.NewServer(srv.Handler())
+	tb.Cleanup(func() {
+		srv.Close()
+		hs.Close()
+		rdb.Close()
+	})
+	return &liveFixture{mr: mr, srv: srv, http: hs}
+}
+
+func (f *liveFixture) write(tb testing.TB, board, body string) {
+	tb.Helper()
+	req, _ := http.NewRequest("POST", f.http.URL+"/api/v1/boards/"+board+"/scores", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+writeKey)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		tb.Fatalf("write %s: %d", body, res.StatusCode)
+	}
+}
+
+func (f *liveFixture) dial(tb testing.TB, path string) *websocket.Conn {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(f.http.URL, "http")+path, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c.SetReadLimit(1 << 22)
+	tb.Cleanup(func() { c.CloseNow() })
+	return c
+}
+
+// next reads one frame, failing after 5 s.
+func next(tb testing.TB, c *websocket.Conn) string {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, b, err := c.Read(ctx)
+	if err != nil {
+		tb.Fatalf("reading a frame: %v", err)
+	}
+	return string(b)
+}
+
+// until reads frames until one satisfies ok.
+func until(tb testing.TB, c *websocket.Conn, ok func(frame string) bool) string {
+	tb.Helper()
+	for range 100 {
+		if f := next(tb, c); ok(f) {
+			return f
+		}
+	}
+	tb.Fatal("no matching frame in 100")
+	return ""
+}
+
+func frameRows(tb testing.TB, frame string) []string {
+	tb.Helper()
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(frame))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tableRows(doc.Selection)
+}
+
+func TestLiveSnapshotThenChanges(t *testing.T) {
+	f := MustLive(t, nil, web.Options{})
+	f.write(t, "points", `{"member":"alice","value":5}`)
+	c := f.dial(t, "/ws/points/week?limit=3")
+	first := next(t, c)
+	if !strings.HasPrefix(first, `<div id="`+views.TableID("points", "week", 3)+`"`) {
+		t.Fatalf("first frame is not the whole table fragment: %.200s", first)
+	}
+	if got := frameRows(t, first); fmt.Sprint(got) != "[1 alice 5]" {
+		t.Fatalf("snapshot %v", got)
+	}
+	f.write(t, "points", `{"member":"bob","value":7}`)
+	got := frameRows(t, until(t, c, func(s string) bool { return strings.Contains(s, "bob") }))
+	if fmt.Sprint(got) != "[1 bob 7 2 alice 5]" {
+		t.Errorf("after a write %v", got)
+	}
+	// A reconnect gets the current state at once.
+	c.Close(websocket.StatusNormalClosure, "")
+	c2 := f.dial(t, "/ws/points/week?limit=3")
+	if got := frameRows(t, next(t, c2)); fmt.Sprint(got) != "[1 bob 7 2 alice 5]" {
+		t.Errorf("reconnect snapshot %v", got)
+	}
+	// A write to another view of another board does not wake this one.
+	f.write(t, "lap", `{"member":"x","value":1}`)
+}
+
+func TestLiveSameBytesForEveryViewerAndRendersFollowTicks(t *testing.T) {
+	tick := 100 * time.Millisecond
+	f := MustLive(t, nil, web.Options{LiveTick: tick})
+	const viewers = 20
+	conns := make([]*websocket.Conn, viewers)
+	for i := range conns {
+		conns[i] = f.dial(t, "/ws/points/all?limit=5")
+		next(t, conns[i]) // snapshot
+	}
+	before := liveRenders(t, f)
+	start := time.Now()
+	for i := range 60 {
+		f.write(t, "points", fmt.Sprintf(`{"member":"m%d","value":%d}`, i%7, i))
+	}
+	f.write(t, "points", `{"member":"last","value":999}`)
+	elapsed := time.Since(start)
+	var want string
+	for i, c := range conns {
+		got := until(t, c, func(s string) bool { return strings.Contains(s, "last") })
+		if i == 0 {
+			want = got
+		} else if got != want {
+			t.Fatalf("viewer %d got other bytes", i)
+		}
+	}
+	renders := liveRenders(t, f) - before
+	// However many viewers and writes: at most one render per tick (plus
+	// the ticks that end the wait).
+	if limit := int(elapsed/tick) + 1 + int(time.Since(start)/tick-elapsed/tick) + 2; renders > float64(limit) {
+		t.Errorf("%v renders for 61 writes over %v, %d viewers; want at most %d", renders, time.Since(start), viewers, limit)
+	}
+}
+
+// liveRenders scrapes the render counter.
+func liveRenders(tb testing.TB, f *liveFixture) float64 {
+	tb.Helper()
+	res, err := http.Get(f.http.URL + "/metrics")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer res.Body.Close()
+	var b strings.Builder
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := res.Body.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	for _, line := range strings.Split(b.String(), "\n") {
+		if v, ok := strings.CutPrefix(line, "standings_live_renders_total "); ok {
+			x, _ := strconv.ParseFloat(v, 64)
+			return x
+		}
+	}
+	return 0
+}
+
+func TestLiveRankCardHeadline(t *testing.T) {
+	f := MustLive(t, nil, web.Options{})
+	f.write(t, "points", `{"member":"alice","value":5}`)
+	f.write(t, "points", `{"member":"bob","value":3}`)
+	c := f.dial(t, "/ws/points/week?member=bob")
+	first := next(t, c)
+	if !strings.HasPrefix(first, `<dl id="`+views.CardID("points", "week")+`"`) || !strings.Contains(first, "#2") {
+		t.Fatalf("card snapshot %q", first)
+	}
+	f.write(t, "points", `{"member":"bob","value":10}`)
+	until(t, c, func(s string) bool { return strings.Contains(s, "#1") && strings.Contains(s, ">13<") })
+}
+
+func TestLiveBadRequests(t *testing.T) {
+	f := MustLive(t, nil, web.Options{})
+	for path, status := range map[string]int{
+		"/ws/points/week?limit=0":       422,
+		"/ws/points/week?limit=101":     422,
+		"/ws/points/week?limit=x":       422,
+		"/ws/nope/week":                 404,
+		"/ws/points/month":              404,
+		"/ws/points/week?member=%01bad": 422,
+	} {
+		res, err := http.Get(f.http.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != status || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
+			t.Errorf("%s: %d %s, want %d JSON", path, res.StatusCode, res.Header.Get("Content-Type"), status)
+		}
+	}
+}
+
+func TestLiveShutdownCloses1012(t *testing.T) {
+	f := MustLive(t, nil, web.Options{})
+	c := f.dial(t, "/ws/points/week")
+	next(t, c)
+	done := make(chan struct{})
+	go func() { f.srv.Close(); close(done) }()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, _, err := c.Read(ctx)
+	if websocket.CloseStatus(err) != websocket.StatusServiceRestart {
+		t.Errorf("close status %v (%v), want 1012", websocket.CloseStatus(err), err)
+	}
+	<-done
+	// After shutdown, new viewers are turned away the same way.
+	c2 := f.dial(t, "/ws/points/week")
+	if _, _, err := c2.Read(ctx); websocket.CloseStatus(err) != websocket.StatusServiceRestart {
+		t.Errorf("late viewer: %v", err)
+	}
+}
+
+func TestLiveAcrossInstances(t *testing.T) {
+	a := MustLive(t, nil, web.Options{})
+	b := MustLive(t, a.mr, web.Options{})
+	c := b.dial(t, "/ws/points/day?limit=5")
+	next(t, c)
+	a.write(t, "points", `{"member":"via-a","value":4}`)
+	until(t, c, func(s string) bool { return strings.Contains(s, "via-a") })
+}
+
+func TestLiveStalledClientIsDroppedWithoutDelayingOthers(t *testing.T) {
+	tick := 20 * time.Millisecond
+	f := MustLive(t, nil, web.Options{LiveTick: tick, LiveWriteTimeout: 300 * time.Millisecond})
+	// Fat frames fill the stalled client's socket buffers quickly.
+	name := strings.Repeat("W", 64)
+	var events []string
+	for i := range 100 {
+		events = append(events, fmt.Sprintf(`{"member":"member-%s-%03d","value":%d,"name":"%s"}`, strings.Repeat("x", 90), i, i, name))
+	}
+	req, _ := http.NewRequest("POST", f.http.URL+"/api/v1/boards/points/scores/batch", strings.NewReader(`{"events":[`+strings.Join(events, ",")+`]}`))
+	req.Header.Set("Authorization", "Bearer "+writeKey)
+	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != 200 {
+		t.Fatalf("batch: %v", err)
+	}
+
+	stalled := dialStalled(t, f.http.Listener.Addr().String(), "/ws/points/all?limit=100")
+	defer stalled.Close()
+	healthy := f.dial(t, "/ws/points/all?limit=100")
+	next(t, healthy)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dropped := false
+	frames := 0
+	for i := 0; !dropped && ctx.Err() == nil; i++ {
+		f.write(t, "points", fmt.Sprintf(`{"member":"member-%s-%03d","value":1}`, strings.Repeat("x", 90), i%100))
+		rctx, rcancel := context.WithTimeout(ctx, 5*time.Second)
+		if _, _, err := healthy.Read(rctx); err != nil {
+			rcancel()
+			t.Fatalf("the healthy viewer stopped receiving after %d frames: %v", frames, err)
+		}
+		rcancel()
+		frames++
+		if frames%20 == 0 {
+			dropped = metric(t, f, "standings_live_dropped_total") >= 1
+		}
+	}
+	if !dropped {
+		t.Fatalf("the stalled viewer was never dropped (%d frames to the healthy one)", frames)
+	}
+	if v := metric(t, f, "standings_live_viewers"); v != 1 {
+		t.Errorf("%v viewers left, want 1", v)
+	}
+}
+
+// dialStalled opens a websocket with a tiny receive buffer and never reads.
+func dialStalled(tb testing.TB, addr, path string) net.Conn {
+	tb.Helper()
+	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+		var serr error
+		rc.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 2048) })
+		return serr
+	}}
+	conn, err := d.Dial("tcp", addr)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", path, addr)
+	return conn
+}
+
+func metric(tb testing.TB, f *liveFixture, name string) float64 {
+	tb.Helper()
+	res, err := http.Get(f.http.URL + "/metrics")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer res.Body.Close()
+	doc := new(strings.Builder)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := res.Body.Read(buf)
+		doc.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	for _, line := range strings.Split(doc.String(), "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			x, _ := strconv.ParseFloat(v, 64)
+			return x
+		}
+	}
+	return 0
+}
+
+func TestLiveConnectDisconnectLeavesNoGoroutines(t *testing.T) {
+	f := MustLive(t, nil, web.Options{})
+	f.write(t, "points", `{"member":"alice","value":5}`)
+	warm := f.dial(t, "/ws/points/week")
+	next(t, warm)
+	warm.Close(websocket.StatusNormalClosure, "")
+	settle := func() int {
+		n := runtime.NumGoroutine()
+		for range 100 {
+			time.Sleep(20 * time.Millisecond)
+			if m := runtime.NumGoroutine(); m == n {
+				return m
+			} else {
+				n = m
+			}
+		}
+		return n
+	}
+	base := settle()
+	for i := range 1000 {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(f.http.URL, "http")+"/ws/points/week?limit="+strconv.Itoa(1+i%5), nil)
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		if i%2 == 0 {
+			c.Read(ctx) // half take the snapshot, half leave at once
+		}
+		c.Close(websocket.StatusNormalClosure, "")
+		cancel()
+	}
+	http.DefaultClient.CloseIdleConnections()
+	var after int
+	for range 50 {
+		if after = settle(); after <= base+2 {
+			break
+		}
+	}
+	if after > base+2 {
+		buf := make([]byte, 1<<20)
+		n := runtime.Stack(buf, true)
+		t.Fatalf("%d goroutines before, %d after 1000 cycles\n%s", base, after, buf[:n])
+	}
+	if v := metric(t, f, "standings_live_viewers"); v != 0 {
+		t.Errorf("%v viewers left", v)
+	}
+}

@@ -1,0 +1,88 @@
+package web
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/standings/standings/ranking"
+	"golang.org/x/sync/singleflight"
+)
+
+// pageCache shares reads of current periods between requests for one short
+// tick: however many people load a busy board at once, Redis answers each
+// (board, view, slice) at most once per tick. Past periods and member reads
+// are not cached. A write through this instance drops its board's entries
+// at once, so a client that writes and then reads sees its write; writes
+// through other instances show within a tick.
+type pageCache struct {
+	store pageReader
+	tick  time.Duration
+
+	mu      sync.Mutex
+	entries map[string]cacheEntry
+	gen     map[string]uint64 // board -> generation, bumped by every local write
+	flight  singleflight.Group
+}
+
+type cacheEntry struct {
+	page    *ranking.Page
+	gen     uint64
+	expires time.Time
+}
+
+// maxCacheEntries bounds the cache; expired entries are swept beyond it.
+const maxCacheEntries = 4096
+
+func newPageCache(store pageReader, tick time.Duration) *pageCache {
+	return &pageCache{store: store, tick: tick, entries: map[string]cacheEntry{}, gen: map[string]uint64{}}
+}
+
+// Page reads like the store does; current periods ("") come from the cache
+// when a read of the same slice is younger than a tick.
+func (pc *pageCache) Page(ctx context.Context, boardID, viewName, period string, offset, limit int) (*ranking.Page, error) {
+	if period != "" || pc.tick <= 0 {
+		return pc.store.Page(ctx, boardID, viewName, period, offset, limit)
+	}
+	key := boardID + "\x00" + viewName + "\x00" + strconv.Itoa(offset) + "\x00" + strconv.Itoa(limit)
+	now := time.Now()
+	pc.mu.Lock()
+	gen := pc.gen[boardID]
+	if e, ok := pc.entries[key]; ok && e.gen == gen && now.Before(e.expires) {
+		pc.mu.Unlock()
+		return e.page, nil
+	}
+	pc.mu.Unlock()
+	v, err, _ := pc.flight.Do(key+"\x00"+strconv.FormatUint(gen, 10), func() (any, error) {
+		pg, err := pc.store.Page(ctx, boardID, viewName, period, offset, limit)
+		if err != nil {
+			return nil, err
+		}
+		pc.mu.Lock()
+		defer pc.mu.Unlock()
+		if len(pc.entries) >= maxCacheEntries {
+			for k, e := range pc.entries {
+				if !now.Before(e.expires) {
+					delete(pc.entries, k)
+				}
+			}
+			if len(pc.entries) >= maxCacheEntries {
+				clear(pc.entries)
+			}
+		}
+		pc.entries[key] = cacheEntry{page: pg, gen: gen, expires: time.Now().Add(pc.tick)}
+		return pg, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*ranking.Page), nil
+}
+
+// Invalidate drops the cached reads of a board after a local write.
+func (pc *pageCache) Invalidate(boardID string) {
+	pc.mu.Lock()
+	pc.gen[boardID]++
+	pc.mu.Unlock()
+}
