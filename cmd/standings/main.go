@@ -75,6 +75,7 @@ type Main struct {
 	embedded *miniredis.Miniredis
 	rdb      redis.UniversalClient
 	http     *http.Server
+	web      *web.Server
 	serving  chan struct{} // closed when the HTTP server has stopped
 	demoSet  bool
 	stop     context.CancelFunc
@@ -134,6 +135,10 @@ func envOr(key, def string) string {
 // Run loads the boards, connects to Redis (or starts the embedded one),
 // checks that it answers, and starts serving HTTP on Addr.
 func (m *Main) Run(ctx context.Context) error {
+	// go-redis logs every failed dial; the outage is already reported by
+	// /readyz, the metrics and one warning per failed request, so its own
+	// lines go to debug.
+	redis.SetLogger(redisLogger{m.Logger})
 	var err error
 	if m.ConfigPath == "" {
 		m.Config, err = ranking.ParseConfig(demoConfig)
@@ -145,12 +150,15 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	switch {
 	case m.RedisCluster != "":
-		m.rdb = redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(m.RedisCluster, ",")})
+		m.rdb = redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(m.RedisCluster, ","), ContextTimeoutEnabled: true})
 	case m.RedisURL != "":
 		opts, err := redis.ParseURL(m.RedisURL)
 		if err != nil {
 			return fmt.Errorf("--redis: %w", err)
 		}
+		// Request deadlines (2 s) must bound every command, also when a
+		// Redis hangs rather than refusing connections.
+		opts.ContextTimeoutEnabled = true
 		m.rdb = redis.NewClient(opts)
 	default:
 		m.embedded = miniredis.NewMiniRedis()
@@ -158,7 +166,7 @@ func (m *Main) Run(ctx context.Context) error {
 		if err := m.embedded.Start(); err != nil {
 			return fmt.Errorf("embedded redis: %w", err)
 		}
-		m.rdb = redis.NewClient(&redis.Options{Addr: m.embedded.Addr()})
+		m.rdb = redis.NewClient(&redis.Options{Addr: m.embedded.Addr(), ContextTimeoutEnabled: true})
 		if !m.demoSet {
 			m.Demo = true
 		}
@@ -197,17 +205,18 @@ func (m *Main) serve() error {
 		writeKeys = []string{key}
 		m.Logger.Warn("generated write key: " + key)
 	}
-	srv := web.NewServer(web.Options{
+	m.web = web.NewServer(web.Options{
 		Store: m.Store, Config: m.Config,
 		WriteKeys: writeKeys, AdminKeys: m.AdminKeys,
-		Logger: m.Logger,
+		Logger:     m.Logger,
+		NotDurable: m.embedded != nil,
 	})
 	ln, err := net.Listen("tcp", m.Addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
 	m.http = &http.Server{
-		Handler:           srv.Handler(),
+		Handler:           m.web.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      30 * time.Second,
@@ -240,6 +249,11 @@ func generateKey() (string, error) {
 // finish in-flight requests), then the background work, then Redis.
 func (m *Main) Close() error {
 	var errs []error
+	// Websockets first: HTTP shutdown does not track them. They are told
+	// 1012 (service restart) and reconnect to another instance.
+	if m.web != nil {
+		m.web.Close()
+	}
 	if m.http != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		if err := m.http.Shutdown(ctx); err != nil {
@@ -259,4 +273,11 @@ func (m *Main) Close() error {
 		m.embedded.Close()
 	}
 	return errors.Join(errs...)
+}
+
+// redisLogger sends go-redis's internal log lines to slog at debug level.
+type redisLogger struct{ l *slog.Logger }
+
+func (r redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	r.l.DebugContext(ctx, "redis client: "+fmt.Sprintf(format, v...))
 }

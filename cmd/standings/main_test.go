@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/standings/standings/ranking"
 	"github.com/standings/standings/ranking/redistest"
@@ -124,5 +127,36 @@ func TestBadConfigRefusesToStart(t *testing.T) {
 	ce, ok := err.(*ranking.ConfigError)
 	if !ok || len(ce.Problems) != 2 {
 		t.Fatalf("got %v, want two problems", err)
+	}
+}
+
+// TestShutdownClosesLiveFeeds checks that Close tells websocket viewers
+// 1012 (service restart) and that the program then stops.
+func TestShutdownClosesLiveFeeds(t *testing.T) {
+	m := NewMain()
+	m.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	if err := m.ParseFlags([]string{"--addr", "127.0.0.1:0", "--demo=false"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(m.URL, "http")+"/ws/points/week?limit=5", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Read(ctx); err != nil { // the snapshot
+		t.Fatal(err)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- m.Close() }()
+	_, _, err = c.Read(ctx)
+	if websocket.CloseStatus(err) != websocket.StatusServiceRestart {
+		t.Errorf("close status %v (%v), want 1012", websocket.CloseStatus(err), err)
+	}
+	if err := <-closed; err != nil {
+		t.Error(err)
 	}
 }

@@ -65,12 +65,14 @@ type Server struct {
 
 	port    int
 	dir     string
+	args    []string // the command line, kept for Start
 	cmd     *exec.Cmd
 	exited  chan struct{} // closed once the process has been reaped
 	waitErr error         // cmd.Wait's result, valid after exited is closed
 
 	closeOnce sync.Once
 	closeErr  error
+	closed    bool
 }
 
 // StartServer starts a standalone redis-server on a free 127.0.0.1 port, with
@@ -93,6 +95,7 @@ func (s *Server) Dir() string { return s.dir }
 // It is safe to call more than once.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
+		s.closed = true
 		// SIGKILL: nothing is persisted, so there is nothing to shut down cleanly.
 		if err := s.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
 			s.closeErr = fmt.Errorf("redistest: kill redis-server %s (pid %d): %w", s.Addr, s.PID(), err)
@@ -104,6 +107,34 @@ func (s *Server) Close() error {
 		}
 	})
 	return s.closeErr
+}
+
+// Stop kills the server process, as a crash or an outage would, and waits
+// for it to exit. Unlike Close it keeps the port reserved and the
+// directory, so that Start can bring the server back on the same address.
+// Stop, Start and Close must not run concurrently.
+func (s *Server) Stop() error {
+	if err := s.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("redistest: kill redis-server %s (pid %d): %w", s.Addr, s.PID(), err)
+	}
+	<-s.exited
+	return nil
+}
+
+// Start starts a stopped server again on the same port with the same
+// arguments, and returns once it answers PING. Nothing is persisted, so the
+// server comes back empty. It is an error while the server runs or after
+// Close.
+func (s *Server) Start(ctx context.Context) error {
+	if s.closed {
+		return fmt.Errorf("redistest: start redis-server %s: closed", s.Addr)
+	}
+	select {
+	case <-s.exited:
+	default:
+		return fmt.Errorf("redistest: start redis-server %s: still running (pid %d)", s.Addr, s.PID())
+	}
+	return s.spawn(ctx)
 }
 
 // startServer starts one redis-server, retrying with a fresh port when the
@@ -170,45 +201,53 @@ func startOnce(ctx context.Context, port int, cluster bool, extraArgs []string) 
 	}
 	args = append(args, extraArgs...)
 
+	s := &Server{
+		Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
+		port: port,
+		dir:  dir,
+		args: args,
+	}
+	if err := s.spawn(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// spawn starts the redis-server process of s and waits until it answers.
+func (s *Server) spawn(ctx context.Context) error {
 	// Anything redis-server prints before its log file is open (bad flags,
 	// for instance) goes here.
-	out, err := os.Create(filepath.Join(dir, outFileName))
+	out, err := os.OpenFile(filepath.Join(s.dir, outFileName), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("redistest: %w", err)
+		return fmt.Errorf("redistest: %w", err)
 	}
 	defer out.Close() // the child has its own copy of the descriptor
 
-	cmd := exec.Command("redis-server", args...)
-	cmd.Dir = dir
+	cmd := exec.Command("redis-server", s.args...)
+	cmd.Dir = s.dir
 	cmd.Stdout = out
 	cmd.Stderr = out
 	cmd.SysProcAttr = sysProcAttr()
 	if err := startProcess(cmd); err != nil {
-		return nil, fmt.Errorf("redistest: start redis-server: %w", err)
+		return fmt.Errorf("redistest: start redis-server: %w", err)
 	}
-
-	s := &Server{
-		Addr:   net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
-		port:   port,
-		dir:    dir,
-		cmd:    cmd,
-		exited: make(chan struct{}),
-	}
+	exited := make(chan struct{})
+	s.cmd, s.exited = cmd, exited
 	go func() {
 		s.waitErr = cmd.Wait()
-		close(s.exited)
+		close(exited)
 	}()
 
 	if err := s.waitReady(ctx); err != nil {
 		_ = cmd.Process.Kill()
-		<-s.exited
+		<-exited
 		tail := s.logTail()
 		if strings.Contains(tail, "Address already in use") {
 			err = fmt.Errorf("%w: %w", errPortInUse, err)
 		}
-		return nil, fmt.Errorf("redistest: redis-server on %s did not start: %w\n--- log tail ---\n%s", s.Addr, err, tail)
+		return fmt.Errorf("redistest: redis-server on %s did not start: %w\n--- log tail ---\n%s", s.Addr, err, tail)
 	}
-	return s, nil
+	return nil
 }
 
 // waitReady polls PING until it answers, the process exits, or the attempt
