@@ -35,7 +35,7 @@ run: generate ## Run the server; pass flags with ARGS='...'.
 	$(GO) run ./cmd/standings $(ARGS)
 
 .PHONY: test
-test: deps generate ## Run all tests against real Redis and Chromium (what CI runs).
+test: deps generate lint ## Lint, then run all tests against real Redis and Chromium (what CI runs).
 	STANDINGS_REQUIRE_REDIS=1 STANDINGS_CHROMIUM=$(CHROMIUM) \
 		$(GO) test -race -count=1 -timeout 14m $(TESTFLAGS) $(PKGS)
 
