@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -184,11 +185,19 @@ func (m *Main) Run(ctx context.Context) error {
 	// midnight. Every instance may run this; the builds are idempotent.
 	bg, stop := context.WithCancel(context.Background())
 	m.stop, m.done = stop, make(chan struct{})
-	go func() {
-		defer close(m.done)
+	var wg sync.WaitGroup
+	wg.Go(func() {
 		m.Store.RunWindowPreparer(bg, time.Minute, func(err error) {
 			m.Logger.Error("preparing rolling windows", "err", err)
 		})
+	})
+	if m.Demo {
+		d := newDemo(m.Store, m.Config, m.Logger, uint64(time.Now().UnixNano()))
+		wg.Go(func() { d.Run(bg) })
+	}
+	go func() {
+		wg.Wait()
+		close(m.done)
 	}()
 	return m.serve()
 }

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+	"github.com/standings/standings/ranking"
+)
+
+// TestDemoEventsAreValid draws many events for boards of every shape and
+// checks each against the board's rules.
+func TestDemoEventsAreValid(t *testing.T) {
+	cfg, err := ranking.ParseConfig([]byte(`
+boards:
+  - id: inc
+  - id: inc-dec
+    decimals: 6
+    min_score: -1
+    max_score: 1
+  - id: best-asc
+    order: asc
+    update: best
+    decimals: 3
+    max_score: 3600
+  - id: best-desc
+    update: best
+    min_score: 10
+    max_score: 12
+  - id: latest
+    update: latest
+    ties: shared
+    decimals: 2
+    min_score: -50
+    max_score: 50
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newDemo(nil, cfg, slog.New(slog.DiscardHandler), 1)
+	for _, b := range cfg.Boards {
+		for range 20000 {
+			ev := d.event(b)
+			if err := ranking.ValidateMember(ev.Member); err != nil {
+				t.Fatalf("%s: member %q: %v", b.ID, ev.Member, err)
+			}
+			if err := ranking.ValidateName(ev.Name); err != nil {
+				t.Fatalf("%s: name %q: %v", b.ID, ev.Name, err)
+			}
+			if ev.Value < b.Min || ev.Value > b.Max {
+				t.Fatalf("%s: value %d outside [%d, %d]", b.ID, ev.Value, b.Min, b.Max)
+			}
+			if b.Update == ranking.Increment && ev.Value <= 0 {
+				t.Fatalf("%s: increment %d", b.ID, ev.Value)
+			}
+		}
+	}
+}
+
+// TestDemoTraffic runs the generator on the demo boards until it has
+// backfilled and written live events, then checks what a newcomer sees:
+// every board has entries now, and earlier periods have history.
+func TestDemoTraffic(t *testing.T) {
+	cfg, err := ranking.ParseConfig(demoConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mr := miniredis.RunT(t)
+	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer rdb.Close()
+	store := ranking.NewStore(rdb, cfg, ranking.Options{})
+	d := newDemo(store, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { d.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+
+	deadline := time.Now().Add(60 * time.Second)
+	for _, b := range cfg.Boards {
+		for _, v := range b.Views {
+			for {
+				pg, err := store.Page(ctx, b.ID, v.Name, "", 0, 1)
+				if err == nil && pg.Total > 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%s %s: still empty (%v)", b.ID, v.Name, err)
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+	}
+	// The backfill reaches into the previous hour and day.
+	now, _ := store.Now(ctx)
+	for _, c := range []struct{ board, view string }{{"points", "hour"}, {"points", "day"}, {"reads", "day"}, {"speedrun", "day"}} {
+		b, _ := cfg.Board(c.board)
+		v, _ := b.View(c.view)
+		prev := cfg.Calendar.Prev(v, cfg.Calendar.PeriodAt(v, now))
+		pg, err := store.Page(ctx, c.board, c.view, prev.ID, 0, 10)
+		if err != nil || pg.Total == 0 {
+			t.Errorf("%s %s %s: no history (%v)", c.board, c.view, prev.ID, err)
+		}
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the generator did not stop")
+	}
+}
