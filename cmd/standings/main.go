@@ -63,8 +63,9 @@ type Main struct {
 	RedisURL     string
 	RedisCluster string
 	Demo         bool
-	WriteKeys    []string // STANDINGS_WRITE_KEYS
-	AdminKeys    []string // STANDINGS_ADMIN_KEYS
+	WriteKeys    []string      // STANDINGS_WRITE_KEYS
+	AdminKeys    []string      // STANDINGS_ADMIN_KEYS
+	LiveTick     time.Duration // STANDINGS_LIVE_TICK: live fragments render at most once per tick
 
 	Logger *slog.Logger
 	Stdout io.Writer
@@ -104,6 +105,14 @@ func (m *Main) ParseFlags(args []string) error {
 			m.demoSet = true
 		}
 	})
+	m.LiveTick = web.DefaultLiveTick
+	if s := os.Getenv("STANDINGS_LIVE_TICK"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 100*time.Millisecond || d > 250*time.Millisecond {
+			return fmt.Errorf("STANDINGS_LIVE_TICK must be a duration from 100ms to 250ms, got %q", s)
+		}
+		m.LiveTick = d
+	}
 	m.WriteKeys = splitKeys(os.Getenv("STANDINGS_WRITE_KEYS"))
 	m.AdminKeys = splitKeys(os.Getenv("STANDINGS_ADMIN_KEYS"))
 	if fs.NArg() > 0 {
@@ -219,6 +228,7 @@ func (m *Main) serve() error {
 		WriteKeys: writeKeys, AdminKeys: m.AdminKeys,
 		Logger:     m.Logger,
 		NotDurable: m.embedded != nil,
+		LiveTick:   m.LiveTick,
 	})
 	ln, err := net.Listen("tcp", m.Addr)
 	if err != nil {

@@ -110,6 +110,16 @@ func TestParseFlags(t *testing.T) {
 			t.Errorf("%q: want an error", args)
 		}
 	}
+	t.Setenv("STANDINGS_LIVE_TICK", "150ms")
+	if m := NewMain(); m.ParseFlags(nil) != nil || m.LiveTick != 150*time.Millisecond {
+		t.Errorf("live tick %v", m.LiveTick)
+	}
+	for _, bad := range []string{"50ms", "1s", "fast"} {
+		t.Setenv("STANDINGS_LIVE_TICK", bad)
+		if err := NewMain().ParseFlags(nil); err == nil {
+			t.Errorf("STANDINGS_LIVE_TICK=%s: want an error", bad)
+		}
+	}
 }
 
 // TestBadConfigRefusesToStart: a boards file with problems stops start-up
