@@ -396,3 +396,32 @@ func TestLiveConnectDisconnectLeavesNoGoroutines(t *testing.T) {
 		t.Errorf("%v viewers left", v)
 	}
 }
+
+func TestLiveRendersNothingForUnwatchedBoards(t *testing.T) {
+	tick := 50 * time.Millisecond
+	f := MustLive(t, nil, web.Options{LiveTick: tick})
+	for i := range 20 {
+		f.write(t, "points", fmt.Sprintf(`{"member":"m%d","value":1}`, i))
+	}
+	time.Sleep(5 * tick)
+	if n := liveRenders(t, f); n != 0 {
+		t.Fatalf("%v renders with nobody watching", n)
+	}
+	c := f.dial(t, "/ws/points/week?limit=3")
+	next(t, c)
+	c.Close(websocket.StatusNormalClosure, "")
+	for range 100 { // the hub notices the viewer left
+		if metric(t, f, "standings_live_viewers") == 0 {
+			break
+		}
+		time.Sleep(tick)
+	}
+	before := liveRenders(t, f)
+	for i := range 20 {
+		f.write(t, "points", fmt.Sprintf(`{"member":"m%d","value":1}`, i))
+	}
+	time.Sleep(5 * tick)
+	if n := liveRenders(t, f); n != before {
+		t.Errorf("%v renders after the last viewer left", n-before)
+	}
+}
