@@ -43,6 +43,7 @@ var suites = []suite{
 	{"ingest", "events/s of Store.Apply on a 5-view board against plain Redis write patterns", runIngest},
 	{"memory", "Redis bytes per member per view against plain sorted sets", runMemory},
 	{"windows", "events/s into 7d, 30d and 90d rolling windows, side by side", runWindows},
+	{"pages", "board page and rank card req/s and p99 with 64 clients, beside /healthz", runPages},
 }
 
 // options are the command-line settings.

@@ -38,6 +38,9 @@ func TestSuitesPrintEveryResult(t *testing.T) {
 		"RATIO memory_vs_plain",
 		"BENCH window_7d_events_per_s", "BENCH window_30d_events_per_s", "BENCH window_90d_events_per_s",
 		"RATIO window_30d_vs_7d", "RATIO window_90d_vs_7d",
+		"BENCH healthz_rps", "BENCH board_page_rps", "BENCH board_page_unshared_rps", "BENCH rank_card_rps",
+		"BENCH board_page_p99_ms", "BENCH rank_card_p99_ms",
+		"RATIO board_page_vs_healthz", "RATIO board_page_unshared_vs_healthz", "RATIO rank_card_vs_healthz",
 	}
 	for _, k := range want {
 		v, ok := got[k]

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/web"
+)
+
+// The pages suite: the top-100 board page and the rank card served to 64
+// concurrent clients, beside the same server's /healthz in the same run.
+
+const (
+	pagesClients = 64
+	pagesBoard   = `
+boards:
+  - id: bench
+    title: Bench
+    views: [day, week, month, all]
+`
+)
+
+func runPages(ctx context.Context, e *env) error {
+	if err := e.rdb.FlushAll(ctx).Err(); err != nil {
+		return err
+	}
+	cfg, err := ranking.ParseConfig([]byte(pagesBoard))
+	if err != nil {
+		return err
+	}
+	store := ranking.NewStore(e.rdb, cfg, ranking.Options{Prefix: "bench-pages:"})
+	n := min(e.opts.members, 50000)
+	members := memberIDs(n)
+	rnd := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < n; i += ranking.MaxBatch {
+		var evs []ranking.Event
+		for _, m := range members[i:min(i+ranking.MaxBatch, n)] {
+			evs = append(evs, ranking.Event{Member: m, Name: "Player " + m, Value: 1 + rnd.Int64N(100000)})
+		}
+		if _, err := store.Apply(ctx, "bench", evs); err != nil {
+			return fmt.Errorf("load: %w", err)
+		}
+	}
+	e.logf("pages: %d members loaded", n)
+
+	shared, err := startPageServer(store, cfg, 0)
+	if err != nil {
+		return err
+	}
+	defer shared.close()
+	unshared, err := startPageServer(store, cfg, -1)
+	if err != nil {
+		return err
+	}
+	defer unshared.close()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256}, Timeout: 10 * time.Second}
+	defer client.CloseIdleConnections()
+
+	get := func(base string, path func(r *rand.Rand) string) func(int) work {
+		return func(w int) work {
+			r := rand.New(rand.NewPCG(uint64(w), 9))
+			return func(ctx context.Context) (int, error) {
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+path(r), nil)
+				res, err := client.Do(req)
+				if err != nil {
+					if ctx.Err() != nil {
+						return 0, nil
+					}
+					return 0, err
+				}
+				_, err = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if res.StatusCode != http.StatusOK {
+					return 0, fmt.Errorf("%s: status %d", req.URL.Path, res.StatusCode)
+				}
+				return 1, err
+			}
+		}
+	}
+	fixed := func(p string) func(*rand.Rand) string { return func(*rand.Rand) string { return p } }
+	card := func(r *rand.Rand) string { return "/boards/bench/week/members/" + members[r.IntN(n)] }
+
+	results := map[string]runResult{}
+	for _, c := range []struct {
+		name string
+		work func(int) work
+	}{
+		{"healthz", get(shared.url, fixed("/healthz"))},
+		{"board_page", get(shared.url, fixed("/boards/bench/week"))},
+		{"board_page_unshared", get(unshared.url, fixed("/boards/bench/week"))},
+		{"rank_card", get(shared.url, card)},
+	} {
+		if _, err := drive(ctx, pagesClients, warmupFor(e.opts.duration), c.work); err != nil {
+			return fmt.Errorf("%s warm-up: %w", c.name, err)
+		}
+		res, err := drive(ctx, pagesClients, e.opts.duration, c.work)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
+		}
+		results[c.name] = res
+		lat := sortedCopy(res.latencies)
+		e.logf("pages: %-20s %8.0f req/s  p50 %6.2f ms  p99 %6.2f ms", c.name, res.eventsPerSecond(), ms(percentile(lat, 50)), ms(percentile(lat, 99)))
+	}
+	for _, name := range []string{"healthz", "board_page", "board_page_unshared", "rank_card"} {
+		res := results[name]
+		lat := sortedCopy(res.latencies)
+		e.out.bench(name+"_rps", res.eventsPerSecond(), "req/s")
+		e.out.bench(name+"_p50_ms", ms(percentile(lat, 50)), "ms")
+		e.out.bench(name+"_p99_ms", ms(percentile(lat, 99)), "ms")
+	}
+	hz := results["healthz"].eventsPerSecond()
+	e.out.ratio("board_page_vs_healthz", divide(results["board_page"].eventsPerSecond(), hz))
+	e.out.ratio("board_page_unshared_vs_healthz", divide(results["board_page_unshared"].eventsPerSecond(), hz))
+	e.out.ratio("rank_card_vs_healthz", divide(results["rank_card"].eventsPerSecond(), hz))
+	return nil
+}
+
+// pageServer is a web.Server on a loopback port.
+type pageServer struct {
+	url  string
+	web  *web.Server
+	http *http.Server
+}
+
+func startPageServer(store *ranking.Store, cfg *ranking.Config, tick time.Duration) (*pageServer, error) {
+	srv := web.NewServer(web.Options{
+		Store: store, Config: cfg, WriteKeys: []string{"bench"},
+		Logger: slog.New(slog.DiscardHandler), PageTick: tick,
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		srv.Close()
+		return nil, err
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			panic(err)
+		}
+	}()
+	return &pageServer{url: "http://" + ln.Addr().String(), web: srv, http: hs}, nil
+}
+
+func (p *pageServer) close() {
+	p.web.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	p.http.Shutdown(ctx)
+}
