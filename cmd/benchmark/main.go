@@ -44,6 +44,7 @@ var suites = []suite{
 	{"memory", "Redis bytes per member per view against plain sorted sets", runMemory},
 	{"windows", "events/s into 7d, 30d and 90d rolling windows, side by side", runWindows},
 	{"pages", "board page and rank card req/s and p99 with 64 clients, beside /healthz", runPages},
+	{"live", "websocket viewers of one board under steady writes: the hub against a naive per-viewer renderer", runLive},
 }
 
 // options are the command-line settings.
@@ -53,6 +54,10 @@ type options struct {
 	members  int           // memory suite load size
 	writers  int           // concurrent client goroutines for every contender
 	timeout  time.Duration // whole run
+
+	viewers      int           // live suite: websocket viewers
+	liveRate     int           // live suite: events/s written
+	liveDuration time.Duration // live suite: length of each side
 }
 
 // env is what a suite runs with.
@@ -68,6 +73,9 @@ func (e *env) logf(format string, args ...any) {
 }
 
 func main() {
+	if liveChildMain() {
+		return
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
@@ -129,6 +137,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&opts.members, "members", 1_000_000, "members loaded by the memory suite")
 	fs.IntVar(&opts.writers, "writers", 4, "concurrent writers, the same for every contender")
 	fs.DurationVar(&opts.timeout, "timeout", 30*time.Minute, "upper bound on the whole run")
+	fs.IntVar(&opts.viewers, "viewers", 2000, "live suite: websocket viewers of one board")
+	fs.IntVar(&opts.liveRate, "live-rate", 1000, "live suite: events written per second")
+	fs.DurationVar(&opts.liveDuration, "live-duration", 20*time.Second, "live suite: length of each measurement")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
@@ -142,6 +153,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return options{}, errors.New("-members must be positive")
 	case opts.writers <= 0 || opts.writers > 64:
 		return options{}, errors.New("-writers must be between 1 and 64")
+	case opts.viewers <= 0 || opts.viewers > 10000:
+		return options{}, errors.New("-viewers must be between 1 and 10000")
+	case opts.liveRate <= 0 || opts.liveDuration <= 0:
+		return options{}, errors.New("-live-rate and -live-duration must be positive")
 	case opts.timeout <= 0:
 		return options{}, errors.New("-timeout must be positive")
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +12,14 @@ import (
 
 	"github.com/standings/standings/ranking/redistest"
 )
+
+// TestMain lets this test binary serve as the live suite's server child.
+func TestMain(m *testing.M) {
+	if liveChildMain() {
+		return
+	}
+	os.Exit(m.Run())
+}
 
 // TestSuitesPrintEveryResult runs every suite with tiny parameters and checks
 // that each expected result line is printed with a positive value.
@@ -24,7 +33,7 @@ func TestSuitesPrintEveryResult(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
-	args := []string{"-duration", "200ms", "-members", "2000"}
+	args := []string{"-duration", "200ms", "-members", "2000", "-viewers", "20", "-live-rate", "100", "-live-duration", "1s"}
 	if err := run(ctx, args, &stdout, &stderr); err != nil {
 		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
 	}
@@ -41,6 +50,9 @@ func TestSuitesPrintEveryResult(t *testing.T) {
 		"BENCH healthz_rps", "BENCH board_page_rps", "BENCH board_page_unshared_rps", "BENCH rank_card_rps",
 		"BENCH board_page_p99_ms", "BENCH rank_card_p99_ms",
 		"RATIO board_page_vs_healthz", "RATIO board_page_unshared_vs_healthz", "RATIO rank_card_vs_healthz",
+		"BENCH live_latency_p50_ms", "BENCH live_latency_p99_ms", "BENCH live_renders_per_s", "BENCH live_server_cpu_s",
+		"BENCH naive_renders_per_s", "BENCH naive_server_cpu_s",
+		"RATIO renders_naive_vs_hub", "RATIO cpu_naive_vs_hub",
 	}
 	for _, k := range want {
 		v, ok := got[k]

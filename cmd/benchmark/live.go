@@ -1,0 +1,476 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/coder/websocket"
+	"github.com/redis/go-redis/v9"
+	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/views"
+	"github.com/standings/standings/web"
+)
+
+// The live suite: many websocket viewers of one board while events are
+// written at a steady rate, served by the hub and, in the same run, by a
+// naive server that renders for every viewer on every event. Each server
+// runs in a child process (this program re-executed with liveRoleEnv), so
+// its CPU time is its own.
+
+const (
+	liveRoleEnv  = "STANDINGS_BENCH_ROLE"  // "live-hub" or "live-naive"
+	liveRedisEnv = "STANDINGS_BENCH_REDIS" // the Redis address for a child
+	liveBoard    = `
+boards:
+  - id: live
+    title: Live
+    views: [day, all]
+    max_score: 100000000
+`
+	livePrefix = "bench-live:"
+	// liveSampleEvery: latency is sampled for every n-th write.
+	liveSampleEvery = 25
+	liveLimit       = 10
+)
+
+// liveSettings size the suite; tests shrink them.
+type liveSettings struct {
+	viewers  int
+	rate     int // events/s
+	duration time.Duration
+}
+
+func runLive(ctx context.Context, e *env) error {
+	s := liveSettings{viewers: e.opts.viewers, rate: e.opts.liveRate, duration: e.opts.liveDuration}
+	hub, err := e.liveRun(ctx, "live-hub", s)
+	if err != nil {
+		return fmt.Errorf("hub: %w", err)
+	}
+	naive, err := e.liveRun(ctx, "live-naive", s)
+	if err != nil {
+		return fmt.Errorf("naive: %w", err)
+	}
+	for _, r := range []struct {
+		prefix string
+		res    liveResult
+	}{{"live", hub}, {"naive", naive}} {
+		e.out.bench(r.prefix+"_viewers", float64(r.res.viewers), "viewers")
+		e.out.bench(r.prefix+"_events_per_s", r.res.eventsPerS, "events/s")
+		e.out.bench(r.prefix+"_latency_p50_ms", ms(percentile(r.res.latencies, 50)), "ms")
+		e.out.bench(r.prefix+"_latency_p99_ms", ms(percentile(r.res.latencies, 99)), "ms")
+		e.out.bench(r.prefix+"_renders_per_s", r.res.rendersPerS, "renders/s")
+		e.out.bench(r.prefix+"_frames_per_viewer_s", r.res.framesPerViewerS, "frames/s")
+		e.out.bench(r.prefix+"_server_cpu_s", r.res.cpu.Seconds(), "s")
+	}
+	e.out.ratio("renders_naive_vs_hub", divide(naive.rendersPerS, hub.rendersPerS))
+	e.out.ratio("cpu_naive_vs_hub", divide(naive.cpu.Seconds(), hub.cpu.Seconds()))
+	return nil
+}
+
+// liveResult is one server's measurement.
+type liveResult struct {
+	viewers          int
+	eventsPerS       float64
+	latencies        []time.Duration // sorted
+	rendersPerS      float64
+	framesPerViewerS float64
+	cpu              time.Duration
+}
+
+var probeRE = regexp.MustCompile(`data-member="p(\d+)"`)
+
+// liveRun starts a server child of the given role, connects the viewers,
+// writes probes at the rate for the duration, and measures.
+func (e *env) liveRun(ctx context.Context, role string, s liveSettings) (liveResult, error) {
+	if err := e.rdb.FlushAll(ctx).Err(); err != nil {
+		return liveResult{}, err
+	}
+	child, err := startLiveChild(ctx, role, e.rdb.Options().Addr)
+	if err != nil {
+		return liveResult{}, err
+	}
+	defer child.stop()
+	cfg, err := ranking.ParseConfig([]byte(liveBoard))
+	if err != nil {
+		return liveResult{}, err
+	}
+	store := ranking.NewStore(e.rdb, cfg, ranking.Options{Prefix: livePrefix})
+	if _, err := store.Write(ctx, "live", ranking.Event{Member: "seed", Value: 1}); err != nil {
+		return liveResult{}, err
+	}
+
+	// Acknowledgement times of the probes, by probe number.
+	var acks sync.Map
+	var frames atomic.Int64
+	var mu sync.Mutex
+	var lats []time.Duration
+	recording := atomic.Bool{}
+
+	vctx, vcancel := context.WithCancel(ctx)
+	defer vcancel()
+	var wg sync.WaitGroup
+	connected := atomic.Int64{}
+	dialErr := make(chan error, 1)
+	for v := range s.viewers {
+		wg.Go(func() {
+			dctx, cancel := context.WithTimeout(vctx, 30*time.Second)
+			c, _, err := websocket.Dial(dctx, "ws://"+child.addr+"/ws/live/day?limit="+strconv.Itoa(liveLimit), nil)
+			cancel()
+			if err != nil {
+				select {
+				case dialErr <- fmt.Errorf("viewer %d: %w", v, err):
+				default:
+				}
+				return
+			}
+			defer c.CloseNow()
+			c.SetReadLimit(1 << 20)
+			connected.Add(1)
+			seen := int64(-1)
+			var local []time.Duration
+			for {
+				_, b, err := c.Read(vctx)
+				if err != nil {
+					break
+				}
+				now := time.Now()
+				if !recording.Load() {
+					continue
+				}
+				frames.Add(1)
+				// The newest probe is the leader, so this frame shows every
+				// write up to it: each of those that this viewer had not seen
+				// yet took from its acknowledgement until now (sampled).
+				m := probeRE.FindSubmatch(b)
+				if m == nil {
+					continue
+				}
+				n, _ := strconv.ParseInt(string(m[1]), 10, 64)
+				for k := seen + 1; k <= n; k++ {
+					if k%liveSampleEvery != 0 || len(local) >= 2000 {
+						continue
+					}
+					if at, ok := acks.Load(k); ok {
+						local = append(local, max(0, now.Sub(at.(time.Time))))
+					}
+				}
+				seen = max(seen, n)
+			}
+			mu.Lock()
+			lats = append(lats, local...)
+			mu.Unlock()
+		})
+	}
+	// Wait for every viewer (bounded).
+	deadline := time.Now().Add(60 * time.Second)
+	for connected.Load() < int64(s.viewers) {
+		select {
+		case err := <-dialErr:
+			return liveResult{}, err
+		default:
+		}
+		if time.Now().After(deadline) {
+			return liveResult{}, fmt.Errorf("only %d of %d viewers connected", connected.Load(), s.viewers)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	e.logf("%s: %d viewers connected", role, s.viewers)
+
+	renders0, err := child.renders()
+	if err != nil {
+		return liveResult{}, err
+	}
+	cpu0, err := child.cpu()
+	if err != nil {
+		return liveResult{}, err
+	}
+	recording.Store(true)
+	start := time.Now()
+	// Writer: batches every 10 ms; each event is a new leader p<n>.
+	tick := time.NewTicker(10 * time.Millisecond)
+	var written int64
+	perTick := float64(s.rate) / 100
+	var owed float64
+	for time.Since(start) < s.duration && ctx.Err() == nil {
+		<-tick.C
+		owed += perTick
+		k := int(owed)
+		owed -= float64(k)
+		if k == 0 {
+			continue
+		}
+		evs := make([]ranking.Event, k)
+		for i := range evs {
+			written++
+			evs[i] = ranking.Event{Member: "p" + strconv.FormatInt(written, 10), Value: 1000 + written}
+		}
+		if _, err := store.Apply(ctx, "live", evs); err != nil {
+			tick.Stop()
+			return liveResult{}, fmt.Errorf("write: %w", err)
+		}
+		now := time.Now()
+		for n := written - int64(k) + 1; n <= written; n++ {
+			acks.Store(n, now)
+		}
+	}
+	tick.Stop()
+	elapsed := time.Since(start)
+	recording.Store(false)
+	cpu1, err := child.cpu()
+	if err != nil {
+		return liveResult{}, err
+	}
+	renders1, err := child.renders()
+	if err != nil {
+		return liveResult{}, err
+	}
+	vcancel()
+	wg.Wait()
+	res := liveResult{
+		viewers:          s.viewers,
+		eventsPerS:       float64(written) / elapsed.Seconds(),
+		latencies:        sortedCopy(lats),
+		rendersPerS:      (renders1 - renders0) / elapsed.Seconds(),
+		framesPerViewerS: float64(frames.Load()) / float64(s.viewers) / elapsed.Seconds(),
+		cpu:              cpu1 - cpu0,
+	}
+	e.logf("%s: %.0f events/s, latency p50 %.1f ms p99 %.1f ms, %.1f renders/s, %.2f frames/s per viewer, server CPU %.2fs",
+		role, res.eventsPerS, ms(percentile(res.latencies, 50)), ms(percentile(res.latencies, 99)), res.rendersPerS, res.framesPerViewerS, res.cpu.Seconds())
+	return res, nil
+}
+
+// liveChild is a server process of the live suite.
+type liveChild struct {
+	cmd  *exec.Cmd
+	addr string
+	done chan struct{}
+}
+
+func startLiveChild(ctx context.Context, role, redisAddr string) (*liveChild, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), liveRoleEnv+"="+role, liveRedisEnv+"="+redisAddr)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	c := &liveChild{cmd: cmd, done: make(chan struct{})}
+	go func() { cmd.Wait(); close(c.done) }()
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if a, ok := strings.CutPrefix(sc.Text(), "ADDR "); ok {
+				lines <- a
+			}
+		}
+		io.Copy(io.Discard, out)
+	}()
+	select {
+	case c.addr = <-lines:
+		return c, nil
+	case <-c.done:
+		return nil, errors.New("server child exited before listening")
+	case <-time.After(30 * time.Second):
+		c.stop()
+		return nil, errors.New("server child did not start")
+	case <-ctx.Done():
+		c.stop()
+		return nil, ctx.Err()
+	}
+}
+
+func (c *liveChild) stop() {
+	c.cmd.Process.Kill()
+	<-c.done
+}
+
+// cpu reads the child's user+system time from /proc.
+func (c *liveChild) cpu() (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command name, which is in parentheses.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * time.Second / 100, nil // USER_HZ is 100 on Linux
+}
+
+var rendersRE = regexp.MustCompile(`(?m)^standings_live_renders_total (\S+)$`)
+
+// renders reads the child's render counter from /metrics.
+func (c *liveChild) renders() (float64, error) {
+	res, err := http.Get("http://" + c.addr + "/metrics")
+	if err != nil {
+		return 0, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		return 0, err
+	}
+	m := rendersRE.FindSubmatch(b)
+	if m == nil {
+		return 0, errors.New("no render counter in /metrics")
+	}
+	return strconv.ParseFloat(string(m[1]), 64)
+}
+
+// liveChildMain runs a server child: it returns false when this process is
+// not one.
+func liveChildMain() bool {
+	role := os.Getenv(liveRoleEnv)
+	if role == "" {
+		return false
+	}
+	if err := serveLiveChild(role, os.Getenv(liveRedisEnv)); err != nil {
+		fmt.Fprintln(os.Stderr, "live server:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+	return true
+}
+
+func serveLiveChild(role, redisAddr string) error {
+	cfg, err := ranking.ParseConfig([]byte(liveBoard))
+	if err != nil {
+		return err
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: redisAddr, PoolSize: 64})
+	store := ranking.NewStore(rdb, cfg, ranking.Options{Prefix: livePrefix})
+	var h http.Handler
+	switch role {
+	case "live-hub":
+		h = web.NewServer(web.Options{Store: store, Config: cfg, WriteKeys: []string{"bench"}, Logger: slog.New(slog.DiscardHandler)}).Handler()
+	case "live-naive":
+		h = newNaive(store, cfg)
+	default:
+		return fmt.Errorf("unknown role %q", role)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("ADDR %s\n", ln.Addr())
+	return http.Serve(ln, h)
+}
+
+// naive is the baseline: every viewer renders and sends the top-N itself
+// on every change it hears of. Notifications that find a viewer busy are
+// dropped (else memory would grow without bound), so it renders as often
+// as it can keep up with.
+type naive struct {
+	store   *ranking.Store
+	board   *ranking.Board
+	renders atomic.Int64
+
+	mu      sync.Mutex
+	viewers map[chan struct{}]struct{}
+}
+
+func newNaive(store *ranking.Store, cfg *ranking.Config) *naive {
+	b, _ := cfg.Board("live")
+	n := &naive{store: store, board: b, viewers: map[chan struct{}]struct{}{}}
+	go n.follow()
+	return n
+}
+
+func (n *naive) follow() {
+	for {
+		sub, err := n.store.Subscribe(context.Background())
+		if err != nil {
+			time.Sleep(time.Second)
+			continue
+		}
+		for range sub.C() {
+			n.mu.Lock()
+			for v := range n.viewers {
+				select {
+				case v <- struct{}{}:
+				default:
+				}
+			}
+			n.mu.Unlock()
+		}
+	}
+}
+
+func (n *naive) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/metrics" {
+		fmt.Fprintf(w, "standings_live_renders_total %d\n", n.renders.Load())
+		return
+	}
+	c, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		return
+	}
+	defer c.CloseNow()
+	ctx := c.CloseRead(context.Background())
+	wake := make(chan struct{}, 64)
+	n.mu.Lock()
+	n.viewers[wake] = struct{}{}
+	n.mu.Unlock()
+	defer func() {
+		n.mu.Lock()
+		delete(n.viewers, wake)
+		n.mu.Unlock()
+	}()
+	v, _ := n.board.View("day")
+	send := func() error {
+		pg, err := n.store.Page(ctx, "live", "day", "", 0, liveLimit)
+		if err != nil {
+			return err
+		}
+		rows := make([]views.Row, 0, len(pg.Entries))
+		for _, e := range pg.Entries {
+			rows = append(rows, views.Row{Rank: e.Rank, Member: e.Member, Name: e.Member, Score: n.board.FormatScore(e.Score), CardURL: "/boards/live/day/members/" + e.Member})
+		}
+		buf := templ.GetBuffer()
+		defer templ.ReleaseBuffer(buf)
+		t := views.Table{ID: views.TableID("live", v.Name, liveLimit), Caption: "Live", Period: pg.Period.ID, Rows: rows}
+		if err := views.StandingsTable(t).Render(ctx, buf); err != nil {
+			return err
+		}
+		n.renders.Add(1)
+		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		return c.Write(wctx, websocket.MessageText, buf.Bytes())
+	}
+	if send() != nil {
+		return
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-wake:
+			if send() != nil {
+				return
+			}
+		}
+	}
+}
