@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -176,27 +177,7 @@ func TestLiveSameBytesForEveryViewerAndRendersFollowTicks(t *testing.T) {
 // liveRenders scrapes the render counter.
 func liveRenders(tb testing.TB, f *liveFixture) float64 {
 	tb.Helper()
-	res, err := http.Get(f.http.URL + "/metrics")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer res.Body.Close()
-	var b strings.Builder
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := res.Body.Read(buf)
-		b.Write(buf[:n])
-		if err != nil {
-			break
-		}
-	}
-	for _, line := range strings.Split(b.String(), "\n") {
-		if v, ok := strings.CutPrefix(line, "standings_live_renders_total "); ok {
-			x, _ := strconv.ParseFloat(v, 64)
-			return x
-		}
-	}
-	return 0
+	return metric(tb, f, "standings_live_renders_total")
 }
 
 func TestLiveRankCardHeadline(t *testing.T) {
@@ -323,6 +304,7 @@ func dialStalled(tb testing.TB, addr, path string) net.Conn {
 	return conn
 }
 
+// metric scrapes one unlabelled metric from /metrics.
 func metric(tb testing.TB, f *liveFixture, name string) float64 {
 	tb.Helper()
 	res, err := http.Get(f.http.URL + "/metrics")
@@ -330,16 +312,11 @@ func metric(tb testing.TB, f *liveFixture, name string) float64 {
 		tb.Fatal(err)
 	}
 	defer res.Body.Close()
-	doc := new(strings.Builder)
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := res.Body.Read(buf)
-		doc.Write(buf[:n])
-		if err != nil {
-			break
-		}
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	for _, line := range strings.Split(doc.String(), "\n") {
+	for _, line := range strings.Split(string(body), "\n") {
 		if v, ok := strings.CutPrefix(line, name+" "); ok {
 			x, _ := strconv.ParseFloat(v, 64)
 			return x
