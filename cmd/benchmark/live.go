@@ -114,8 +114,10 @@ func (e *env) liveRun(ctx context.Context, role string, s liveSettings) (liveRes
 		return liveResult{}, err
 	}
 
-	// Acknowledgement times of the probes, by probe number.
-	var acks sync.Map
+	// Acknowledgement times (UnixNano) of the sampled probes, by probe
+	// number / liveSampleEvery; the writer never writes more than
+	// rate × duration probes, so this bounds the memory.
+	acks := make([]atomic.Int64, int(float64(s.rate)*s.duration.Seconds())/liveSampleEvery+2)
 	var frames atomic.Int64
 	var mu sync.Mutex
 	var lats []time.Duration
@@ -161,13 +163,19 @@ func (e *env) liveRun(ctx context.Context, role string, s liveSettings) (liveRes
 					continue
 				}
 				n, _ := strconv.ParseInt(string(m[1]), 10, 64)
-				for k := seen + 1; k <= n; k++ {
-					if k%liveSampleEvery != 0 || len(local) >= 2000 {
+				for k := (seen/liveSampleEvery + 1) * liveSampleEvery; k <= n && len(local) < 2000; k += liveSampleEvery {
+					i := k / liveSampleEvery
+					if i >= int64(len(acks)) {
+						break
+					}
+					// A frame can beat the writer to storing the ack time
+					// it has just been given: count that as no delay.
+					at := acks[i].Load()
+					if at == 0 {
+						local = append(local, 0)
 						continue
 					}
-					if at, ok := acks.Load(k); ok {
-						local = append(local, max(0, now.Sub(at.(time.Time))))
-					}
+					local = append(local, max(0, now.Sub(time.Unix(0, at))))
 				}
 				seen = max(seen, n)
 			}
@@ -201,36 +209,45 @@ func (e *env) liveRun(ctx context.Context, role string, s liveSettings) (liveRes
 	}
 	recording.Store(true)
 	start := time.Now()
-	// Writer: batches every 10 ms; each event is a new leader p<n>.
-	tick := time.NewTicker(10 * time.Millisecond)
+	// Writer: one Store.Write per event, so that each event is one change
+	// message (the naive server renders per viewer per message), in order
+	// from one goroutine, so that a frame whose leader is p<n> shows every
+	// write up to n. Paced by the clock: each tick writes what the rate
+	// owes by now, catching up after a slow write, never past the duration.
+	tick := time.NewTicker(2 * time.Millisecond)
 	var written int64
-	perTick := float64(s.rate) / 100
-	var owed float64
-	for time.Since(start) < s.duration && ctx.Err() == nil {
+	var werr error
+write:
+	for ctx.Err() == nil {
 		<-tick.C
-		owed += perTick
-		k := int(owed)
-		owed -= float64(k)
-		if k == 0 {
-			continue
-		}
-		evs := make([]ranking.Event, k)
-		for i := range evs {
-			written++
-			evs[i] = ranking.Event{Member: "p" + strconv.FormatInt(written, 10), Value: 1000 + written}
-		}
-		if _, err := store.Apply(ctx, "live", evs); err != nil {
-			tick.Stop()
-			return liveResult{}, fmt.Errorf("write: %w", err)
-		}
-		now := time.Now()
-		for n := written - int64(k) + 1; n <= written; n++ {
-			acks.Store(n, now)
+		for {
+			el := time.Since(start)
+			if el >= s.duration {
+				break write
+			}
+			if written >= int64(float64(s.rate)*el.Seconds()) {
+				break
+			}
+			n := written + 1
+			wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			_, err := store.Write(wctx, "live", ranking.Event{Member: "p" + strconv.FormatInt(n, 10), Value: 1000 + n})
+			cancel()
+			if err != nil {
+				werr = err
+				break write
+			}
+			if n%liveSampleEvery == 0 && n/liveSampleEvery < int64(len(acks)) {
+				acks[n/liveSampleEvery].Store(time.Now().UnixNano())
+			}
+			written = n
 		}
 	}
 	tick.Stop()
 	elapsed := time.Since(start)
 	recording.Store(false)
+	if werr != nil {
+		return liveResult{}, fmt.Errorf("write: %w", werr)
+	}
 	cpu1, err := child.cpu()
 	if err != nil {
 		return liveResult{}, err
@@ -324,7 +341,8 @@ var rendersRE = regexp.MustCompile(`(?m)^standings_live_renders_total (\S+)$`)
 
 // renders reads the child's render counter from /metrics.
 func (c *liveChild) renders() (float64, error) {
-	res, err := http.Get("http://" + c.addr + "/metrics")
+	// Bounded: a saturated naive server still answers, but slowly.
+	res, err := (&http.Client{Timeout: 10 * time.Second}).Get("http://" + c.addr + "/metrics")
 	if err != nil {
 		return 0, err
 	}
@@ -380,9 +398,10 @@ func serveLiveChild(role, redisAddr string) error {
 }
 
 // naive is the baseline: every viewer renders and sends the top-N itself
-// on every change it hears of. Notifications that find a viewer busy are
-// dropped (else memory would grow without bound), so it renders as often
-// as it can keep up with.
+// on every change it hears of (the writer makes one change per event).
+// Notifications beyond 64 waiting for one viewer are dropped (else memory
+// would grow without bound), so when it falls behind it renders as often
+// as it can.
 type naive struct {
 	store   *ranking.Store
 	board   *ranking.Board

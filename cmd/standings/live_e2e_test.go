@@ -1,14 +1,21 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/standings/standings/views"
+	"github.com/standings/standings/web"
 )
 
+// liveBoards: points sums scores (the default update), so a second write of
+// a member adds to its score.
 const liveBoards = `
 boards:
   - id: points
@@ -16,60 +23,170 @@ boards:
     views: [day, all]
 `
 
+// liveWait bounds every wait for the live feed; a frame normally takes
+// about one tick (200 ms).
+const liveWait = 10 * time.Second
+
 // TestLiveBrowser: two app instances on one Redis. Pages served by B follow
-// scores posted through A, without reloading, in a real browser.
+// scores posted through A, in place (no reload), in a real browser.
 func TestLiveBrowser(t *testing.T) {
 	browser := mustBrowser(t)
 	redis := mustOwnRedis(t)
-	a := mustRunWith(t, redis.Addr, liveBoards)
-	b := mustRunWith(t, redis.Addr, liveBoards)
+	// Both instances read the same boards file, as a deployment would.
+	config := filepath.Join(t.TempDir(), "boards.yaml")
+	if err := os.WriteFile(config, []byte(liveBoards), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := MustRun(t, "--config", config, "--redis", "redis://"+redis.Addr)
+	b := MustRun(t, "--config", config, "--redis", "redis://"+redis.Addr)
+	if a.URL == b.URL {
+		t.Fatalf("both instances serve %s", a.URL)
+	}
+	// The day view must not roll over (which reloads the page) mid-test.
+	waitAwayFromHourEnd(t)
 	mustWrite(t, a, "points", map[string]any{"member": "alice", "name": "Alice", "value": 50})
 	mustWrite(t, a, "points", map[string]any{"member": "bob", "name": "Bob", "value": 40})
 
-	t.Run("board page", func(t *testing.T) {
+	// Each part builds on the scores of the one before: stop at the first
+	// that fails rather than report its consequences.
+	if !t.Run("board page", func(t *testing.T) {
 		tab := newTab(t, browser)
 		open(t, tab, b.URL+"/boards/points/day")
-		run(t, tab, "wait for live", chromedp.Poll[bool](`document.getElementById(`+jsString(views.IDLiveStatus)+`).dataset.state === "live"`, chromedp.WithPollingTimeout(10*time.Second)))
-		run(t, tab, "mark the page", chromedp.Evaluate[int](`window.__marker = 1`))
-		mustWrite(t, a, "points", map[string]any{"member": "carol", "name": "Carol", "value": 60})
-		run(t, tab, "carol appears", chromedp.Poll[bool](`!!document.querySelector('tr[data-member="carol"]')`, chromedp.WithPollingTimeout(10*time.Second)))
-		if marker := evalJS[int](t, tab, `window.__marker || 0`); marker != 1 {
-			t.Error("the page reloaded instead of updating in place")
+		table := "#" + views.TableID("points", "day", web.PageSize)
+		if got := attrOf(t, tab, "#"+views.IDLiveStatus, "data-table"); "#"+got != table {
+			t.Fatalf("the live status follows table %q, want %q", got, table)
 		}
-		assertRows(t, tab, testid(views.TestTable), []row{
-			{Rank: "1", Member: "carol", Name: "Carol", Score: "60"},
-			{Rank: "2", Member: "alice", Name: "Alice", Score: "50"},
-			{Rank: "3", Member: "bob", Name: "Bob", Score: "40"},
+		assertRows(t, tab, table, []row{
+			{Rank: "1", Member: "alice", Name: "Alice", Score: "50"},
+			{Rank: "2", Member: "bob", Name: "Bob", Score: "40"},
 		})
-		if !evalJS[bool](t, tab, `document.querySelector('tr[data-member="carol"]').classList.contains("moved")`) {
-			t.Error("the new row is not highlighted")
-		}
-		if !evalJS[bool](t, tab, `document.querySelector('tr[data-member="bob"]').classList.contains("moved")`) {
-			t.Error("bob moved from #2 to #3 and is not highlighted")
-		}
-	})
+		waitLive(t, tab)
+		markPage(t, tab)
 
-	t.Run("rank card", func(t *testing.T) {
+		// A new member below the others: only its row is marked.
+		mustWrite(t, a, "points", map[string]any{"member": "carol", "name": "Carol", "value": 30})
+		waitFor(t, tab, "carol appears on B's page", fmt.Sprintf(`!!document.querySelector(%s)`, jsString(table+` tr[data-member="carol"]`)))
+		assertRows(t, tab, table, []row{
+			{Rank: "1", Member: "alice", Name: "Alice", Score: "50"},
+			{Rank: "2", Member: "bob", Name: "Bob", Score: "40"},
+			{Rank: "3", Member: "carol", Name: "Carol", Score: "30"},
+		})
+		assertMoved(t, tab, table, map[string]bool{"carol": true, "alice": false, "bob": false})
+		assertNotReloaded(t, tab)
+
+		// A member overtakes: the rows whose rank or score changed are
+		// marked, the one that kept both is not.
+		mustWrite(t, a, "points", map[string]any{"member": "bob", "value": 25})
+		waitFor(t, tab, "bob leads on B's page", fmt.Sprintf(`(document.querySelector(%s) || {}).dataset?.member === "bob"`,
+			jsString(table+" "+testid(views.TestRow))))
+		assertRows(t, tab, table, []row{
+			{Rank: "1", Member: "bob", Name: "Bob", Score: "65"},
+			{Rank: "2", Member: "alice", Name: "Alice", Score: "50"},
+			{Rank: "3", Member: "carol", Name: "Carol", Score: "30"},
+		})
+		assertMoved(t, tab, table, map[string]bool{"bob": true, "alice": true, "carol": false})
+		assertNotReloaded(t, tab)
+		if state := attrOf(t, tab, "#"+views.IDLiveStatus, "data-state"); state != "live" {
+			t.Errorf("live status %q after updates, want live", state)
+		}
+	}) {
+		return
+	}
+
+	if !t.Run("rank card", func(t *testing.T) {
 		tab := newTab(t, browser)
-		open(t, tab, b.URL+"/boards/points/day/members/bob")
-		run(t, tab, "wait for live", chromedp.Poll[bool](`document.getElementById(`+jsString(views.IDLiveStatus)+`).dataset.state === "live"`, chromedp.WithPollingTimeout(10*time.Second)))
-		run(t, tab, "mark the page", chromedp.Evaluate[int](`window.__marker = 1`))
-		mustWrite(t, a, "points", map[string]any{"member": "bob", "value": 100})
-		sel := jsString("#" + views.CardID("points", "day") + " " + testid(views.TestCardRank))
-		run(t, tab, "bob's rank changes", chromedp.Poll[bool](`document.querySelector(`+sel+`).textContent.trim() === "#1"`, chromedp.WithPollingTimeout(10*time.Second)))
-		if got := textOf(t, tab, testid(views.TestCardScore)); got != "140" {
-			t.Errorf("score %q, want 140", got)
+		open(t, tab, b.URL+"/boards/points/day/members/carol")
+		head := "#" + views.CardID("points", "day")
+		rank, score := head+" "+testid(views.TestCardRank), head+" "+testid(views.TestCardScore)
+		if got, got2 := textOf(t, tab, rank), textOf(t, tab, score); got != "#3" || got2 != "30" {
+			t.Fatalf("carol's card on B: rank %q score %q, want #3 and 30", got, got2)
 		}
-		if marker := evalJS[int](t, tab, `window.__marker || 0`); marker != 1 {
-			t.Error("the card reloaded instead of updating in place")
+		waitLive(t, tab)
+		markPage(t, tab)
+
+		mustWrite(t, a, "points", map[string]any{"member": "carol", "value": 40})
+		waitFor(t, tab, "carol's rank changes on B's card",
+			fmt.Sprintf(`(e => !!e && e.innerText.trim() === "#1")(document.querySelector(%s))`, jsString(rank)))
+		if got := textOf(t, tab, score); got != "70" {
+			t.Errorf("card score %q after the write, want 70", got)
 		}
-	})
+		if got := textOf(t, tab, head+" "+testid(views.TestCardGap)); got == "" || strings.Contains(got, "to pass") {
+			t.Errorf("card gap %q for the leader, want it to say carol leads", got)
+		}
+		if !evalJS[bool](t, tab, fmt.Sprintf(`document.querySelector(%s).classList.contains("changed")`, jsString(head))) {
+			t.Error("the changed headline is not highlighted")
+		}
+		assertNotReloaded(t, tab)
+	}) {
+		return
+	}
 
 	t.Run("embed", func(t *testing.T) {
+		mustWrite(t, a, "points", map[string]any{"member": "erin", "value": 10})
+		mustWrite(t, a, "points", map[string]any{"member": "frank", "value": 5})
+		mustWrite(t, a, "points", map[string]any{"member": "gus", "value": 1})
 		tab := newTab(t, browser)
 		open(t, tab, b.URL+"/embed/points/all?limit=5")
-		run(t, tab, "wait for live", chromedp.Poll[bool](`document.getElementById(`+jsString(views.IDLiveStatus)+`).dataset.state === "live"`, chromedp.WithPollingTimeout(10*time.Second)))
-		mustWrite(t, a, "points", map[string]any{"member": "dora", "name": "Dora", "value": 500})
-		run(t, tab, "dora leads", chromedp.Poll[bool](fmt.Sprintf(`(document.querySelector(%s) || {}).dataset?.member === "dora"`, jsString(testid(views.TestRow))), chromedp.WithPollingTimeout(10*time.Second)))
+		table := "#" + views.TableID("points", "all", 5)
+		assertRows(t, tab, table, []row{
+			{Rank: "1", Member: "carol", Name: "Carol", Score: "70"},
+			{Rank: "2", Member: "bob", Name: "Bob", Score: "65"},
+			{Rank: "3", Member: "alice", Name: "Alice", Score: "50"},
+			{Rank: "4", Member: "erin", Name: "erin", Score: "10"},
+			{Rank: "5", Member: "frank", Name: "frank", Score: "5"},
+		})
+		waitLive(t, tab)
+		markPage(t, tab)
+
+		mustWrite(t, a, "points", map[string]any{"member": "dora", "name": "Dora", "value": 60})
+		waitFor(t, tab, "dora appears in B's widget", fmt.Sprintf(`!!document.querySelector(%s)`, jsString(table+` tr[data-member="dora"]`)))
+		// Still five rows: frank drops out.
+		assertRows(t, tab, table, []row{
+			{Rank: "1", Member: "carol", Name: "Carol", Score: "70"},
+			{Rank: "2", Member: "bob", Name: "Bob", Score: "65"},
+			{Rank: "3", Member: "dora", Name: "Dora", Score: "60"},
+			{Rank: "4", Member: "alice", Name: "Alice", Score: "50"},
+			{Rank: "5", Member: "erin", Name: "erin", Score: "10"},
+		})
+		assertMoved(t, tab, table, map[string]bool{"dora": true, "alice": true, "erin": true, "carol": false, "bob": false})
+		assertNotReloaded(t, tab)
 	})
+}
+
+// waitFor polls a JavaScript expression until it is true, at most liveWait.
+func waitFor(t *testing.T, tab context.Context, what, expr string) {
+	t.Helper()
+	run(t, tab, what, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(liveWait)))
+}
+
+// waitLive waits for the page's live status to say it follows the feed.
+func waitLive(t *testing.T, tab context.Context) {
+	t.Helper()
+	waitFor(t, tab, "the page goes live", fmt.Sprintf(`(e => !!e && e.dataset.state === "live")(document.getElementById(%s))`, jsString(views.IDLiveStatus)))
+}
+
+// markPage sets a marker that a reload would lose.
+func markPage(t *testing.T, tab context.Context) {
+	t.Helper()
+	run(t, tab, "mark the page", chromedp.Evaluate[int](`window.__marker = 1`))
+}
+
+func assertNotReloaded(t *testing.T, tab context.Context) {
+	t.Helper()
+	if marker := evalJS[int](t, tab, `window.__marker || 0`); marker != 1 {
+		t.Error("the page reloaded instead of updating in place")
+	}
+}
+
+// assertMoved checks which rows of a table are highlighted as moved.
+func assertMoved(t *testing.T, tab context.Context, table string, want map[string]bool) {
+	t.Helper()
+	got := evalJS[map[string]bool](t, tab, fmt.Sprintf(
+		`Object.fromEntries(Array.from(document.querySelectorAll(%s)).map(r => [r.dataset.member, r.classList.contains("moved")]))`,
+		jsString(table+" tr[data-member]")))
+	for member, moved := range want {
+		if m, ok := got[member]; !ok || m != moved {
+			t.Errorf("row %s: moved=%v (present %v), want moved=%v", member, m, ok, moved)
+		}
+	}
 }
