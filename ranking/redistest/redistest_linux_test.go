@@ -13,8 +13,9 @@ import (
 	"time"
 )
 
-// TestServerDiesWithParent checks that a server does not outlive a test binary
-// that is killed without a chance to clean up.
+// TestServerDiesWithParent checks that a server, and a program started with
+// StartChild, do not outlive a test binary that is killed without a chance to
+// clean up.
 func TestServerDiesWithParent(t *testing.T) {
 	needRedis(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
@@ -43,18 +44,37 @@ func TestServerDiesWithParent(t *testing.T) {
 		cmd.Wait()
 		t.Fatalf("reading child's output: %v", err)
 	}
-	pid, err := strconv.Atoi(strings.TrimPrefix(strings.TrimSpace(line), "pid "))
-	if err != nil {
+	// "pid <redis-server> <StartChild's program>"
+	var pids []int
+	for _, f := range strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "pid ")) {
+		pid, err := strconv.Atoi(f)
+		if err != nil {
+			break
+		}
+		pids = append(pids, pid)
+	}
+	if len(pids) != 2 {
 		cmd.Process.Kill()
 		cmd.Wait()
 		t.Fatalf("child said %q", line)
 	}
-	if !alive(pid) {
-		t.Fatalf("server pid %d not running while its parent is", pid)
+	for _, pid := range pids {
+		if !alive(pid) {
+			t.Fatalf("pid %d not running while its parent is", pid)
+		}
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
 
+	for _, pid := range pids {
+		assertKilledWithParent(t, pid)
+	}
+}
+
+// assertKilledWithParent waits for pid, orphaned by its parent's death, to
+// end by SIGKILL.
+func assertKilledWithParent(t *testing.T, pid int) {
+	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		var status syscall.WaitStatus
@@ -69,13 +89,13 @@ func TestServerDiesWithParent(t *testing.T) {
 		}
 		if got == pid {
 			if !status.Signaled() || status.Signal() != syscall.SIGKILL {
-				t.Errorf("server exited with %v, want killed by SIGKILL", status)
+				t.Errorf("pid %d exited with %v, want killed by SIGKILL", pid, status)
 			}
 			break
 		}
 		if time.Now().After(deadline) {
 			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("server pid %d still running 5s after its parent was killed", pid)
+			t.Fatalf("pid %d still running 5s after its parent was killed", pid)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -216,7 +217,8 @@ func TestSharedServers(t *testing.T) {
 
 const childEnv = "REDISTEST_DIES_WITH_PARENT_CHILD"
 
-// runChild starts a server, reports its pid and waits to be killed.
+// runChild starts a server and a program of its own with StartChild,
+// reports their pids and waits to be killed.
 func runChild() int {
 	s, err := redistest.StartServer(context.Background())
 	if err != nil {
@@ -224,7 +226,12 @@ func runChild() int {
 		return 1
 	}
 	defer s.Close() // never reached: the parent kills this process
-	fmt.Printf("pid %d\n", s.PID())
+	sleep := exec.Command("sleep", "60")
+	if err := redistest.StartChild(sleep); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Printf("pid %d %d\n", s.PID(), sleep.Process.Pid)
 	time.Sleep(time.Minute)
 	return 1
 }

@@ -61,3 +61,51 @@ func TestServerStopStart(t *testing.T) {
 		t.Error("Start after Close: want an error")
 	}
 }
+
+// TestDurableServerStopStart: a durable server killed by Stop comes back on
+// the same address with every write it acknowledged.
+func TestDurableServerStopStart(t *testing.T) {
+	needRedis(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	s, err := redistest.StartDurableServer(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	rdb := redis.NewClient(&redis.Options{Addr: s.Addr})
+	defer rdb.Close()
+	for _, cfg := range [][2]string{{"appendonly", "yes"}, {"appendfsync", "always"}} {
+		got, err := rdb.ConfigGet(ctx, cfg[0]).Result()
+		if err != nil || got[cfg[0]] != cfg[1] {
+			t.Errorf("CONFIG GET %s = %v, %v; want %s", cfg[0], got, err, cfg[1])
+		}
+	}
+	const n = 100
+	for i := range n {
+		if err := rdb.IncrBy(ctx, "counter", 1).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := rdb.ZAdd(ctx, "z", redis.Z{Score: float64(i), Member: i}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	addr, pid := s.Addr, s.PID()
+	if err := s.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	assertGone(t, pid)
+	if err := s.Start(ctx); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	if s.Addr != addr {
+		t.Errorf("after Start: addr %s, want %s", s.Addr, addr)
+	}
+	if got, err := rdb.Get(ctx, "counter").Int(); err != nil || got != n {
+		t.Errorf("counter after restart = %d, %v; want %d", got, err, n)
+	}
+	if got, err := rdb.ZCard(ctx, "z").Result(); err != nil || got != n {
+		t.Errorf("ZCARD z after restart = %d, %v; want %d", got, err, n)
+	}
+}

@@ -82,6 +82,14 @@ func StartServer(ctx context.Context, extraArgs ...string) (*Server, error) {
 	return startServer(ctx, false, extraArgs)
 }
 
+// StartDurableServer starts a standalone redis-server like StartServer, but
+// with the append-only file on and fsynced before every reply
+// ("appendonly yes", "appendfsync always"): whatever it acknowledged survives
+// Stop, and Start loads it back. extraArgs are appended as for StartServer.
+func StartDurableServer(ctx context.Context, extraArgs ...string) (*Server, error) {
+	return startServer(ctx, false, append([]string{"--appendonly", "yes", "--appendfsync", "always"}, extraArgs...))
+}
+
 // PID returns the operating-system process id of the server.
 func (s *Server) PID() int { return s.cmd.Process.Pid }
 
@@ -122,8 +130,10 @@ func (s *Server) Stop() error {
 }
 
 // Start starts a stopped server again on the same port with the same
-// arguments, and returns once it answers PING. Nothing is persisted, so the
-// server comes back empty. It is an error while the server runs or after
+// arguments and directory, and returns once it answers PING. A server from
+// StartServer persists nothing and comes back empty; one from
+// StartDurableServer comes back with every write it acknowledged, loaded
+// from its append-only file. It is an error while the server runs or after
 // Close.
 func (s *Server) Start(ctx context.Context) error {
 	if s.closed {
@@ -374,6 +384,15 @@ var (
 	spawnOnce     sync.Once
 	spawnRequests chan func()
 )
+
+// StartChild starts cmd so that, on Linux, the kernel kills it when this
+// process dies, however it dies (a failed test, a panic, SIGKILL): tests
+// that run programs of their own leave no orphans. Elsewhere the caller's
+// own cleanup is all there is. It sets cmd.SysProcAttr.
+func StartChild(cmd *exec.Cmd) error {
+	cmd.SysProcAttr = sysProcAttr()
+	return startProcess(cmd)
+}
 
 func startProcess(cmd *exec.Cmd) error {
 	spawnOnce.Do(func() {
