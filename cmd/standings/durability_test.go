@@ -59,7 +59,7 @@ var durViews = []string{"hour", "day", "week", "all", "7d"}
 // durChaos is what happens to the service during the traffic, in order.
 var durChaos = []struct {
 	at   float64 // fraction of durTraffic
-	what string  // "app" (SIGKILL), "redis" (SIGKILL) or "redis-hang" (SIGSTOP)
+	what string  // a key of durChaosSays
 }{
 	{0.20, "app"},
 	{0.35, "redis-hang"},
@@ -67,6 +67,7 @@ var durChaos = []struct {
 	{0.78, "app"},
 }
 
+// durChaosSays says what each kind of chaos does, for the log.
 var durChaosSays = map[string]string{
 	"app":        "server SIGKILLed and started again",
 	"redis":      "Redis SIGKILLed and started again from its AOF",
@@ -144,9 +145,13 @@ func TestDurability(t *testing.T) {
 	report := durCheck(t, app.URL, acks)
 	report.retried = int(run.retried.Load())
 	report.attempts = int(run.attempts.Load())
-	elapsed := time.Since(start)
-	line := fmt.Sprintf("DURABILITY acked=%d retried=%d duplicates=%d resent=%d lost=%d double=%d app_kills=2 redis_kills=1 redis_hangs=1 seconds=%.1f events_per_s=%.0f",
-		report.acked, report.retried, report.duplicates, run.resentCount(), report.lost, report.double, elapsed.Seconds(), float64(report.acked)/durTraffic.Seconds())
+	kinds := map[string]int{}
+	for _, c := range durChaos {
+		kinds[c.what]++
+	}
+	line := fmt.Sprintf("DURABILITY acked=%d retried=%d duplicates=%d resent=%d lost=%d double=%d requests=%d app_kills=%d redis_kills=%d redis_hangs=%d traffic_s=%.0f events_per_s=%.0f",
+		report.acked, report.retried, report.duplicates, run.resentCount(), report.lost, report.double, report.attempts,
+		kinds["app"], kinds["redis"], kinds["redis-hang"], durTraffic.Seconds(), float64(report.acked)/durTraffic.Seconds())
 	t.Log(line)
 	t.Logf("failed attempts by cause: %s", run.causes())
 	fmt.Println(line)
