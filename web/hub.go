@@ -479,10 +479,11 @@ func (h *hub) demote(t *topic, frame []byte) {
 	w := nt.watchOf(t.key.member)
 	w.settled = true
 	for c := range t.clients {
-		delete(t.clients, c)
 		c.topic = nt
 		nt.clients[c] = struct{}{}
 		w.clients[c] = struct{}{}
+	}
+	for c := range w.clients {
 		c.offer(frame)
 	}
 	h.forget(t)

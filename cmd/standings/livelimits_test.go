@@ -2,9 +2,12 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/standings/standings/views"
 	"github.com/standings/standings/web"
 )
 
@@ -46,5 +49,30 @@ func TestParseFlagsLiveLimits(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), args[0]) {
 			t.Errorf("%q: %v, want an error naming the flag", args, err)
 		}
+	}
+}
+
+// TestLiveLimitInBrowser: a page over the per-address limit is told so by
+// the server (1013 with a reason) and says that live updates are paused,
+// rather than reconnecting as it does after a slow-client drop.
+func TestLiveLimitInBrowser(t *testing.T) {
+	browser := mustBrowser(t)
+	path := filepath.Join(t.TempDir(), "boards.yaml")
+	if err := os.WriteFile(path, []byte(liveBoards), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := MustRun(t, "--config", path, "--redis", "redis://"+mustOwnRedis(t).Addr, "--live-max-per-client", "1")
+	mustWrite(t, m, "points", map[string]any{"member": "alice", "value": 5})
+	first := newTab(t, browser)
+	open(t, first, m.URL+"/boards/points/all")
+	waitLive(t, first)
+
+	second := newTab(t, browser)
+	open(t, second, m.URL+"/boards/points/all")
+	status := jsString(views.IDLiveStatus)
+	waitFor(t, second, "the second page says live updates are paused",
+		fmt.Sprintf(`(e => !!e && e.dataset.state === "reconnecting" && e.textContent.includes("paused"))(document.getElementById(%s))`, status))
+	if got := attrOf(t, first, "#"+views.IDLiveStatus, "data-state"); got != "live" {
+		t.Errorf("the first page is %q, want still live", got)
 	}
 }
