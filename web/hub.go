@@ -20,8 +20,7 @@ const (
 	DefaultWriteTimeout = 5 * time.Second        // one frame to one client
 	DefaultPingInterval = 25 * time.Second       // keeps idle connections (and proxies) alive
 	// DefaultLiveMaxRenders bounds the topic renders of one tick, whatever
-	// viewers ask for; topics left over wait for the next tick, the ones
-	// dirty the longest first.
+	// viewers ask for; topics left over wait for a later tick (see flush).
 	DefaultLiveMaxRenders = 64
 	// DefaultLiveMaxConns bounds the open live connections of one instance.
 	DefaultLiveMaxConns = 10000
@@ -305,8 +304,10 @@ type job struct {
 }
 
 // flush renders the topics that are due, at most the tick's budget of
-// them, those dirty the longest first: every topic renders eventually and
-// none starves, whatever the number of topics.
+// them: half to the most watched (a board's top-N with its many viewers
+// keeps its frame every tick, however many topics others open), the rest
+// to those dirty the longest (every topic renders within
+// topics/(budget/2) ticks: none starves).
 func (h *hub) flush(ctx context.Context, onlyNew bool) {
 	now := time.Now()
 	h.mu.Lock()
@@ -316,8 +317,7 @@ func (h *hub) flush(ctx context.Context, onlyNew bool) {
 			due = append(due, t)
 		}
 	}
-	slices.SortFunc(due, func(a, b *topic) int { return a.since.Compare(b.since) })
-	due = due[:min(len(due), max(h.budget, 0))]
+	due = choose(due, max(h.budget, 0))
 	h.budget -= len(due)
 	jobs := make([]job, len(due))
 	for i, t := range due {
@@ -351,6 +351,24 @@ func (h *hub) flush(ctx context.Context, onlyNew bool) {
 		})
 	}
 	g.Wait()
+}
+
+// choose returns up to n of the due topics: the n/2 most watched, then the
+// oldest dirty.
+func choose(due []*topic, n int) []*topic {
+	if len(due) <= n {
+		return due
+	}
+	byAge := func(a, b *topic) int { return a.since.Compare(b.since) }
+	slices.SortFunc(due, func(a, b *topic) int {
+		if d := len(b.clients) - len(a.clients); d != 0 {
+			return d
+		}
+		return byAge(a, b)
+	})
+	popular := n / 2
+	slices.SortFunc(due[popular:], byAge)
+	return due[:n]
 }
 
 // pick takes up to k members to look up: new ones first, then the next

@@ -82,7 +82,8 @@ type Options struct {
 	// Feed is the change feed; the Store when nil (it must then be one).
 	Feed feed
 	// LiveMaxRenders bounds the live topic renders of one tick (0:
-	// DefaultLiveMaxRenders); the topics dirty the longest go first.
+	// DefaultLiveMaxRenders): half go to the most watched topics, the
+	// rest to those dirty the longest.
 	LiveMaxRenders int
 	// LiveMaxConns bounds the open live connections (0:
 	// DefaultLiveMaxConns); LiveMaxPerClient those of one client address
