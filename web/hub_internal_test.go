@@ -255,3 +255,63 @@ func TestHubForgetsLeavingViewers(t *testing.T) {
 func changeOf(board, view string) ranking.Change {
 	return ranking.Change{Board: board, Periods: []ranking.ViewPeriod{{View: view, Period: "p"}}}
 }
+
+func TestHubRefusalsInHandshakeAreBounded(t *testing.T) {
+	h := MustHub(t, newFakeRender(), 64)
+	var dones []func()
+	for range maxRefusing {
+		done, ok := h.refuse()
+		if !ok {
+			t.Fatalf("refusal %d turned away", len(dones)+1)
+		}
+		dones = append(dones, done)
+	}
+	if _, ok := h.refuse(); ok {
+		t.Fatal("more refusals in their handshake than maxRefusing")
+	}
+	dones[0]()
+	if _, ok := h.refuse(); !ok {
+		t.Fatal("a finished refusal did not free its place")
+	}
+}
+
+func TestHubAdmitCountsPerClientAndTotal(t *testing.T) {
+	h := newHub(nil, nil, nil, hubLimits{tick: time.Second, maxRenders: 1, maxConns: 3, maxPerClient: 2}, slog.New(slog.DiscardHandler), newMetrics())
+	for _, step := range []struct {
+		addr   string
+		ok     bool
+		reason string
+	}{
+		{"a", true, ""}, {"a", true, ""}, {"a", false, reasonPerClient},
+		{"b", true, ""}, {"c", false, reasonTotal},
+	} {
+		if ok, reason := h.admit(step.addr); ok != step.ok || reason != step.reason {
+			t.Fatalf("admit %s: %v %q, want %v %q", step.addr, ok, reason, step.ok, step.reason)
+		}
+	}
+	h.release("a")
+	if ok, _ := h.admit("c"); !ok {
+		t.Fatal("a released slot was not free")
+	}
+	h.release("b")
+	h.release("c")
+	h.release("a")
+	if h.conns != 0 || len(h.perClient) != 0 {
+		t.Errorf("%d connections, %v left", h.conns, h.perClient)
+	}
+}
+
+func TestClientKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"203.0.113.7":          "203.0.113.7",
+		"::ffff:203.0.113.7":   "203.0.113.7",
+		"2001:db8:1:2:3:4:5:6": "2001:db8:1:2::/64",
+		"2001:db8:1:2:ffff::1": "2001:db8:1:2::/64",
+		"fe80::1%eth0":         "fe80::/64",
+		"not an address":       "not an address",
+	} {
+		if got := clientKey(in); got != want {
+			t.Errorf("clientKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
