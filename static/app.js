@@ -60,15 +60,23 @@
       ws.onopen = function () { tries = 0; setState("live", "Live"); };
       ws.onmessage = function (ev) { if (typeof ev.data === "string") apply(ev.data); };
       ws.onclose = function (ev) {
-        // 1013: we were too slow; 1012: the server restarts. Both: come back.
-        setState("reconnecting", "Reconnecting…");
-        retry(ev.code);
+        // 1013 "too slow": come back at once; 1012: the server restarts.
+        // 1013 for any other reason: a live connection limit (too many
+        // from this address, or the server is full). Retrying soon would
+        // only be refused again, so back off for long; the page itself
+        // stays usable meanwhile.
+        var limited = ev.code === 1013 && ev.reason.indexOf("too slow") !== 0;
+        setState("reconnecting", limited ? "Live updates paused (server busy)" : "Reconnecting…");
+        retry(ev.code, limited);
       };
     }
 
-    function retry(code) {
+    function retry(code, limited) {
       tries++;
-      var base = code === 1013 ? 250 : Math.min(10000, 500 * Math.pow(2, Math.min(tries, 5)));
+      var base;
+      if (limited) base = Math.min(300000, 30000 * Math.pow(2, Math.min(tries - 1, 4)));
+      else if (code === 1013) base = 250;
+      else base = Math.min(10000, 500 * Math.pow(2, Math.min(tries, 5)));
       setTimeout(connect, base / 2 + Math.random() * base / 2);
     }
 

@@ -35,6 +35,20 @@ func (s *Server) handleLive(c echo.Context) error {
 		return err
 	}
 	w, r := c.Response(), c.Request()
+	addr := clientKey(c.RealIP())
+	admitted, reason := s.hub.admit(addr)
+	if admitted {
+		defer s.hub.release(addr)
+	} else {
+		done, ok := s.hub.refuse()
+		if !ok {
+			// Refusals already waiting for their close handshakes: this
+			// one gets a plain answer, cheaper than an upgrade.
+			w.Header().Set("Retry-After", "30")
+			return &apiError{Status: http.StatusTooManyRequests, Code: "rate_limited", Message: reason}
+		}
+		defer done()
+	}
 	// The server's read and write timeouts are for requests; a websocket
 	// lives on, with deadlines of its own per frame.
 	rc := http.NewResponseController(w)
@@ -49,6 +63,13 @@ func (s *Server) handleLive(c echo.Context) error {
 	if err != nil {
 		return nil // Accept has answered the client
 	}
+	if !admitted {
+		// Over a limit: upgraded only to say why with a close status a
+		// browser can read (a refused handshake reaches a page as a bare
+		// 1006), so that app.js backs off for long rather than retrying.
+		conn.Close(websocket.StatusTryAgainLater, reason)
+		return nil
+	}
 	conn.SetReadLimit(1 << 10) // clients only send control frames
 	base, ok := c.Get(baseContextKey).(context.Context)
 	if !ok {
@@ -59,44 +80,60 @@ func (s *Server) handleLive(c echo.Context) error {
 }
 
 // renderLive renders a live topic from a fresh read of the current period.
-func (s *Server) renderLive(ctx context.Context, key topicKey) ([]byte, error) {
+// ranked is false when a member topic's member has no score there.
+func (s *Server) renderLive(ctx context.Context, key topicKey) ([]byte, bool, error) {
 	b, ok := s.cfg.Board(key.board)
 	if !ok {
-		return nil, ranking.Errorf(ranking.ENOTFOUND, "no board %q", key.board)
+		return nil, false, ranking.Errorf(ranking.ENOTFOUND, "no board %q", key.board)
 	}
 	v, _ := b.View(key.view)
 	var comp templ.Component
-	if key.member == "" {
+	ranked := true
+	switch {
+	case key.notRanked:
+		// The same bytes for every member without a score: no read.
+		comp = views.CardHeadline(s.notRankedHeadline(b, v))
+		ranked = false
+	case key.member != "":
+		sum, label, found, err := s.liveHeadline(ctx, b, v, key.member)
+		if err != nil {
+			return nil, false, err
+		}
+		comp, ranked = views.CardHeadline(sum, label), found
+	default:
 		pg, err := s.store.Page(ctx, b.ID, v.Name, "", 0, key.limit)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		comp = views.StandingsTable(s.table(b, v, pg, views.TableID(b.ID, v.Name, key.limit), ""))
-	} else {
-		sum, label, err := s.liveHeadline(ctx, b, v, key.member)
-		if err != nil {
-			return nil, err
-		}
-		comp = views.CardHeadline(sum, label)
 	}
 	buf := templ.GetBuffer()
 	defer templ.ReleaseBuffer(buf)
 	if err := comp.Render(ctx, buf); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return append([]byte(nil), buf.Bytes()...), nil
+	return append([]byte(nil), buf.Bytes()...), ranked, nil
 }
 
 // liveHeadline reads a member's card headline in the current period; a
-// member with no score there (removed, or a new period) reads as rank 0.
-func (s *Server) liveHeadline(ctx context.Context, b *ranking.Board, v ranking.View, member string) (views.CardSummary, string, error) {
+// member with no score there (removed, or a new period) is not found and
+// reads as the not-ranked headline.
+func (s *Server) liveHeadline(ctx context.Context, b *ranking.Board, v ranking.View, member string) (views.CardSummary, string, bool, error) {
 	loc := s.cfg.Calendar.Location()
 	card, err := s.store.Member(ctx, b.ID, v.Name, "", member, cardAround)
 	if ranking.ErrorCode(err) == ranking.ENOTFOUND {
-		return views.CardSummary{ID: views.CardID(b.ID, v.Name), Score: "–", TopPercent: "–"}, periodPhrase(v, ranking.Period{}, true, loc), nil
+		sum, label := s.notRankedHeadline(b, v)
+		return sum, label, false, nil
 	}
 	if err != nil {
-		return views.CardSummary{}, "", err
+		return views.CardSummary{}, "", false, err
 	}
-	return s.cardSummary(b, v, card, &ranking.History{}, true), periodPhrase(v, card.Period, true, loc), nil
+	return s.cardSummary(b, v, card, &ranking.History{}, true), periodPhrase(v, card.Period, true, loc), true, nil
+}
+
+// notRankedHeadline is the headline of any member without a score in the
+// current period (rank 0): it names no member, so that every such viewer
+// of a board view shares one topic.
+func (s *Server) notRankedHeadline(b *ranking.Board, v ranking.View) (views.CardSummary, string) {
+	return views.CardSummary{ID: views.CardID(b.ID, v.Name), Score: "–", TopPercent: "–"}, periodPhrase(v, ranking.Period{}, true, s.cfg.Calendar.Location())
 }

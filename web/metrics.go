@@ -29,6 +29,7 @@ type metrics struct {
 	liveViewers   prometheus.Gauge
 	liveRenders   prometheus.Counter
 	liveDropped   prometheus.Counter
+	liveRefused   *prometheus.CounterVec
 	handler       http.Handler // serves the registry
 }
 
@@ -69,11 +70,15 @@ func newMetrics() *metrics {
 		Name: "standings_live_dropped_total",
 		Help: "Live viewers dropped (1013) for not taking a frame within the write timeout.",
 	})
+	m.liveRefused = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "standings_live_refused_total",
+		Help: "Live connections refused at a limit, by limit (per_client, total).",
+	}, []string{"limit"})
 	m.registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.requests, m.duration, m.eventsWritten, m.eventsRefused, m.redisErrors,
-		m.liveViewers, m.liveRenders, m.liveDropped,
+		m.liveViewers, m.liveRenders, m.liveDropped, m.liveRefused,
 	)
 	m.handler = promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
 	return m

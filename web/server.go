@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -21,6 +22,7 @@ type Store interface {
 	memberRemover
 	pinger
 	cardReader
+	scoredReader
 }
 
 // scoreWriter applies score events (POST .../scores and .../scores/batch).
@@ -42,6 +44,12 @@ type memberReader interface {
 // memberRemover removes a member from a board (DELETE .../members/{member}).
 type memberRemover interface {
 	RemoveMember(ctx context.Context, boardID, member string) (bool, error)
+}
+
+// scoredReader tells which of many members have a score now (the live
+// feed's shared "not ranked" topic).
+type scoredReader interface {
+	Scored(ctx context.Context, boardID, viewName string, members []string) ([]bool, error)
 }
 
 // pinger checks that the store's Redis answers (GET /readyz).
@@ -73,6 +81,20 @@ type Options struct {
 	LivePingInterval time.Duration
 	// Feed is the change feed; the Store when nil (it must then be one).
 	Feed feed
+	// LiveMaxRenders bounds the live topic renders of one tick (0:
+	// DefaultLiveMaxRenders): half go to the most watched topics, the
+	// rest to those dirty the longest.
+	LiveMaxRenders int
+	// LiveMaxConns bounds the open live connections (0:
+	// DefaultLiveMaxConns); LiveMaxPerClient those of one client address
+	// (0: DefaultLiveMaxPerClient). Over either, a connection is closed
+	// at once with 1013 and a reason.
+	LiveMaxConns     int
+	LiveMaxPerClient int
+	// TrustedProxies are the networks of reverse proxies whose
+	// X-Forwarded-For names the client; empty: the client is the TCP peer,
+	// and the header is ignored (anyone could forge it).
+	TrustedProxies []*net.IPNet
 }
 
 // DefaultPageTick is how long page reads of a current period are shared.
@@ -127,7 +149,13 @@ func NewServer(opts Options) *Server {
 	if f == nil {
 		f, _ = opts.Store.(feed)
 	}
-	s.hub = newHub(s.renderLive, f, orDefault(opts.LiveTick, DefaultLiveTick), s.logger, s.metrics)
+	s.echo.IPExtractor = clientIPExtractor(opts.TrustedProxies)
+	s.hub = newHub(s.renderLive, opts.Store.Scored, f, hubLimits{
+		tick:         orDefault(opts.LiveTick, DefaultLiveTick),
+		maxRenders:   orDefaultInt(opts.LiveMaxRenders, DefaultLiveMaxRenders),
+		maxConns:     orDefaultInt(opts.LiveMaxConns, DefaultLiveMaxConns),
+		maxPerClient: orDefaultInt(opts.LiveMaxPerClient, DefaultLiveMaxPerClient),
+	}, s.logger, s.metrics)
 	if f != nil {
 		s.hub.start()
 	}
@@ -139,6 +167,13 @@ func orDefault(d, def time.Duration) time.Duration {
 		return def
 	}
 	return d
+}
+
+func orDefaultInt(n, def int) int {
+	if n <= 0 {
+		return def
+	}
+	return n
 }
 
 // Close ends the live feed: every websocket is closed with 1012 (service

@@ -53,6 +53,9 @@ type liveSettings struct {
 	viewers  int
 	rate     int // events/s
 	duration time.Duration
+	// ghosts are extra viewers of members that never score (one each),
+	// the cheapest way to ask a live server for work.
+	ghosts int
 }
 
 func runLive(ctx context.Context, e *env) error {
@@ -65,10 +68,25 @@ func runLive(ctx context.Context, e *env) error {
 	if err != nil {
 		return fmt.Errorf("naive: %w", err)
 	}
-	for _, r := range []struct {
+	runs := []struct {
 		prefix string
 		res    liveResult
-	}{{"live", hub}, {"naive", naive}} {
+	}{{"live", hub}, {"naive", naive}}
+	if e.opts.ghosts > 0 {
+		// The hub again, with ghost viewers beside the same viewers.
+		g := s
+		g.ghosts = e.opts.ghosts
+		ghosts, err := e.liveRun(ctx, "live-hub", g)
+		if err != nil {
+			return fmt.Errorf("hub with ghosts: %w", err)
+		}
+		runs = append(runs, struct {
+			prefix string
+			res    liveResult
+		}{"ghosts", ghosts})
+		e.out.bench("ghosts_ghost_viewers", float64(g.ghosts), "viewers")
+	}
+	for _, r := range runs {
 		e.out.bench(r.prefix+"_viewers", float64(r.res.viewers), "viewers")
 		e.out.bench(r.prefix+"_events_per_s", r.res.eventsPerS, "events/s")
 		e.out.bench(r.prefix+"_latency_p50_ms", ms(percentile(r.res.latencies, 50)), "ms")
@@ -197,7 +215,10 @@ func (e *env) liveRun(ctx context.Context, role string, s liveSettings) (liveRes
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	e.logf("%s: %d viewers connected", role, s.viewers)
+	if err := dialGhosts(vctx, child.addr, s.ghosts, &wg); err != nil {
+		return liveResult{}, err
+	}
+	e.logf("%s: %d viewers and %d ghost viewers connected", role, s.viewers, s.ghosts)
 
 	renders0, err := child.renders()
 	if err != nil {
@@ -269,6 +290,42 @@ write:
 	e.logf("%s: %.0f events/s, latency p50 %.1f ms p99 %.1f ms, %.1f renders/s, %.2f frames/s per viewer, server CPU %.2fs",
 		role, res.eventsPerS, ms(percentile(res.latencies, 50)), ms(percentile(res.latencies, 99)), res.rendersPerS, res.framesPerViewerS, res.cpu.Seconds())
 	return res, nil
+}
+
+// dialGhosts connects n viewers of members that never score, each
+// draining its frames until ctx ends; it returns once all are connected.
+func dialGhosts(ctx context.Context, addr string, n int, wg *sync.WaitGroup) error {
+	sem := make(chan struct{}, 64) // bounded dialing
+	errs := make(chan error, n)
+	var dialing sync.WaitGroup
+	for g := range n {
+		sem <- struct{}{}
+		dialing.Add(1)
+		wg.Go(func() {
+			dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			c, _, err := websocket.Dial(dctx, "ws://"+addr+"/ws/live/day?member=ghost-"+strconv.Itoa(g), nil)
+			cancel()
+			<-sem
+			dialing.Done()
+			if err != nil {
+				errs <- fmt.Errorf("ghost viewer %d: %w", g, err)
+				return
+			}
+			defer c.CloseNow()
+			for {
+				if _, _, err := c.Read(ctx); err != nil {
+					return
+				}
+			}
+		})
+	}
+	dialing.Wait()
+	select {
+	case err := <-errs:
+		return err
+	default:
+		return nil
+	}
 }
 
 // liveChild is a server process of the live suite.
@@ -383,7 +440,10 @@ func serveLiveChild(role, redisAddr string) error {
 	var h http.Handler
 	switch role {
 	case "live-hub":
-		h = web.NewServer(web.Options{Store: store, Config: cfg, WriteKeys: []string{"bench"}, Logger: slog.New(slog.DiscardHandler)}).Handler()
+		// Every viewer dials from loopback: the per-client limit would
+		// refuse all but a few.
+		h = web.NewServer(web.Options{Store: store, Config: cfg, WriteKeys: []string{"bench"}, Logger: slog.New(slog.DiscardHandler),
+			LiveMaxConns: 1 << 20, LiveMaxPerClient: 1 << 20}).Handler()
 	case "live-naive":
 		h = newNaive(store, cfg)
 	default:

@@ -58,6 +58,7 @@ type options struct {
 	viewers      int           // live suite: websocket viewers
 	liveRate     int           // live suite: events/s written
 	liveDuration time.Duration // live suite: length of each side
+	ghosts       int           // live suite: extra viewers of members that never score
 }
 
 // env is what a suite runs with.
@@ -140,6 +141,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&opts.viewers, "viewers", 2000, "live suite: websocket viewers of one board")
 	fs.IntVar(&opts.liveRate, "live-rate", 1000, "live suite: events written per second")
 	fs.DurationVar(&opts.liveDuration, "live-duration", 20*time.Second, "live suite: length of each measurement")
+	fs.IntVar(&opts.ghosts, "ghosts", 2000, "live suite: a third run of the hub with this many extra viewers of members that never score (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
@@ -155,6 +157,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return options{}, errors.New("-writers must be between 1 and 64")
 	case opts.viewers <= 0 || opts.viewers > 10000:
 		return options{}, errors.New("-viewers must be between 1 and 10000")
+	case opts.ghosts < 0 || opts.ghosts > 10000:
+		return options{}, errors.New("-ghosts must be between 0 and 10000")
 	case opts.liveRate <= 0 || opts.liveDuration <= 0:
 		return options{}, errors.New("-live-rate and -live-duration must be positive")
 	case opts.timeout <= 0:

@@ -33,7 +33,7 @@ func TestSuitesPrintEveryResult(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
-	args := []string{"-duration", "200ms", "-members", "2000", "-viewers", "20", "-live-rate", "100", "-live-duration", "1s"}
+	args := []string{"-duration", "200ms", "-members", "2000", "-viewers", "20", "-live-rate", "100", "-live-duration", "1s", "-ghosts", "200"}
 	if err := run(ctx, args, &stdout, &stderr); err != nil {
 		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
 	}
@@ -53,6 +53,7 @@ func TestSuitesPrintEveryResult(t *testing.T) {
 		"BENCH live_latency_p50_ms", "BENCH live_latency_p99_ms", "BENCH live_renders_per_s", "BENCH live_server_cpu_s",
 		"BENCH naive_renders_per_s", "BENCH naive_server_cpu_s",
 		"RATIO renders_naive_vs_hub", "RATIO cpu_naive_vs_hub",
+		"BENCH ghosts_ghost_viewers", "BENCH ghosts_renders_per_s", "BENCH ghosts_frames_per_viewer_s",
 	}
 	for _, k := range want {
 		v, ok := got[k]

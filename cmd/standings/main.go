@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -66,6 +67,12 @@ type Main struct {
 	WriteKeys    []string      // STANDINGS_WRITE_KEYS
 	AdminKeys    []string      // STANDINGS_ADMIN_KEYS
 	LiveTick     time.Duration // STANDINGS_LIVE_TICK: live fragments render at most once per tick
+	// Live connection limits (STANDINGS_LIVE_MAX_CONNS,
+	// STANDINGS_LIVE_MAX_PER_CLIENT) and the reverse proxies whose
+	// X-Forwarded-For names the client (STANDINGS_TRUSTED_PROXIES).
+	LiveMaxConns     int
+	LiveMaxPerClient int
+	TrustedProxies   []*net.IPNet
 
 	Logger *slog.Logger
 	Stdout io.Writer
@@ -97,6 +104,9 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.StringVar(&m.RedisURL, "redis", envOr("STANDINGS_REDIS_URL", ""), "redis:// or rediss:// URL of a standalone Redis; empty = embedded, not durable")
 	fs.StringVar(&m.RedisCluster, "redis-cluster", envOr("STANDINGS_REDIS_CLUSTER", ""), "comma-separated seed nodes of a Redis Cluster")
 	fs.BoolVar(&m.Demo, "demo", os.Getenv("STANDINGS_DEMO") == "1", "generate simulated traffic (on when embedded)")
+	maxConns := fs.String("live-max-conns", envOr("STANDINGS_LIVE_MAX_CONNS", strconv.Itoa(web.DefaultLiveMaxConns)), "most open live-feed websockets")
+	maxPerClient := fs.String("live-max-per-client", envOr("STANDINGS_LIVE_MAX_PER_CLIENT", strconv.Itoa(web.DefaultLiveMaxPerClient)), "most open live-feed websockets of one client address (an IPv6 /64)")
+	proxies := fs.String("trusted-proxies", envOr("STANDINGS_TRUSTED_PROXIES", ""), "comma-separated CIDRs or IPs of reverse proxies whose X-Forwarded-For names the client; empty: the TCP peer is the client")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -113,6 +123,16 @@ func (m *Main) ParseFlags(args []string) error {
 		}
 		m.LiveTick = d
 	}
+	var err error
+	if m.LiveMaxConns, err = liveLimit("--live-max-conns (STANDINGS_LIVE_MAX_CONNS)", *maxConns); err != nil {
+		return err
+	}
+	if m.LiveMaxPerClient, err = liveLimit("--live-max-per-client (STANDINGS_LIVE_MAX_PER_CLIENT)", *maxPerClient); err != nil {
+		return err
+	}
+	if m.TrustedProxies, err = parseTrustedProxies(*proxies); err != nil {
+		return err
+	}
 	m.WriteKeys = splitKeys(os.Getenv("STANDINGS_WRITE_KEYS"))
 	m.AdminKeys = splitKeys(os.Getenv("STANDINGS_ADMIN_KEYS"))
 	if fs.NArg() > 0 {
@@ -122,6 +142,41 @@ func (m *Main) ParseFlags(args []string) error {
 		return errors.New("--redis and --redis-cluster are exclusive: give one")
 	}
 	return nil
+}
+
+// liveLimit reads a connection limit: a whole number from 1 up.
+func liveLimit(name, s string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%s must be a whole number from 1 up, got %q", name, s)
+	}
+	return n, nil
+}
+
+// parseTrustedProxies reads comma-separated CIDRs or single addresses.
+func parseTrustedProxies(s string) ([]*net.IPNet, error) {
+	var out []*net.IPNet
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		if !strings.Contains(p, "/") {
+			if ip := net.ParseIP(p); ip != nil {
+				bits := 128
+				if ip.To4() != nil {
+					ip, bits = ip.To4(), 32
+				}
+				out = append(out, &net.IPNet{IP: ip, Mask: net.CIDRMask(bits, bits)})
+				continue
+			}
+		}
+		_, n, err := net.ParseCIDR(p)
+		if err != nil {
+			return nil, fmt.Errorf("--trusted-proxies (STANDINGS_TRUSTED_PROXIES): %q is neither an IP address nor a CIDR", p)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // splitKeys reads a comma-separated key list, trimmed, without empty entries.
@@ -229,6 +284,10 @@ func (m *Main) serve() error {
 		Logger:     m.Logger,
 		NotDurable: m.embedded != nil,
 		LiveTick:   m.LiveTick,
+
+		LiveMaxConns:     m.LiveMaxConns,
+		LiveMaxPerClient: m.LiveMaxPerClient,
+		TrustedProxies:   m.TrustedProxies,
 	})
 	ln, err := net.Listen("tcp", m.Addr)
 	if err != nil {
