@@ -482,3 +482,124 @@ func TestRankCardValidation(t *testing.T) {
 		})
 	}
 }
+
+// TestRankCardWindows: a card builds the chosen window and the current
+// window of every view when nobody did yet, never the past windows of its
+// history, and reads an expired window as gone without building it.
+func TestRankCardWindows(t *testing.T) {
+	ctx := context.Background()
+	loc, _ := time.LoadLocation("America/New_York")
+	t0 := time.Date(2026, 11, 10, 12, 0, 7, 0, loc)
+	clock := t0
+	m, rdb := MustMiniredis(t, clock)
+	cfg := MustConfig(t, cardBoards)
+	prefix := redistest.Namespace(t) + ":"
+	store := ranking.NewStore(rdb, cfg, ranking.Options{Prefix: prefix, Clock: func() time.Time { return clock }})
+	cm := &cardModel{t: t, cfg: cfg, rdb: rdb, prefix: prefix}
+	b, _ := cfg.Board("first")
+	w, _ := b.View("2d")
+	window := func(id string) ranking.Period {
+		p, err := cfg.Calendar.ParsePeriod(w, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// ann scores on the 9th (late) and bo on the 11th; nothing on the 12th.
+	if _, err := store.Apply(ctx, "first", []ranking.Event{{Member: "ann", Value: 5, At: t0.Add(-25 * time.Hour)}}); err != nil {
+		t.Fatal(err)
+	}
+	clock = t0.Add(24 * time.Hour)
+	m.SetTime(clock)
+	if _, err := store.Apply(ctx, "first", []ranking.Event{{Member: "bo", Value: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	clock = t0.Add(48 * time.Hour)
+	m.SetTime(clock)
+	for _, id := range []string{"2026-11-09", "2026-11-12"} {
+		if cm.built(b, w, window(id)) {
+			t.Fatalf("window %s built before the test", id)
+		}
+	}
+
+	// A card of another view builds today's window of 2d.
+	rc, err := store.RankCard(ctx, "first", "all", "", "bo", 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cm.built(b, w, window("2026-11-12")) {
+		t.Error("today's window was not built by a card of the all view")
+	}
+	want := ranking.ViewStanding{View: w, Period: window("2026-11-12"), Total: 1, Score: 3, Rank: 1, Present: true}
+	if got := rc.Views[len(rc.Views)-1]; got != want {
+		t.Errorf("2d today: got %+v, want %+v", got, want)
+	}
+
+	// The current 2d card: the history reads the windows built by writes.
+	rc, err = store.RankCard(ctx, "first", "2d", "", "bo", 1, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, pt := range rc.History.Points {
+		got = append(got, fmt.Sprintf("%s:%v/%d/%d", pt.Period.ID, pt.Present, pt.Rank, pt.Total))
+	}
+	// 9th: never built (absent); 10th (days 9-10): built by ann's write,
+	// bo absent; 11th (days 10-11): built by bo's write, bo alone.
+	if want := "[2026-11-09:false/0/0 2026-11-10:false/0/1 2026-11-11:true/1/1 2026-11-12:true/1/1]"; fmt.Sprint(got) != want {
+		t.Errorf("history %v, want %s", got, want)
+	}
+	if cm.built(b, w, window("2026-11-09")) {
+		t.Error("a past window was built by reading history")
+	}
+
+	// An explicit past window that is still kept is built and read.
+	rc, err = store.RankCard(ctx, "first", "2d", "2026-11-09", "ann", 0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc.Period.ID != "2026-11-09" || rc.Rank != 1 || rc.Score != 5 || rc.Total != 1 || !rc.Final {
+		t.Errorf("window 2026-11-09: %+v", rc.Card)
+	}
+	if pts := rc.History.Points; pts[0].Present || !pts[1].Present || pts[1].Score != 5 {
+		t.Errorf("history %+v", pts)
+	}
+	if cm.built(b, w, window("2026-11-08")) {
+		t.Error("the window before an explicit one was built")
+	}
+
+	// An expired window reads as gone and is not built.
+	if _, err := store.RankCard(ctx, "first", "2d", "2026-11-01", "ann", 0, 2); ranking.ErrorCode(err) != ranking.ENOTFOUND {
+		t.Errorf("expired window: %v", err)
+	}
+	if cm.built(b, w, window("2026-11-01")) {
+		t.Error("an expired window was built")
+	}
+}
+
+// TestRankCardClockJump: when the app server's clock jumps, the card still
+// reads the periods of Redis's clock (it retries with candidates around it).
+func TestRankCardClockJump(t *testing.T) {
+	ctx := context.Background()
+	at := time.Date(2026, 11, 10, 12, 30, 0, 0, time.UTC)
+	_, rdb := MustMiniredis(t, at)
+	cfg := MustConfig(t, "boards: [{id: points, views: [hour, day, week, all]}]\n")
+	var shift atomic.Int64
+	store := newStore(t, rdb, cfg, func() time.Time { return at.Add(time.Duration(shift.Load())) })
+	if _, err := store.Apply(ctx, "points", []ranking.Event{{Member: "a", Value: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	shift.Store(int64(72 * time.Hour))
+	rc, err := store.RankCard(ctx, "points", "hour", "", "a", 0, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc.Period.ID != "2026-11-10T12" || rc.Score != 2 || !rc.Now.Equal(at) {
+		t.Errorf("card %s score %d at %v", rc.Period.ID, rc.Score, rc.Now)
+	}
+	for _, vs := range rc.Views {
+		if want := cfg.Calendar.PeriodAt(vs.View, at).ID; vs.Period.ID != want || !vs.Present {
+			t.Errorf("view %s: %s present %v, want %s", vs.View.Name, vs.Period.ID, vs.Present, want)
+		}
+	}
+}
