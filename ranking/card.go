@@ -187,6 +187,9 @@ func (s *Store) cardRequest(q *cardQuery, now time.Time) ([]string, []any) {
 
 // cardWindow decodes a "needs build" answer: the view and its period.
 func (s *Store) cardWindow(b *Board, raw []any) (View, Period, error) {
+	if len(raw) < 4 {
+		return View{}, Period{}, Errorf(EINTERNAL, "card: short answer (%d items)", len(raw))
+	}
 	name, _ := raw[2].(string)
 	id, _ := raw[3].(string)
 	v, ok := b.View(name)
