@@ -9,7 +9,6 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/standings/standings/ranking"
 	"github.com/standings/standings/views"
-	"golang.org/x/sync/errgroup"
 )
 
 // Rank card reads: neighbours on each side, and how many periods the
@@ -21,9 +20,7 @@ const (
 
 // cardReader is what the rank card needs of the store.
 type cardReader interface {
-	memberReader
-	History(ctx context.Context, boardID, viewName, member, period string, n int) (*ranking.History, error)
-	MemberViews(ctx context.Context, boardID, member string) ([]ranking.ViewStanding, error)
+	RankCard(ctx context.Context, boardID, viewName, period, member string, around, historyN int) (*ranking.RankCard, error)
 }
 
 // handleRankCard serves GET /boards/{board}/{view}/members/{member}?period=.
@@ -47,21 +44,13 @@ func (s *Server) handleRankCard(c echo.Context) error {
 			return err
 		}
 	}
-	// The three reads are independent; together they cost one round trip
-	// of latency.
-	var (
-		card   *ranking.Card
-		hist   *ranking.History
-		others []ranking.ViewStanding
-	)
-	g, ctx := errgroup.WithContext(c.Request().Context())
-	g.Go(func() (err error) { card, err = store.Member(ctx, b.ID, view, period, member, cardAround); return })
-	g.Go(func() (err error) { hist, err = store.History(ctx, b.ID, view, member, period, cardHistory); return })
-	g.Go(func() (err error) { others, err = store.MemberViews(ctx, b.ID, member); return })
-	if err := g.Wait(); err != nil {
+	// One read, so the headline, the neighbours, the chart and every view
+	// show the same moment even while scores change.
+	rc, err := store.RankCard(c.Request().Context(), b.ID, view, period, member, cardAround, cardHistory)
+	if err != nil {
 		return err
 	}
-	return s.renderPage(c, http.StatusOK, views.Card(s.cardModel(b, v, card, hist, others)))
+	return s.renderPage(c, http.StatusOK, views.Card(s.cardModel(b, v, &rc.Card, rc.History, rc.Views)))
 }
 
 // cardModel lays out a rank card.

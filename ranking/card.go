@@ -1,0 +1,296 @@
+package ranking
+
+import (
+	"context"
+	_ "embed"
+	"math"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+//go:embed scripts/card.lua
+var cardLua string
+
+var cardScript = redis.NewScript(libLua + cardLua)
+
+// RankCard is everything a rank card shows, read as one snapshot.
+type RankCard struct {
+	Card                   // the member's row and neighbours in the chosen period
+	History *History       // the periods of the view ending with the chosen one
+	Views   []ViewStanding // the current period of every view, in board order
+}
+
+// Bounds on the rounds of one rank card read: a round may learn Redis's
+// clock (when the local estimate missed the period) or build one window.
+const (
+	cardClockRetries = 3
+	cardRounds       = 16
+)
+
+// RankCard reads, in one script call and so one consistent snapshot, a
+// member's card in a period of a view (period as Member takes it) with around
+// neighbours on each side, its standing in the historyN periods of the view
+// that end with that period (the all view has one), and its standing in the
+// current period of every view of the board. A member without a score in the
+// period is ENOTFOUND. Unbuilt windows are built for the chosen period and the
+// current periods; past windows in the history that nobody built read as
+// absent.
+func (s *Store) RankCard(ctx context.Context, boardID, viewName, period, member string, around, historyN int) (*RankCard, error) {
+	if around < 0 || around > MaxAround {
+		return nil, Errorf(EINVALID, "around must be from 0 to %d, got %d", MaxAround, around)
+	}
+	if historyN < 1 || historyN > MaxHistory {
+		return nil, Errorf(EINVALID, "history must be from 1 to %d periods, got %d", MaxHistory, historyN)
+	}
+	if err := ValidateMember(member); err != nil {
+		return nil, err
+	}
+	b, v, err := s.boardView(boardID, viewName)
+	if err != nil {
+		return nil, err
+	}
+	cal := s.cfg.Calendar
+	q := &cardQuery{b: b, v: v, member: member, around: around, n: historyN, unchecked: map[string]bool{}}
+	if period != "" {
+		p, err := cal.ParsePeriod(v, period)
+		if err != nil {
+			return nil, err
+		}
+		q.fixed = &p
+	}
+	if v.Kind == All {
+		q.n = 1
+	}
+	clockRetries := 0
+	for round := 0; round < cardRounds; round++ {
+		now, err := s.Now(ctx)
+		if err != nil {
+			return nil, err
+		}
+		keys, args := s.cardRequest(q, now)
+		local := s.clock()
+		raw, err := cardScript.Run(ctx, s.rdb, keys, args...).Slice()
+		if err != nil {
+			return nil, wrapRedis(err)
+		}
+		nowMS := asInt(raw[0])
+		s.learnNow(nowMS, local)
+		redisNow := time.UnixMilli(nowMS).In(cal.Location())
+		switch asInt(raw[1]) {
+		case 0:
+			// No candidate contains Redis's now: the estimate is fresh now.
+			if clockRetries < cardClockRetries {
+				clockRetries++
+				continue
+			}
+			return nil, Errorf(EINTERNAL, "could not agree on the current period with Redis")
+		case -2:
+			// A chosen window nobody built yet: build it if it can still be
+			// built (not in the future, not past its retention), else read
+			// it as it is; either way read everything again.
+			wv, p, err := s.cardWindow(b, raw)
+			if err != nil {
+				return nil, err
+			}
+			tomorrow := cal.Next(wv, cal.PeriodAt(wv, redisNow))
+			if round < cardRounds/2 && !p.End.After(tomorrow.End) && nowMS < s.entry(b, wv, p).expireAt {
+				if err := s.ensureWindow(ctx, b, wv, p); err != nil {
+					return nil, err
+				}
+			} else {
+				q.unchecked[wv.Name+":"+p.ID] = true
+			}
+			continue
+		}
+		return s.decodeCard(q, redisNow, raw)
+	}
+	return nil, Errorf(EINTERNAL, "card: windows of board %q kept needing a build", b.ID)
+}
+
+// cardQuery is what a rank card read asks for, and which windows it reads
+// as they are (they could not be built).
+type cardQuery struct {
+	b         *Board
+	v         View
+	fixed     *Period
+	member    string
+	around, n int
+	unchecked map[string]bool // "view:period"
+
+	// Set by cardRequest: the view's periods, oldest first (the last
+	// ncand are the headline's candidates), and each view's candidates.
+	periods []Period
+	ncand   int
+	views   [][]Period
+}
+
+// candidates are the periods that may be the current one of v at now:
+// the current one by the local estimate and its neighbours.
+func (s *Store) candidates(v View, now time.Time) []Period {
+	cal := s.cfg.Calendar
+	cur := cal.PeriodAt(v, now)
+	if v.Kind == All {
+		return []Period{cur}
+	}
+	return []Period{cal.Prev(v, cur), cur, cal.Next(v, cur)}
+}
+
+// cardRequest builds card.lua's KEYS and ARGV for q at the local estimate
+// of Redis's clock.
+func (s *Store) cardRequest(q *cardQuery, now time.Time) ([]string, []any) {
+	cal := s.cfg.Calendar
+	b, v := q.b, q.v
+	var cands []Period
+	if q.fixed != nil {
+		cands = []Period{*q.fixed}
+	} else {
+		cands = s.candidates(v, now)
+	}
+	q.ncand = len(cands)
+	q.periods = make([]Period, q.n-1, q.n-1+len(cands))
+	prev := cands[0]
+	for i := q.n - 2; i >= 0; i-- {
+		prev = cal.Prev(v, prev)
+		q.periods[i] = prev
+	}
+	q.periods = append(q.periods, cands...)
+	q.views = q.views[:0]
+	for _, ov := range b.Views {
+		q.views = append(q.views, s.candidates(ov, now))
+	}
+
+	prefix := s.keyPrefix(b)
+	keys := []string{prefix + "n"}
+	args := []any{v.Name, string(b.Ties), q.member, itoa(int64(q.around)), itoa(int64(q.n)), itoa(int64(q.ncand)), itoa(int64(len(b.Views)))}
+	add := func(ov View, p Period, explicit bool) {
+		keys = append(keys, prefix+"z:"+ov.Name+":"+p.ID, prefix+"r:"+ov.Name+":"+p.ID)
+		// An explicit period, and the all period, is read whatever the time.
+		start, end := int64(0), int64(math.MaxInt64/2)
+		if !explicit && !p.IsAll() {
+			start, end = p.Start.UnixMilli(), p.End.UnixMilli()
+		}
+		check := ov.Kind == Window && !q.unchecked[ov.Name+":"+p.ID]
+		args = append(args, p.ID, itoa(start), itoa(end), boolArg(check))
+	}
+	for _, p := range q.periods {
+		add(v, p, q.fixed != nil)
+	}
+	for i, ov := range b.Views {
+		args = append(args, ov.Name, itoa(int64(len(q.views[i]))))
+		for _, p := range q.views[i] {
+			add(ov, p, false)
+		}
+	}
+	return keys, args
+}
+
+// cardWindow decodes a "needs build" answer: the view and its period.
+func (s *Store) cardWindow(b *Board, raw []any) (View, Period, error) {
+	if len(raw) < 4 {
+		return View{}, Period{}, Errorf(EINTERNAL, "card: short answer (%d items)", len(raw))
+	}
+	name, _ := raw[2].(string)
+	id, _ := raw[3].(string)
+	v, ok := b.View(name)
+	if !ok || v.Kind != Window {
+		return View{}, Period{}, Errorf(EINTERNAL, "card: no rolling view %q on board %q", name, b.ID)
+	}
+	p, err := s.cfg.Calendar.ParsePeriod(v, id)
+	return v, p, err
+}
+
+// decodeCard turns card.lua's answer into a RankCard.
+func (s *Store) decodeCard(q *cardQuery, now time.Time, raw []any) (*RankCard, error) {
+	b, v := q.b, q.v
+	if len(raw) < 5 {
+		return nil, Errorf(EINTERNAL, "card: short answer (%d items)", len(raw))
+	}
+	head, _ := raw[2].([]any)
+	hist, _ := raw[3].([]any)
+	vs, _ := raw[4].([]any)
+	if len(head) < 3 {
+		return nil, Errorf(EINTERNAL, "card: short headline (%d items)", len(head))
+	}
+	chosen := int(asInt(head[0]))
+	if chosen < 1 || chosen > q.ncand {
+		return nil, Errorf(EINTERNAL, "card: chose candidate %d of %d", chosen, q.ncand)
+	}
+	last := q.n - 1 + chosen - 1 // index of the chosen period in q.periods
+	p := q.periods[last]
+	st := Standing{Board: b, View: v, Period: p, Final: b.Final(p, now), Total: asInt(head[1]), Now: now}
+	pos := asInt(head[2]) - 1
+	if pos < 0 {
+		return nil, Errorf(ENOTFOUND, "member %q has no score in %s %s of board %q", q.member, v.Name, p.ID, b.ID)
+	}
+	if len(head) < 6 || len(hist) != q.n || len(vs) != len(b.Views) {
+		return nil, Errorf(EINTERNAL, "card: malformed answer (%d, %d, %d items)", len(head), len(hist), len(vs))
+	}
+	code, err := parseCode(head[3])
+	if err != nil {
+		return nil, err
+	}
+	rc := &RankCard{Card: Card{Standing: st}}
+	c := &rc.Card
+	c.Member = q.member
+	c.Name, _ = head[4].(string)
+	c.Score, _ = b.decode(v.Name, code)
+	start := max(pos-int64(q.around), 0)
+	c.Around, err = s.entries(b, v, head[5], int(start), head[6:])
+	if err != nil {
+		return nil, err
+	}
+	if pos-start >= int64(len(c.Around)) {
+		return nil, Errorf(EINTERNAL, "card: the member is not among its neighbours")
+	}
+	c.Rank = c.Around[pos-start].Rank
+	c.TopPercent = math.Round(10000*float64(c.Rank)/float64(c.Total)) / 100
+
+	rc.History = &History{Board: b, View: v, Member: q.member, Now: now, Points: make([]HistoryPoint, q.n)}
+	for i := range q.n {
+		pt, err := s.cardPoint(b, v.Name, hist[i])
+		if err != nil {
+			return nil, err
+		}
+		pt.Period = q.periods[last-(q.n-1)+i]
+		rc.History.Points[i] = pt
+	}
+	rc.Views = make([]ViewStanding, len(b.Views))
+	for i, ov := range b.Views {
+		row, _ := vs[i].([]any)
+		if len(row) != 4 {
+			return nil, Errorf(EINTERNAL, "card: malformed view %s", ov.Name)
+		}
+		k := int(asInt(row[0]))
+		if k < 1 || k > len(q.views[i]) {
+			return nil, Errorf(EINTERNAL, "card: view %s chose candidate %d", ov.Name, k)
+		}
+		pt, err := s.cardPoint(b, ov.Name, row[1:])
+		if err != nil {
+			return nil, err
+		}
+		vp := q.views[i][k-1]
+		rc.Views[i] = ViewStanding{View: ov, Period: vp, Final: b.Final(vp, now), Total: pt.Total,
+			Score: pt.Score, Rank: pt.Rank, Present: pt.Present}
+	}
+	return rc, nil
+}
+
+// cardPoint decodes one {total, rank, code} standing of view.
+func (s *Store) cardPoint(b *Board, view string, x any) (HistoryPoint, error) {
+	row, _ := x.([]any)
+	if len(row) != 3 {
+		return HistoryPoint{}, Errorf(EINTERNAL, "card: malformed standing in %s", view)
+	}
+	pt := HistoryPoint{Total: asInt(row[0]), Rank: asInt(row[1])}
+	if pt.Rank == 0 {
+		return pt, nil
+	}
+	code, err := parseCode(row[2])
+	if err != nil {
+		return pt, err
+	}
+	pt.Score, _ = b.decode(view, code)
+	pt.Present = true
+	return pt, nil
+}

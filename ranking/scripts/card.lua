@@ -1,0 +1,149 @@
+-- card.lua: everything a rank card shows, read in one call so it is one
+-- consistent snapshot: the member's row in one period of one view with its
+-- neighbours, its score, rank and total in the periods before (the chart),
+-- and its standing in the current period of every view of the board.
+-- Periods are chosen by Redis's clock among candidates, as read.lua does.
+--
+-- KEYS[1]       the board's names hash ("<prefix>{board}:n")
+-- KEYS[2k], KEYS[2k+1]
+--               for the k-th period entry in ARGV order (below): its sorted
+--               set "z:<view>:<period>" and its window marker
+--               "r:<view>:<period>" (declared for every view, read only when
+--               the entry's check flag is "1")
+-- ARGV          view, ties ("first"|"shared"), member, around, n (history
+--               length), ncand, nviews, then
+--               n+ncand-1 entries of the view, oldest first: the last ncand
+--               are the candidates of the headline period, the history is
+--               the n entries that end with the chosen one; then
+--               per view of the board: view name, ncand, ncand entries.
+--               An entry is: period id, start_ms, end_ms, check ("1": a
+--               rolling window that must be built; an unbuilt history period
+--               reads as absent). An explicit period is one candidate
+--               covering all time.
+-- Returns       {now_ms, 0} when some view has no candidate containing now
+--               (the caller retries with candidates around now_ms),
+--               {now_ms, -2, view, period} when a chosen window must be
+--               built first ("needs build"; the caller runs ensure.lua, or
+--               sends check "0" for a window that can no longer be built),
+--               else {now_ms, 1, head, history, views}:
+--               head    {chosen, total, pos (0 = absent), code, name,
+--                        first_rank, m1, code1, name1, ...}: the neighbours
+--                        and the member in rank order; history and views
+--                        are empty when the member is absent
+--               history n × {total, rank (0 = absent), code}, oldest first
+--               views   per view {chosen, total, rank (0 = absent), code}
+
+local view = ARGV[1]
+local ties = ARGV[2]
+local member = ARGV[3]
+local around = tonumber(ARGV[4])
+local n = tonumber(ARGV[5])
+local ncand = tonumber(ARGV[6])
+local nviews = tonumber(ARGV[7])
+local nkey = KEYS[1]
+
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+
+-- Parse the period entries in ARGV order; entry k owns KEYS[2k], KEYS[2k+1].
+local nentries = 0
+local a = 8
+local function entry(vname)
+  nentries = nentries + 1
+  local e = {view = vname, id = ARGV[a], lo = tonumber(ARGV[a + 1]), hi = tonumber(ARGV[a + 2]),
+    check = ARGV[a + 3] == '1', zkey = KEYS[2 * nentries], rkey = KEYS[2 * nentries + 1]}
+  a = a + 4
+  return e
+end
+
+-- choose returns the index of the first candidate containing now, or 0.
+local function choose(cands)
+  for c = 1, #cands do
+    if now >= cands[c].lo and now < cands[c].hi then return c end
+  end
+  return 0
+end
+
+local main = {}
+for i = 1, n + ncand - 1 do main[i] = entry(view) end
+local mcands = {}
+for c = 1, ncand do mcands[c] = main[n - 1 + c] end
+local mchosen = choose(mcands)
+
+local vchosen, vcands = {}, {}
+for j = 1, nviews do
+  local vname = ARGV[a]
+  local nc = tonumber(ARGV[a + 1])
+  a = a + 2
+  local cands = {}
+  for c = 1, nc do cands[c] = entry(vname) end
+  vcands[j] = cands
+  vchosen[j] = choose(cands)
+end
+
+if mchosen == 0 then return {now, 0} end
+for j = 1, nviews do
+  if vchosen[j] == 0 then return {now, 0} end
+end
+
+local function built(e)
+  return not e.check or redis.call('EXISTS', e.rkey) == 1
+end
+
+local head = mcands[mchosen]
+if not built(head) then return {now, -2, head.view, head.id} end
+for j = 1, nviews do
+  local e = vcands[j][vchosen[j]]
+  if not built(e) then return {now, -2, e.view, e.id} end
+end
+
+-- rank_of is the rank of code in zkey: 1 + members ranked strictly before
+-- (shared ties), or the position (first ties).
+local function rank_of(zkey, code, pos)
+  if ties == 'shared' then
+    return redis.call('ZCOUNT', zkey, '-inf', '(' .. code) + 1
+  end
+  return pos + 1
+end
+
+-- standing is the member's {total, rank, code} in entry e.
+local function standing(e)
+  if not built(e) then return {0, 0, false} end
+  local total = redis.call('ZCARD', e.zkey)
+  local r = redis.call('ZRANK', e.zkey, member)
+  if not r then return {total, 0, false} end
+  local code = redis.call('ZSCORE', e.zkey, member)
+  return {total, rank_of(e.zkey, code, r), code}
+end
+
+local total = redis.call('ZCARD', head.zkey)
+local r = redis.call('ZRANK', head.zkey, member)
+if not r then
+  return {now, 1, {mchosen, total, 0}, {}, {}}
+end
+local code = redis.call('ZSCORE', head.zkey, member)
+local lo = r - around
+if lo < 0 then lo = 0 end
+local flat = redis.call('ZRANGE', head.zkey, lo, r + around, 'WITHSCORES')
+local hrow = {mchosen, total, r + 1, code, redis.call('HGET', nkey, member), rank_of(head.zkey, flat[2], lo)}
+local members = {}
+for k = 1, #flat, 2 do table.insert(members, flat[k]) end
+local names = redis.call('HMGET', nkey, unpack(members))
+for k = 1, #members do
+  table.insert(hrow, members[k])
+  table.insert(hrow, flat[2 * k])
+  table.insert(hrow, names[k])
+end
+
+local history = {}
+for i = mchosen, mchosen + n - 1 do
+  table.insert(history, standing(main[i]))
+end
+
+local views = {}
+for j = 1, nviews do
+  local s = standing(vcands[j][vchosen[j]])
+  table.insert(views, {vchosen[j], s[1], s[2], s[3]})
+end
+
+return {now, 1, hrow, history, views}
