@@ -467,7 +467,7 @@ boards:
 		moveDone         atomic.Bool
 		errMu            sync.Mutex
 		errCodes         = map[string]int{}
-		bogusDuplicates  []string
+		wrongAcks        []string
 		maxStall         time.Duration
 		maxStallInMove   time.Duration
 		stalledEvent     string
@@ -527,10 +527,10 @@ boards:
 				modelMu.Unlock()
 				errMu.Lock()
 				if code != "" {
-					bogusDuplicates = append(bogusDuplicates, fmt.Sprintf("%s: the model refuses %+v: %s", le.board, le.ev, code))
+					wrongAcks = append(wrongAcks, fmt.Sprintf("%s: the model refuses %+v: %s", le.board, le.ev, code))
 				}
 				if res.Duplicate && le.retries == 0 {
-					bogusDuplicates = append(bogusDuplicates, fmt.Sprintf("%s %s answered duplicate on its first attempt", le.board, le.ev.ID))
+					wrongAcks = append(wrongAcks, fmt.Sprintf("%s %s answered duplicate on its first attempt", le.board, le.ev.ID))
 				}
 				if stall > maxStall {
 					maxStall, stalledEvent = stall, fmt.Sprintf("%s (%d retries)", le.ev.ID, le.retries)
@@ -596,8 +596,8 @@ boards:
 	if cf := move.Conflicts(); len(cf) > 0 {
 		t.Errorf("%d keys of the boards were written on the new master before they moved (the move overwrote them), e.g. %q", len(cf), cf[:min(len(cf), 5)])
 	}
-	if len(bogusDuplicates) > 0 {
-		t.Errorf("%d wrong acknowledgements, e.g. %q", len(bogusDuplicates), bogusDuplicates[:min(len(bogusDuplicates), 5)])
+	if len(wrongAcks) > 0 {
+		t.Errorf("%d wrong acknowledgements, e.g. %q", len(wrongAcks), wrongAcks[:min(len(wrongAcks), 5)])
 	}
 	// On the increment board the all view's points add up to every
 	// acknowledged event once: fewer is an event lost, more one counted twice.
