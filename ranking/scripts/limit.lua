@@ -15,6 +15,10 @@ local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local interval = 1000000 / rate -- microseconds per event
 local tat = tonumber(redis.call('GET', key) or '') or now
 if tat < now then tat = now end
+-- A TAT can run at most burst intervals ahead; further means Redis's clock
+-- went back (failover to a replica with a slower clock): wait no longer
+-- than an empty bucket would.
+if tat > now + burst * interval then tat = now + burst * interval end
 local new_tat = tat + cost * interval
 -- A full bucket lets burst events through at once: the TAT may run up to
 -- burst intervals ahead of now.
