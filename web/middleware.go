@@ -1,12 +1,18 @@
 package web
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"io"
+	"net"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/standings/standings/ranking"
 )
 
 // MaxBody is the largest request body accepted (contract: 1 MiB).
@@ -63,4 +69,38 @@ func (s *Server) requestTimeout(next echo.HandlerFunc) echo.HandlerFunc {
 		c.SetRequest(c.Request().WithContext(ctx))
 		return next(c)
 	}
+}
+
+// DefaultBodyTimeout is how long a client has to send a request body.
+const DefaultBodyTimeout = 10 * time.Second
+
+// readBody reads the whole request body, within the body timeout, before
+// requestTimeout starts the store's deadline: a slow upload is the
+// client's delay, answered 408, never a 503 blamed on Redis.
+func (s *Server) readBody(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		if req.Body == nil || req.Body == http.NoBody {
+			return next(c)
+		}
+		rc := http.NewResponseController(c.Response())
+		_ = rc.SetReadDeadline(time.Now().Add(s.bodyTimeout)) // not supported by test recorders
+		data, err := io.ReadAll(req.Body)
+		_ = rc.SetReadDeadline(time.Time{})
+		if err != nil {
+			return bodyError(err)
+		}
+		req.Body = io.NopCloser(bytes.NewReader(data))
+		return next(c)
+	}
+}
+
+// isTimeout says whether a read failed on its deadline.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}
+
+func bodyTimeout() *apiError {
+	return &apiError{Status: http.StatusRequestTimeout, Code: ranking.EINVALID, Message: "the request body did not arrive in time; send it faster or in smaller requests"}
 }
