@@ -49,8 +49,17 @@ type fixture struct {
 	handler http.Handler
 }
 
-// MustFixture starts miniredis at testNow, a Store and a Server.
+// MustFixture starts miniredis at testNow, a Store and a Server. Redis's
+// clock stands still in these tests, so no write rate budget would ever
+// refill: the fixture has no rate limit (MustFixtureWith sets one).
 func MustFixture(tb testing.TB) *fixture {
+	tb.Helper()
+	return MustFixtureWith(tb, web.Options{WriteRate: -1})
+}
+
+// MustFixtureWith is MustFixture with the Options given; Store, Config and
+// the keys are the fixture's.
+func MustFixtureWith(tb testing.TB, opts web.Options) *fixture {
 	tb.Helper()
 	cfg, err := ranking.ParseConfig([]byte(testBoards))
 	if err != nil {
@@ -62,10 +71,9 @@ func MustFixture(tb testing.TB) *fixture {
 	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
 	tb.Cleanup(func() { rdb.Close() })
 	store := ranking.NewStore(rdb, cfg, ranking.Options{Clock: func() time.Time { return testNow }})
-	srv := web.NewServer(web.Options{
-		Store: store, Config: cfg,
-		WriteKeys: []string{writeKey}, AdminKeys: []string{adminKey},
-	})
+	opts.Store, opts.Config = store, cfg
+	opts.WriteKeys, opts.AdminKeys = []string{writeKey}, []string{adminKey}
+	srv := web.NewServer(opts)
 	tb.Cleanup(srv.Close)
 	return &fixture{mr: mr, handler: srv.Handler()}
 }

@@ -73,6 +73,15 @@ type Options struct {
 	LivePingInterval time.Duration
 	// Feed is the change feed; the Store when nil (it must then be one).
 	Feed feed
+	// BodyTimeout is how long a client has to send a request body (0:
+	// DefaultBodyTimeout).
+	BodyTimeout time.Duration
+	// WriteRate is the score events per second each API key may write,
+	// with bursts of twice that, across every instance sharing the Redis
+	// (0: DefaultWriteRate; negative: no limit). It is enforced when the
+	// Store can keep the budget (it implements TakeRate, as
+	// *ranking.Store does).
+	WriteRate int
 }
 
 // DefaultPageTick is how long page reads of a current period are shared.
@@ -94,6 +103,11 @@ type Server struct {
 	hub          *hub
 	writeTimeout time.Duration
 	pingInterval time.Duration
+
+	bodyTimeout time.Duration
+	writeRate   int         // events per second per API key; 0: no limit
+	limiter     rateLimiter // nil: no limit
+	errLog      *logLimiter // bounds the rate of logged request failures
 }
 
 // NewServer builds a Server and registers its routes.
@@ -111,6 +125,15 @@ func NewServer(opts Options) *Server {
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
+	}
+	s.errLog = newLogLimiter(s.logger, errLogBurst, errLogEvery)
+	s.bodyTimeout = orDefault(opts.BodyTimeout, DefaultBodyTimeout)
+	s.writeRate = opts.WriteRate
+	if s.writeRate == 0 {
+		s.writeRate = DefaultWriteRate
+	}
+	if l, ok := opts.Store.(rateLimiter); ok && s.writeRate > 0 {
+		s.limiter = l
 	}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
