@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -66,6 +67,7 @@ type Main struct {
 	WriteKeys    []string      // STANDINGS_WRITE_KEYS
 	AdminKeys    []string      // STANDINGS_ADMIN_KEYS
 	LiveTick     time.Duration // STANDINGS_LIVE_TICK: live fragments render at most once per tick
+	WriteRate    int           // STANDINGS_WRITE_RATE: events per second per API key
 
 	Logger *slog.Logger
 	Stdout io.Writer
@@ -112,6 +114,14 @@ func (m *Main) ParseFlags(args []string) error {
 			return fmt.Errorf("STANDINGS_LIVE_TICK must be a duration from 100ms to 250ms, got %q", s)
 		}
 		m.LiveTick = d
+	}
+	m.WriteRate = web.DefaultWriteRate
+	if s := os.Getenv("STANDINGS_WRITE_RATE"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 1_000_000 {
+			return fmt.Errorf("STANDINGS_WRITE_RATE must be a whole number of events per second from 1 to 1000000, got %q", s)
+		}
+		m.WriteRate = n
 	}
 	m.WriteKeys = splitKeys(os.Getenv("STANDINGS_WRITE_KEYS"))
 	m.AdminKeys = splitKeys(os.Getenv("STANDINGS_ADMIN_KEYS"))
@@ -229,6 +239,7 @@ func (m *Main) serve() error {
 		Logger:     m.Logger,
 		NotDurable: m.embedded != nil,
 		LiveTick:   m.LiveTick,
+		WriteRate:  m.WriteRate,
 	})
 	ln, err := net.Listen("tcp", m.Addr)
 	if err != nil {
