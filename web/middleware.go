@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -83,6 +86,9 @@ func (s *Server) readBody(next echo.HandlerFunc) echo.HandlerFunc {
 		if req.Body == nil || req.Body == http.NoBody {
 			return next(c)
 		}
+		if err := checkContentType(req.Header.Get(echo.HeaderContentType)); err != nil {
+			return err
+		}
 		rc := http.NewResponseController(c.Response())
 		_ = rc.SetReadDeadline(time.Now().Add(s.bodyTimeout)) // not supported by test recorders
 		data, err := io.ReadAll(req.Body)
@@ -103,4 +109,30 @@ func isTimeout(err error) bool {
 
 func bodyTimeout() *apiError {
 	return &apiError{Status: http.StatusRequestTimeout, Code: ranking.EINVALID, Message: "the request body did not arrive in time; send it faster or in smaller requests"}
+}
+
+// checkQuery refuses a query string with a bad escape: url.Values would
+// silently drop the pair, and "?limit=%zz" would quietly mean the default.
+func (s *Server) checkQuery(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if _, err := url.ParseQuery(c.Request().URL.RawQuery); err != nil {
+			return ranking.Errorf(ranking.EINVALID, "bad escape in the query string (a %% must start %%XX with two hex digits)")
+		}
+		return next(c)
+	}
+}
+
+// checkContentType takes JSON bodies: application/json or any +json type,
+// and also no type or application/x-www-form-urlencoded, which is what
+// `curl -d` sends; the body is parsed as JSON either way. Anything else
+// (multipart forms, text, XML) is a client sending the wrong thing: 415.
+func checkContentType(ct string) error {
+	if ct == "" {
+		return nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json") || mt == "application/x-www-form-urlencoded") {
+		return nil
+	}
+	return &apiError{Status: http.StatusUnsupportedMediaType, Code: ranking.EINVALID, Message: fmt.Sprintf("request bodies are JSON: want Content-Type application/json, got %q", ct)}
 }

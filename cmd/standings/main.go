@@ -245,6 +245,7 @@ func (m *Main) serve() error {
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	ln = m.web.Listener(ln) // bad escapes in paths get the contract's error body
 	m.http = &http.Server{
 		Handler:           m.web.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
