@@ -46,6 +46,7 @@ boards:
 // fixture is a Server on a real ranking.Store on miniredis.
 type fixture struct {
 	mr      *miniredis.Miniredis
+	srv     *web.Server
 	handler http.Handler
 }
 
@@ -75,7 +76,7 @@ func MustFixtureWith(tb testing.TB, opts web.Options) *fixture {
 	opts.WriteKeys, opts.AdminKeys = []string{writeKey}, []string{adminKey}
 	srv := web.NewServer(opts)
 	tb.Cleanup(srv.Close)
-	return &fixture{mr: mr, handler: srv.Handler()}
+	return &fixture{mr: mr, srv: srv, handler: srv.Handler()}
 }
 
 // response is a recorded answer.
@@ -142,4 +143,16 @@ func MustOK(tb testing.TB, r response) response {
 		tb.Fatalf("status %d, body %s", r.Status, r.Body)
 	}
 	return r
+}
+
+// dump is every key and value in the fixture's Redis, to check that a
+// refused request changed nothing.
+func (f *fixture) dump() string { return f.mr.Dump() }
+
+// MustUnchanged fails the test when Redis differs from before.
+func (f *fixture) MustUnchanged(tb testing.TB, before string) {
+	tb.Helper()
+	if after := f.dump(); after != before {
+		tb.Fatalf("Redis changed:\nbefore %s\nafter  %s", before, after)
+	}
 }
