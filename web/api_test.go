@@ -2,13 +2,16 @@ package web_test
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -511,4 +514,42 @@ func TestAPI503RetryAfter(t *testing.T) {
 			t.Errorf("status %d headers %v body %s", r.Status, r.Header, r.Body)
 		}
 	}
+}
+
+// TestOutageLogBounded: every request failing on a Redis outage does not
+// mean a log line each.
+func TestOutageLogBounded(t *testing.T) {
+	var buf syncBuffer
+	f := MustFixtureWith(t, web.Options{WriteRate: -1, Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+	f.mr.SetError("LOADING Redis is loading the dataset in memory") // fails every call at once
+	start := time.Now()
+	for range 40 { // go-redis retries LOADING for a while: each takes ~0.1 s
+		if r := f.get(t, "/api/v1/boards/points/week"); r.Status != 503 {
+			t.Fatalf("status %d %s", r.Status, r.Body)
+		}
+	}
+	// The budget: a burst of 10, then one line (and one "suppressed" line)
+	// per second that passed.
+	lines := strings.Count(buf.String(), "request failed")
+	if ceiling := 10 + 2*int(time.Since(start)/time.Second+1); lines == 0 || lines > ceiling {
+		t.Fatalf("%d log lines for 40 failed requests, ceiling %d:\n%s", lines, ceiling, buf.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger and a test to share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
