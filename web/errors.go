@@ -15,10 +15,12 @@ const (
 	codeUnauthorized = "unauthorized"
 	codeForbidden    = "forbidden"
 	codeTooLarge     = "too_large"
+	codeRateLimited  = "rate_limited" // 429: an API key over its write rate
 )
 
 // apiError is an error decided by the web layer itself, with its status:
-// malformed bodies (400), authentication (401, 403), oversized bodies (413).
+// malformed bodies (400), authentication (401, 403), slow bodies (408),
+// oversized bodies (413), non-JSON bodies (415), write rate (429).
 type apiError struct {
 	Status  int
 	Code    string

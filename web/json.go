@@ -173,19 +173,35 @@ func valueDone(stack []*keyFrame) {
 	}
 }
 
-// fieldNames lists the JSON names of the fields of the struct v points to,
+// fieldNames lists the JSON names of the fields of the struct v points to
+// (fields of embedded structs included, as encoding/json flattens them),
 // nil when v is not a pointer to a struct.
 func fieldNames(v any) map[string]bool {
 	t := reflect.TypeOf(v)
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		return nil
 	}
-	t = t.Elem()
 	out := map[string]bool{}
+	addFieldNames(t.Elem(), out)
+	return out
+}
+
+func addFieldNames(t reflect.Type, out map[string]bool) {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" || !f.IsExported() {
+		if name == "-" {
+			continue
+		}
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if f.Anonymous && name == "" && ft.Kind() == reflect.Struct {
+			addFieldNames(ft, out)
+			continue
+		}
+		if !f.IsExported() {
 			continue
 		}
 		if name == "" {
@@ -193,7 +209,6 @@ func fieldNames(v any) map[string]bool {
 		}
 		out[name] = true
 	}
-	return out
 }
 
 // bodyError maps a failure to read the body.

@@ -14,8 +14,6 @@ import (
 // STANDINGS_WRITE_RATE is not set (contract section 13).
 const DefaultWriteRate = 1000
 
-const codeRateLimited = "rate_limited"
-
 // rateLimiter keeps the write budgets of API keys; *ranking.Store keeps
 // them in Redis, shared by every instance.
 type rateLimiter interface {
