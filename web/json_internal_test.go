@@ -28,7 +28,7 @@ func TestDecodeJSONStrict(t *testing.T) {
 		{`{"b":"\ud83d"}`, false},
 		{`{"b":"\\ud800"}`, true}, // an escaped backslash, then text
 		{`{"b":"\"\udfff"}`, false},
-		{`{"b":[{"k":1},{"k":2}]}`, false}, // b is a string
+		{`{"b":[{"k":1},{"k":2}]}`, false},  // b is a string
 		{"{\"b\":\"\xed\xa0\x80\"}", false}, // a surrogate encoded in UTF-8
 	} {
 		var v outer
