@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/redistest"
 )
 
 // bucketModel is the brute-force reference: a token bucket of burst
@@ -121,5 +122,18 @@ func TestTakeRateOnEveryBackend(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkTakeRate is the cost the write rate check adds to a write: one
+// script round trip to a local Redis.
+func BenchmarkTakeRate(b *testing.B) {
+	rdb := redistest.Client(b)
+	s := ranking.NewStore(rdb, MustConfig(b, "boards: [{id: points}]\n"), ranking.Options{Prefix: redistest.Namespace(b) + ":"})
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := s.TakeRate(ctx, "bench-key", 1_000_000, 2_000_000, 1); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
