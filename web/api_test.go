@@ -1,11 +1,21 @@
 package web_test
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/standings/standings/web"
 )
 
 func TestWriteScoreAndReadBack(t *testing.T) {
@@ -248,4 +258,298 @@ func TestZeroIncrementHasNoRank(t *testing.T) {
 	if !strings.Contains(r.Body, `"all":{"period":"all","score":0,"rank":null}`) {
 		t.Errorf("answer %s", r.Body)
 	}
+}
+
+// TestInvalidUnicodeRefused: bytes that are not UTF-8 and lone surrogate
+// escapes are 400 in every string field, single and batch, where they used
+// to become U+FFFD (so "a\xffb" and "a\xfeb" were one member).
+func TestInvalidUnicodeRefused(t *testing.T) {
+	f := MustFixture(t)
+	before := f.dump()
+	bad := map[string]string{
+		"byte ff":        "a\xffb",
+		"byte fe":        "a\xfeb",
+		"overlong slash": "a\xc0\xafb",
+		"lone high":      `a\ud800b`,
+		"high at end":    `a\ud800`,
+		"high then text": `a\ud800\u0041`,
+		"lone low":       `a\udc00b`,
+		"two highs":      `\ud800\ud800`,
+	}
+	for name, s := range bad {
+		for _, field := range []string{"member", "name", "id", "at"} {
+			body := `{"member":"alice","value":1,"` + field + `":"` + s + `"}`
+			if field == "member" {
+				body = `{"member":"` + s + `","value":1}`
+			}
+			for _, path := range []string{"/api/v1/boards/points/scores", "/api/v1/boards/points/scores/batch"} {
+				b := body
+				if strings.HasSuffix(path, "batch") {
+					b = `{"events":[{"member":"bob","value":1},` + body + `]}`
+				}
+				t.Run(name+"/"+field+"/"+path[len(path)-5:], func(t *testing.T) {
+					r := f.do(t, "POST", path, writeKey, b)
+					if r.Status != http.StatusBadRequest || r.ErrorCode(t) != "invalid_argument" {
+						t.Fatalf("status %d body %s", r.Status, r.Body)
+					}
+					f.MustUnchanged(t, before)
+				})
+			}
+		}
+	}
+	// A surrogate pair is one valid character.
+	r := MustOK(t, f.do(t, "POST", "/api/v1/boards/points/scores", writeKey, `{"member":"a\ud83d\ude00b","value":1}`))
+	if !strings.Contains(r.Body, `"member":"a😀b"`) {
+		t.Fatalf("pair: %s", r.Body)
+	}
+}
+
+// TestJSONKeysExact: keys match exactly (no case folding) and appear once.
+func TestJSONKeysExact(t *testing.T) {
+	f := MustFixture(t)
+	before := f.dump()
+	for _, tc := range []struct {
+		name, path, body string
+		status           int
+		mention          string
+	}{
+		{"upper-case member", "scores", `{"MEMBER":"x","value":1}`, 422, `"MEMBER"`},
+		{"title-case value", "scores", `{"member":"x","Value":1}`, 422, `"Value"`},
+		{"upper-case events", "scores/batch", `{"EVENTS":[]}`, 422, `"EVENTS"`},
+		{"duplicate member", "scores", `{"member":"x","member":"y","value":1}`, 400, `"member"`},
+		{"duplicate value", "scores", `{"member":"x","value":1,"value":2}`, 400, `"value"`},
+		{"duplicate events", "scores/batch", `{"events":[],"events":[{"member":"x","value":1}]}`, 400, `"events"`},
+		{"duplicate in nested object", "scores", `{"member":"x","value":{"a":1,"a":2}}`, 400, `"a"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := f.do(t, "POST", "/api/v1/boards/points/"+tc.path, writeKey, tc.body)
+			msg, _ := r.JSON(t)["error"].(map[string]any)["message"].(string)
+			if r.Status != tc.status || r.ErrorCode(t) != "invalid_argument" || !strings.Contains(msg, tc.mention) {
+				t.Fatalf("status %d body %s; want %d naming %s", r.Status, r.Body, tc.status, tc.mention)
+			}
+			f.MustUnchanged(t, before)
+		})
+	}
+	// A repeated key anywhere makes the whole body malformed, as a syntax
+	// error in one event does.
+	r := f.do(t, "POST", "/api/v1/boards/points/scores/batch", writeKey, `{"events":[{"member":"y","value":2,"member":"z"},{"member":"ok","value":3}]}`)
+	if r.Status != 400 {
+		t.Fatalf("duplicate in an event: %d %s", r.Status, r.Body)
+	}
+	f.MustUnchanged(t, before)
+	// An unknown field is that event's error; the others apply.
+	r = MustOK(t, f.do(t, "POST", "/api/v1/boards/points/scores/batch", writeKey,
+		`{"events":[{"Member":"x","value":1},{"member":"y","value":2,"colour":"red"},{"member":"ok","value":3}]}`))
+	var out struct {
+		Results []struct {
+			Member string `json:"member"`
+			Error  *struct {
+				Code    string `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(r.Body), &out); err != nil || len(out.Results) != 3 {
+		t.Fatalf("%v: %s", err, r.Body)
+	}
+	if e := out.Results[0].Error; e == nil || e.Code != "invalid_argument" || !strings.Contains(e.Message, `"Member"`) {
+		t.Errorf("event 0: %s", r.Body)
+	}
+	if e := out.Results[1].Error; e == nil || e.Code != "invalid_argument" || !strings.Contains(e.Message, `"colour"`) {
+		t.Errorf("event 1: %s", r.Body)
+	}
+	if out.Results[2].Error != nil || out.Results[2].Member != "ok" {
+		t.Errorf("event 2: %s", r.Body)
+	}
+}
+
+// TestZeroAtRefused: the zero instant is an explicit at far outside the
+// lateness window, not "now".
+func TestZeroAtRefused(t *testing.T) {
+	f := MustFixture(t)
+	before := f.dump()
+	for _, at := range []string{"0001-01-01T00:00:00Z", "0001-01-01T00:00:00.000Z", "0001-01-01T08:00:00+08:00", "0000-12-31T23:00:00-01:00"} {
+		t.Run(at, func(t *testing.T) {
+			r := f.do(t, "POST", "/api/v1/boards/points/scores", writeKey, `{"member":"alice","value":1,"at":"`+at+`"}`)
+			if r.Status != 422 || r.ErrorCode(t) != "invalid_argument" || !strings.Contains(r.Body, "lateness") {
+				t.Fatalf("status %d body %s", r.Status, r.Body)
+			}
+			r = MustOK(t, f.do(t, "POST", "/api/v1/boards/points/scores/batch", writeKey, `{"events":[{"member":"alice","value":1,"at":"`+at+`"}]}`))
+			if !strings.Contains(r.Body, `"code":"invalid_argument"`) || strings.Contains(r.Body, `"views"`) {
+				t.Fatalf("batch: %s", r.Body)
+			}
+			f.MustUnchanged(t, before)
+		})
+	}
+}
+
+// slowPost sends a POST over a real connection, the body in pieces with a
+// pause between them, and returns the status line and the body.
+func slowPost(t *testing.T, addr, path, body string, pieces int, pause time.Duration) (string, string) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n", path, writeKey, len(body))
+	step := (len(body) + pieces - 1) / pieces
+	for i := 0; i < len(body); i += step {
+		if _, err := conn.Write([]byte(body[i:min(i+step, len(body))])); err != nil {
+			break // the server answered early and closed
+		}
+		time.Sleep(pause)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.Status, string(b)
+}
+
+// TestSlowBody: the body has a timeout of its own, answered 408, and the
+// store's deadline starts only once the body is in: a body slower than
+// StoreTimeout but within the body timeout is applied.
+func TestSlowBody(t *testing.T) {
+	body := `{"events":[` + strings.Repeat(`{"member":"slow","value":1},`, 99) + `{"member":"slow","value":1}]}`
+
+	t.Run("too slow", func(t *testing.T) {
+		f := MustFixtureWith(t, web.Options{WriteRate: -1, BodyTimeout: 300 * time.Millisecond})
+		before := f.dump()
+		hs := httptest.NewServer(f.handler)
+		defer hs.Close()
+		status, got := slowPost(t, hs.Listener.Addr().String(), "/api/v1/boards/points/scores/batch", body, 20, 50*time.Millisecond)
+		if !strings.HasPrefix(status, "408") || !strings.Contains(got, `"code":"invalid_argument"`) {
+			t.Fatalf("%s %s", status, got)
+		}
+		f.MustUnchanged(t, before)
+		if n, _ := MustMetrics(t, f).value("standings_redis_errors_total", map[string]string{}); n != 0 {
+			t.Errorf("a slow body counted as %v Redis errors", n)
+		}
+	})
+	t.Run("slower than the store deadline", func(t *testing.T) {
+		f := MustFixtureWith(t, web.Options{WriteRate: -1, BodyTimeout: 20 * time.Second})
+		hs := httptest.NewServer(f.handler)
+		defer hs.Close()
+		status, got := slowPost(t, hs.Listener.Addr().String(), "/api/v1/boards/points/scores/batch", body, 10, web.StoreTimeout/8)
+		if !strings.HasPrefix(status, "200") {
+			t.Fatalf("%s %s", status, got)
+		}
+		page := MustOK(t, f.get(t, "/api/v1/boards/points/all/members/slow")).Body
+		if !strings.Contains(page, `"score":100`) {
+			t.Fatalf("card %s", page)
+		}
+	})
+}
+
+// rawGet sends a request line as given over a real connection.
+func rawGet(t *testing.T, addr, target string) (*http.Response, string) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", target)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// TestBadEscapeInPath: net/http refuses a target with a bad escape before
+// any handler runs; the Server's Listener turns its plain-text 400 into the
+// contract's error body (the HTML error page for pages).
+func TestBadEscapeInPath(t *testing.T) {
+	f := MustFixture(t)
+	hs := httptest.NewUnstartedServer(f.handler)
+	hs.Listener = f.srv.Listener(hs.Listener)
+	hs.Start()
+	defer hs.Close()
+	addr := hs.Listener.Addr().String()
+
+	for _, target := range []string{"/api/v1/boards/points/day/members/a%zzb", "/api/v1/boards/points/day/members/a%", "/api/v1/boards/p%4"} {
+		resp, body := rawGet(t, addr, target)
+		if resp.StatusCode != 400 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") ||
+			!strings.Contains(body, `"code":"invalid_argument"`) || !strings.Contains(body, "escape") {
+			t.Errorf("%s: %d %v %s", target, resp.StatusCode, resp.Header, body)
+		}
+	}
+	resp, body := rawGet(t, addr, "/boards/points/day/members/a%zzb")
+	if resp.StatusCode != 400 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || !strings.Contains(body, "escape") {
+		t.Errorf("page: %d %v %s", resp.StatusCode, resp.Header, body)
+	}
+	if resp.Header.Get("Content-Security-Policy") == "" || resp.Header.Get("X-Frame-Options") != "DENY" {
+		t.Errorf("page without the security headers: %v", resp.Header)
+	}
+	// A good escape still works; a bad escape in the query is refused too.
+	if resp, body := rawGet(t, addr, "/api/v1/boards/points/day/members/a%25b"); resp.StatusCode != 404 || !strings.Contains(body, `"not_found"`) {
+		t.Errorf("good escape: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := rawGet(t, addr, "/api/v1/boards/points/day?limit=%zz"); resp.StatusCode != 422 || !strings.Contains(body, `"invalid_argument"`) {
+		t.Errorf("query: %d %s", resp.StatusCode, body)
+	}
+	fams := MustMetrics(t, f)
+	if got, _ := fams.value("standings_http_requests_total", map[string]string{"route": "unmatched", "method": "GET", "status": "400"}); got != 4 {
+		t.Errorf("bad escapes counted %v times, want 4", got)
+	}
+}
+
+// TestAPI503RetryAfter: an API request Redis fails says when to come back.
+func TestAPI503RetryAfter(t *testing.T) {
+	f := MustFixture(t)
+	f.mr.Close()
+	for _, r := range []response{
+		f.get(t, "/api/v1/boards/points/week"),
+		f.do(t, "POST", "/api/v1/boards/points/scores", writeKey, `{"member":"a","value":1}`),
+	} {
+		if r.Status != 503 || r.ErrorCode(t) != "unavailable" || r.Header.Get("Retry-After") == "" {
+			t.Errorf("status %d headers %v body %s", r.Status, r.Header, r.Body)
+		}
+	}
+}
+
+// TestOutageLogBounded: every request failing on a Redis outage does not
+// mean a log line each.
+func TestOutageLogBounded(t *testing.T) {
+	var buf syncBuffer
+	f := MustFixtureWith(t, web.Options{WriteRate: -1, Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+	f.mr.SetError("LOADING Redis is loading the dataset in memory") // fails every call at once
+	start := time.Now()
+	for range 40 { // go-redis retries LOADING for a while: each takes ~0.1 s
+		if r := f.get(t, "/api/v1/boards/points/week"); r.Status != 503 {
+			t.Fatalf("status %d %s", r.Status, r.Body)
+		}
+	}
+	// The budget: a burst of 10, then one line (and one "suppressed" line)
+	// per second that passed.
+	lines := strings.Count(buf.String(), "request failed")
+	if ceiling := 10 + 2*int(time.Since(start)/time.Second+1); lines == 0 || lines > ceiling {
+		t.Fatalf("%d log lines for 40 failed requests, ceiling %d:\n%s", lines, ceiling, buf.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger and a test to share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -52,13 +52,12 @@ func (s *Server) authenticate(c echo.Context) (role, error) {
 	if !ok || !strings.EqualFold(scheme, "Bearer") || key == "" {
 		return roleNone, unauthorized("missing or malformed Authorization header; want \"Bearer <key>\"")
 	}
-	switch s.roleOf(key) {
-	case roleAdmin:
-		return roleAdmin, nil
-	case roleWriter:
-		return roleWriter, nil
+	r := s.roleOf(key)
+	if r == roleNone {
+		return roleNone, unauthorized("unknown API key")
 	}
-	return roleNone, unauthorized("unknown API key")
+	c.Set(apiKeyContextKey, key) // the write rate limit is per key
+	return r, nil
 }
 
 // roleOf compares the key with every configured key in constant time: the

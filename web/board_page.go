@@ -28,7 +28,7 @@ func (s *Server) handleBoardPage(c echo.Context) error {
 		return s.handleCSV(c)
 	}
 	var store pageReader = s.reads
-	pageNo, err := intParam(c, "page", 1, 1, maxInt/PageSize)
+	pageNo, err := intParam(c, "page", 1, 1, MaxOffset/PageSize+1)
 	if err != nil {
 		return err
 	}

@@ -92,7 +92,7 @@ func instant(t time.Time, loc *time.Location) *string {
 // handlePage serves GET /api/v1/boards/{board}/{view}?period=&offset=&limit=.
 func (s *Server) handlePage(c echo.Context) error {
 	var store pageReader = s.store
-	offset, err := intParam(c, "offset", 0, 0, maxInt)
+	offset, err := intParam(c, "offset", 0, 0, MaxOffset)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -14,10 +15,12 @@ const (
 	codeUnauthorized = "unauthorized"
 	codeForbidden    = "forbidden"
 	codeTooLarge     = "too_large"
+	codeRateLimited  = "rate_limited" // 429: an API key over its write rate
 )
 
 // apiError is an error decided by the web layer itself, with its status:
-// malformed bodies (400), authentication (401, 403), oversized bodies (413).
+// malformed bodies (400), authentication (401, 403), slow bodies (408),
+// oversized bodies (413), non-JSON bodies (415), write rate (429).
 type apiError struct {
 	Status  int
 	Code    string
@@ -51,13 +54,17 @@ var statusOf = map[string]int{
 }
 
 // classify is the one mapping from any error to status, code and a message
-// safe to show. Internal errors are logged here and only here.
+// safe to show. Internal and unavailable errors are logged here and only
+// here, at a bounded rate (an outage under load fails every request).
 func (s *Server) classify(c echo.Context, err error) (int, errorDetail) {
 	status, detail := errorOf(err)
 	var he *echo.HTTPError
-	if detail.Code == ranking.EINTERNAL && !errors.Is(err, context.Canceled) && !errors.As(err, &he) {
-		req := c.Request()
-		s.logger.Error("internal error", "method", req.Method, "path", req.URL.Path, "err", err)
+	req := c.Request()
+	switch {
+	case detail.Code == ranking.EINTERNAL && !errors.Is(err, context.Canceled) && !errors.As(err, &he):
+		s.errLog.log(slog.LevelError, "internal error", "method", safeMethod(req.Method), "path", req.URL.Path, "err", err)
+	case detail.Code == ranking.EUNAVAILABLE:
+		s.errLog.log(slog.LevelWarn, "request failed: Redis unavailable", "method", safeMethod(req.Method), "path", req.URL.Path, "err", err)
 	}
 	return status, detail
 }
@@ -125,6 +132,10 @@ func (s *Server) handleError(err error, c echo.Context) {
 	status, detail := s.classify(c, err)
 	if detail.Code == ranking.EUNAVAILABLE || detail.Code == ranking.EINTERNAL {
 		s.metrics.redisErrors.Inc()
+	}
+	if status == http.StatusServiceUnavailable {
+		// Pages and API alike: a client may come back shortly.
+		c.Response().Header().Set("Retry-After", "2")
 	}
 	if status == http.StatusUnauthorized {
 		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="standings"`)

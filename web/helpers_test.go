@@ -46,11 +46,21 @@ boards:
 // fixture is a Server on a real ranking.Store on miniredis.
 type fixture struct {
 	mr      *miniredis.Miniredis
+	srv     *web.Server
 	handler http.Handler
 }
 
-// MustFixture starts miniredis at testNow, a Store and a Server.
+// MustFixture starts miniredis at testNow, a Store and a Server. Redis's
+// clock stands still in these tests, so no write rate budget would ever
+// refill: the fixture has no rate limit (MustFixtureWith sets one).
 func MustFixture(tb testing.TB) *fixture {
+	tb.Helper()
+	return MustFixtureWith(tb, web.Options{WriteRate: -1})
+}
+
+// MustFixtureWith is MustFixture with the Options given; Store, Config and
+// the keys are the fixture's.
+func MustFixtureWith(tb testing.TB, opts web.Options) *fixture {
 	tb.Helper()
 	cfg, err := ranking.ParseConfig([]byte(testBoards))
 	if err != nil {
@@ -62,12 +72,11 @@ func MustFixture(tb testing.TB) *fixture {
 	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
 	tb.Cleanup(func() { rdb.Close() })
 	store := ranking.NewStore(rdb, cfg, ranking.Options{Clock: func() time.Time { return testNow }})
-	srv := web.NewServer(web.Options{
-		Store: store, Config: cfg,
-		WriteKeys: []string{writeKey}, AdminKeys: []string{adminKey},
-	})
+	opts.Store, opts.Config = store, cfg
+	opts.WriteKeys, opts.AdminKeys = []string{writeKey}, []string{adminKey}
+	srv := web.NewServer(opts)
 	tb.Cleanup(srv.Close)
-	return &fixture{mr: mr, handler: srv.Handler()}
+	return &fixture{mr: mr, srv: srv, handler: srv.Handler()}
 }
 
 // response is a recorded answer.
@@ -134,4 +143,16 @@ func MustOK(tb testing.TB, r response) response {
 		tb.Fatalf("status %d, body %s", r.Status, r.Body)
 	}
 	return r
+}
+
+// dump is every key and value in the fixture's Redis, to check that a
+// refused request changed nothing.
+func (f *fixture) dump() string { return f.mr.Dump() }
+
+// MustUnchanged fails the test when Redis differs from before.
+func (f *fixture) MustUnchanged(tb testing.TB, before string) {
+	tb.Helper()
+	if after := f.dump(); after != before {
+		tb.Fatalf("Redis changed:\nbefore %s\nafter  %s", before, after)
+	}
 }

@@ -98,12 +98,34 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		if route == "" || errors.Is(err, echo.ErrNotFound) || errors.Is(err, echo.ErrMethodNotAllowed) {
 			route = unmatchedRoute
 		}
-		method := c.Request().Method
-		status := strconv.Itoa(c.Response().Status)
+		method := safeMethod(c.Request().Method)
+		status := statusLabel(c.Response().Status)
 		s.metrics.requests.WithLabelValues(route, method, status).Inc()
 		s.metrics.duration.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
 		return nil
 	}
+}
+
+// otherLabel stands for any method or status outside the known ones.
+const otherLabel = "other"
+
+// safeMethod bounds the method label (and log field): anyone can send any
+// token as a method, and each would otherwise make new series.
+func safeMethod(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut,
+		http.MethodDelete, http.MethodPatch, http.MethodOptions:
+		return m
+	}
+	return otherLabel
+}
+
+// statusLabel bounds the status label to the statuses net/http knows.
+func statusLabel(status int) string {
+	if http.StatusText(status) == "" {
+		return otherLabel
+	}
+	return strconv.Itoa(status)
 }
 
 // handleMetrics serves GET /metrics in the Prometheus text format.

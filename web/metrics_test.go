@@ -1,7 +1,10 @@
 package web_test
 
 import (
+	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -179,4 +182,55 @@ func TestMetricsPerServer(t *testing.T) {
 	if got, ok := MustMetrics(t, b).value("standings_events_written_total", map[string]string{"board": "points"}); ok {
 		t.Errorf("other server counted %v writes", got)
 	}
+}
+
+// TestMetricsBounded: 1,000 anonymous requests with random methods and
+// paths add a bounded number of series: unknown methods are "other",
+// unknown routes "unmatched".
+func TestMetricsBounded(t *testing.T) {
+	f := MustFixture(t)
+	rng := rand.New(rand.NewPCG(7, 7))
+	word := func() string {
+		const letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+		b := make([]byte, 1+rng.IntN(12))
+		for i := range b {
+			b[i] = letters[rng.IntN(len(letters))]
+		}
+		return string(b)
+	}
+	methods := []string{"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "CONNECT", "TRACE", "PROPFIND"}
+	paths := []string{"/", "/api/v1/boards", "/api/v1/boards/points/week", "/boards/points/day", "/metrics", "/healthz"}
+	for range 1000 {
+		method := methods[rng.IntN(len(methods))]
+		if rng.IntN(2) == 0 {
+			method = strings.ToUpper(word())
+		}
+		path := paths[rng.IntN(len(paths))]
+		if rng.IntN(2) == 0 {
+			path = "/" + word() + "/" + word()
+		}
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.Method = method
+		f.serve(req)
+	}
+	fams := MustMetrics(t, f)
+	known := map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true, "DELETE": true, "PATCH": true, "OPTIONS": true, "other": true}
+	for _, m := range fams.labelValues("standings_http_requests_total", "method") {
+		if !known[m] {
+			t.Errorf("method label %q", m)
+		}
+	}
+	for _, s := range fams.labelValues("standings_http_requests_total", "status") {
+		if n, err := strconv.Atoi(s); s != "other" && (err != nil || http.StatusText(n) == "") {
+			t.Errorf("status label %q", s)
+		}
+	}
+	requests := len(fams["standings_http_requests_total"].GetMetric())
+	durations := len(fams["standings_http_request_duration_seconds"].GetMetric())
+	// Routes (about 20 with unmatched) × 8 methods × a few statuses is the
+	// ceiling; 1,000 requests stay far below it.
+	if requests > 200 || durations > 200 {
+		t.Fatalf("%d request series, %d duration series after 1,000 random requests", requests, durations)
+	}
+	t.Logf("%d request series, %d duration series", requests, durations)
 }

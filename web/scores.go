@@ -80,7 +80,7 @@ func (s *Server) handleWriteScore(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := writeOne(c, store, b)
+	res, err := s.writeOne(c, store, b)
 	if err != nil {
 		status, d := errorOf(err)
 		s.countRefused(b, status, d.Code)
@@ -92,13 +92,16 @@ func (s *Server) handleWriteScore(c echo.Context) error {
 }
 
 // writeOne decodes, checks and writes the event of a single write.
-func writeOne(c echo.Context, store scoreWriter, b *ranking.Board) (ranking.WriteResult, error) {
+func (s *Server) writeOne(c echo.Context, store scoreWriter, b *ranking.Board) (ranking.WriteResult, error) {
 	var in eventJSON
 	if err := decodeJSON(c.Request().Body, &in); err != nil {
 		return ranking.WriteResult{}, err
 	}
 	ev, err := parseEvent(b, in)
 	if err != nil {
+		return ranking.WriteResult{}, err
+	}
+	if err := s.takeRate(c, 1); err != nil {
 		return ranking.WriteResult{}, err
 	}
 	return store.Write(c.Request().Context(), b.ID, ev)
@@ -148,6 +151,10 @@ func (s *Server) handleWriteBatch(c echo.Context) error {
 		sent = append(sent, i)
 	}
 	if len(events) > 0 {
+		// The batch costs one per event sent; over the budget, none is.
+		if err := s.takeRate(c, len(events)); err != nil {
+			return err
+		}
 		res, err := store.Apply(c.Request().Context(), b.ID, events)
 		s.reads.Invalidate(b.ID) // also when it failed midway: earlier calls may stand
 		if err != nil {
@@ -206,6 +213,11 @@ func parseEvent(b *ranking.Board, in eventJSON) (ranking.Event, error) {
 		at, err := time.Parse(time.RFC3339Nano, *in.At)
 		if err != nil {
 			return ranking.Event{}, ranking.Errorf(ranking.EINVALID, "at %q is not an RFC 3339 instant", *in.At)
+		}
+		if at.IsZero() {
+			// The zero instant means "no at" to ranking.Event; given
+			// explicitly it is just far outside any lateness window.
+			return ranking.Event{}, ranking.Errorf(ranking.EINVALID, "at %s is outside the accepted range [now - lateness, now + 5s]", at.Format(time.RFC3339))
 		}
 		ev.At = at
 	}

@@ -95,6 +95,15 @@ type Options struct {
 	// X-Forwarded-For names the client; empty: the client is the TCP peer,
 	// and the header is ignored (anyone could forge it).
 	TrustedProxies []*net.IPNet
+	// BodyTimeout is how long a client has to send a request body (0:
+	// DefaultBodyTimeout).
+	BodyTimeout time.Duration
+	// WriteRate is the score events per second each API key may write,
+	// with bursts of twice that, across every instance sharing the Redis
+	// (0: DefaultWriteRate; negative: no limit). It is enforced when the
+	// Store can keep the budget (it implements TakeRate, as
+	// *ranking.Store does).
+	WriteRate int
 }
 
 // DefaultPageTick is how long page reads of a current period are shared.
@@ -116,6 +125,11 @@ type Server struct {
 	hub          *hub
 	writeTimeout time.Duration
 	pingInterval time.Duration
+
+	bodyTimeout time.Duration
+	writeRate   int         // events per second per API key; 0: no limit
+	limiter     rateLimiter // nil: no limit
+	errLog      *logLimiter // bounds the rate of logged request failures
 }
 
 // NewServer builds a Server and registers its routes.
@@ -133,6 +147,15 @@ func NewServer(opts Options) *Server {
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
+	}
+	s.errLog = newLogLimiter(s.logger, errLogBurst, errLogEvery)
+	s.bodyTimeout = orDefault(opts.BodyTimeout, DefaultBodyTimeout)
+	s.writeRate = opts.WriteRate
+	if s.writeRate == 0 {
+		s.writeRate = DefaultWriteRate
+	}
+	if l, ok := opts.Store.(rateLimiter); ok && s.writeRate > 0 {
+		s.limiter = l
 	}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true

@@ -73,6 +73,7 @@ type Main struct {
 	LiveMaxConns     int
 	LiveMaxPerClient int
 	TrustedProxies   []*net.IPNet
+	WriteRate        int // STANDINGS_WRITE_RATE: events per second per API key
 
 	Logger *slog.Logger
 	Stdout io.Writer
@@ -132,6 +133,14 @@ func (m *Main) ParseFlags(args []string) error {
 	}
 	if m.TrustedProxies, err = parseTrustedProxies(*proxies); err != nil {
 		return err
+	}
+	m.WriteRate = web.DefaultWriteRate
+	if s := os.Getenv("STANDINGS_WRITE_RATE"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 1_000_000 {
+			return fmt.Errorf("STANDINGS_WRITE_RATE must be a whole number of events per second from 1 to 1000000, got %q", s)
+		}
+		m.WriteRate = n
 	}
 	m.WriteKeys = splitKeys(os.Getenv("STANDINGS_WRITE_KEYS"))
 	m.AdminKeys = splitKeys(os.Getenv("STANDINGS_ADMIN_KEYS"))
@@ -288,11 +297,13 @@ func (m *Main) serve() error {
 		LiveMaxConns:     m.LiveMaxConns,
 		LiveMaxPerClient: m.LiveMaxPerClient,
 		TrustedProxies:   m.TrustedProxies,
+		WriteRate:        m.WriteRate,
 	})
 	ln, err := net.Listen("tcp", m.Addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	ln = m.web.Listener(ln) // bad escapes in paths get the contract's error body
 	m.http = &http.Server{
 		Handler:           m.web.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
