@@ -90,6 +90,7 @@ type Board struct {
 	Ties     Ties
 	Decimals int
 	Min, Max int64 // bounds, scaled
+	MaxStep  int64 // largest |value| of one increment event, scaled; 0 = no limit
 	Views    []View
 	Keep     int
 	Lateness time.Duration

@@ -208,6 +208,8 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 	minText, maxText := "0", defaultMax
 	var minNode, maxNode *yaml.Node
 	var viewsNode *yaml.Node
+	var stepText string
+	var stepNode *yaml.Node // max_step, parsed once decimals and bounds are known
 	for _, d := range dups {
 		fail(d.key, d.val, "given twice, first on line %d", fields[d.key].Line)
 	}
@@ -256,6 +258,10 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 			}
 		case "views":
 			viewsNode = val
+		case "max_step":
+			if s, isScalar := scalar(key, val); isScalar {
+				stepText, stepNode = s, val
+			}
 		case "keep":
 			if s, isScalar := scalar(key, val); isScalar {
 				k, err := strconv.Atoi(s)
@@ -275,7 +281,7 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 				}
 			}
 		default:
-			fail(key, val, "unknown key; a board has id, title, order, update, decimals, min_score, max_score, ties, views, keep, lateness")
+			fail(key, val, "unknown key; a board has id, title, order, update, decimals, min_score, max_score, max_step, ties, views, keep, lateness")
 		}
 	}
 	if fields["id"] == nil {
@@ -306,6 +312,21 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 			fail("min_score", lineOf(minNode), "min_score %s must be below max_score %s", minText, maxText)
 		}
 		b.Min, b.Max = minV, maxV
+	}
+	if stepNode != nil {
+		step, err := parseScaled(stepText, b.Decimals)
+		switch {
+		case b.Update != Increment:
+			fail("max_step", stepNode, "only applies to update: increment, not %s (a %s event sets the score, bounded by min_score and max_score)", b.Update, b.Update)
+		case err != nil:
+			fail("max_step", stepNode, "%s", ErrorMessage(err))
+		case step <= 0:
+			fail("max_step", stepNode, "%s must be above 0", stepText)
+		case !failed["min_score"] && !failed["max_score"] && step > b.Max-b.Min:
+			fail("max_step", stepNode, "%s is larger than max_score - min_score (%s), which no step can exceed", stepText, formatScaled(b.Max-b.Min, b.Decimals))
+		default:
+			b.MaxStep = step
+		}
 	}
 	b.Views = p.parseViews(name, b, viewsNode)
 	// The encoding depends on these fields only: it is checked whenever they

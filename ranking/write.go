@@ -96,6 +96,9 @@ func (b *Board) validate(ev Event) error {
 	}
 	switch b.Update {
 	case Increment:
+		if b.MaxStep > 0 && (ev.Value > b.MaxStep || ev.Value < -b.MaxStep) {
+			return Errorf(EINVALID, "value %s exceeds board %q's max_step %s, the largest change one event may make", b.FormatScore(ev.Value), b.ID, b.FormatScore(b.MaxStep))
+		}
 		if span := b.Max - b.Min; ev.Value > span || ev.Value < -span {
 			return Errorf(EINVALID, "value %s can never keep the score within [%s, %s]", b.FormatScore(ev.Value), b.FormatScore(b.Min), b.FormatScore(b.Max))
 		}
@@ -122,9 +125,13 @@ func (s *Store) Write(ctx context.Context, boardID string, ev Event) (WriteResul
 // Apply applies events in order, each to every view of the board atomically.
 // The returned slice has one result per event; a refused event has Err set
 // and changed nothing. The error is for the call as a whole (Redis
-// unavailable, unknown board). Events go to Redis in script calls of at most
-// 100, so when Redis fails in the middle of a large batch the earlier calls
-// stay applied: callers that retry should send idempotency ids.
+// unavailable, unknown board) and means nothing was applied.
+//
+// Events go to Redis in script calls of at most 100. When a call after the
+// first fails, the earlier calls stay applied, so Apply answers per event
+// instead of failing the whole batch: the events of the failed call get
+// EUNAVAILABLE "outcome unknown" and those never sent EUNAVAILABLE "not
+// applied"; retrying them with the same idempotency ids is safe.
 func (s *Store) Apply(ctx context.Context, boardID string, events []Event) ([]WriteResult, error) {
 	b, err := s.board(boardID)
 	if err != nil {
@@ -149,14 +156,27 @@ func (s *Store) Apply(ctx context.Context, boardID string, events []Event) ([]Wr
 	if len(valid) == 0 {
 		return results, nil
 	}
-	for len(valid) > 0 {
+	for sent := 0; len(valid) > 0; sent++ {
 		n := min(len(valid), scriptChunk)
-		if err := s.applyChunk(ctx, b, events, valid[:n], results); err != nil {
+		err := s.applyChunk(ctx, b, events, valid[:n], results)
+		if err != nil && sent == 0 {
 			return nil, err
+		}
+		if err != nil {
+			markUnavailable(results, valid[:n], "Redis failed while this event was being applied, so whether it was applied is unknown: %s; retry it with the same id", ErrorMessage(err))
+			markUnavailable(results, valid[n:], "this event was not applied because Redis failed on an earlier part of the batch: %s; retry it", ErrorMessage(err))
+			return results, nil
 		}
 		valid = valid[n:]
 	}
 	return results, nil
+}
+
+// markUnavailable sets an EUNAVAILABLE error on the results of idx.
+func markUnavailable(results []WriteResult, idx []int, format string, cause string) {
+	for _, i := range idx {
+		results[i] = WriteResult{Member: results[i].Member, Err: Errorf(EUNAVAILABLE, format, cause)}
+	}
 }
 
 // scriptChunk is the most events one script call applies. A call blocks

@@ -205,13 +205,14 @@ for e = 1, nevents do
   local ev = events[e]
   local res
   local idkey, record
-  if not ev.err and ev.id ~= '' then
+  -- The id is looked up before the event's own checks: a retry of an
+  -- applied event is a duplicate even once its at has left the lateness
+  -- window, so retrying with the same id is always safe.
+  if ev.id ~= '' then
     idkey = prefix .. 'e:' .. ev.id
     record = call('GET', idkey)
   end
-  if ev.err then
-    res = {0, 'invalid_argument', ev.err, ev.t}
-  elseif record then
+  if record then
     -- A repeated idempotency id: same content answers the current state in
     -- the original periods; different content is a conflict.
     local fp = ev.member .. '\n' .. fmt(ev.value) .. '\n' .. ev.at
@@ -235,6 +236,8 @@ for e = 1, nevents do
         end
       end
     end
+  elseif ev.err then
+    res = {0, 'invalid_argument', ev.err, ev.t}
   else
     -- Compute every target's new code first; write only if all are in
     -- range. The plan lives in arrays reused across events: this loop is
@@ -349,6 +352,9 @@ end
 -- removal), then one change message naming every changed answered period.
 if #touched_list > 0 then
   local reg = prefix .. 'k'
+  -- Entries of expired periods go as writes come, so the registry stays
+  -- as small as the retained data without waiting for a removal.
+  call('ZREMRANGEBYSCORE', reg, '-inf', '(' .. fmt(now))
   local changed = {}
   for _, per in ipairs(touched_list) do
     if per.exp > 0 then
