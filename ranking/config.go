@@ -336,7 +336,11 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 	}
 	b.codecs = map[string]codec{}
 	for _, v := range b.Views {
-		cd, fits := newCodec(b, cal.maxPeriodLength(v))
+		cd, fits := newCodec(b, v, cal.maxPeriodLength(v))
+		if !fits && v.Kind == Window {
+			p.addf("%s: field \"views\": rolling view %q sums %d day totals of up to ±%s each (the widest one-day change min_score and max_score allow), and cannot encode every such sum exactly, even at a 1h tie resolution; narrow min_score/max_score, lower decimals, shorten the window, or use ties: shared", name, v.Name, v.Days, formatScaled(b.dayBound(), b.Decimals))
+			continue
+		}
 		if !fits {
 			p.addf("%s: field \"views\": view %q cannot encode scores from %s to %s with %d decimals exactly, even at a 1h tie resolution; narrow min_score/max_score, lower decimals, or use ties: shared", name, v.Name, minText, maxText, b.Decimals)
 			continue
@@ -344,9 +348,10 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 		b.codecs[v.Name] = cd
 	}
 	if b.hasWindows() {
-		// Day totals feed the windows; a day is never longer than a window,
-		// so their codec fits whenever the windows' does.
-		if cd, fits := newCodec(b, cal.maxPeriodLength(dayTotals)); fits {
+		// Day totals feed the windows; a day is never longer than a window
+		// and ±S is never wider than ±N·S, so their codec fits whenever the
+		// windows' does.
+		if cd, fits := newCodec(b, dayTotals, cal.maxPeriodLength(dayTotals)); fits {
 			b.codecs[dayTotals.Name] = cd
 		}
 	}

@@ -113,9 +113,6 @@ func (mb *modelBoard) apply(ev ranking.Event, t int64, now int64) (res ranking.W
 	if b.Update == ranking.Increment && (ev.Value > b.Max-b.Min || ev.Value < b.Min-b.Max) {
 		return res, ranking.EINVALID
 	}
-	if !ev.At.IsZero() && (t < now-b.Lateness.Milliseconds() || t > now+5000) {
-		return res, ranking.EINVALID
-	}
 	fp := fmt.Sprintf("%s\n%d\n%v", ev.Member, ev.Value, ev.At.UnixMilli()*boolInt(!ev.At.IsZero()))
 	if ev.ID != "" {
 		if rec, ok := mb.ids[ev.ID]; ok {
@@ -133,6 +130,11 @@ func (mb *modelBoard) apply(ev ranking.Event, t int64, now int64) (res ranking.W
 			}
 			return res, ""
 		}
+	}
+	// The id is looked up before the time checks: a retry of an applied
+	// event is a duplicate even once its at is past lateness.
+	if !ev.At.IsZero() && (t < now-b.Lateness.Milliseconds() || t > now+5000) {
+		return res, ranking.EINVALID
 	}
 	type change struct {
 		mv     *modelView

@@ -90,9 +90,9 @@ func (s *Store) ensureWindow(ctx context.Context, b *Board, v View, p Period) er
 	cd, dcd := b.codecs[v.Name], b.codecs[dayTotals.Name]
 	target := s.entry(b, v, p)
 	prev := s.entry(b, v, cal.Prev(v, p))
-	args := []any{v.Name, itoa(int64(v.Days)), itoa(cd.unit.ms), itoa(cd.span), string(b.Order), itoa(b.Min), itoa(b.Max),
+	args := []any{v.Name, itoa(int64(v.Days)), itoa(cd.unit.ms), itoa(cd.span), string(b.Order), itoa(cd.lo), itoa(cd.hi),
 		s.Channel(), b.ID, p.ID, itoa(target.base), itoa(target.startMS), itoa(target.expireAt),
-		prev.period.ID, itoa(prev.base), itoa(dcd.unit.ms), itoa(dcd.span)}
+		prev.period.ID, itoa(prev.base), itoa(dcd.unit.ms), itoa(dcd.span), itoa(dcd.lo), itoa(dcd.hi)}
 	// days e-N .. e, oldest first
 	day := cal.PeriodAt(dayTotals, time.UnixMilli(target.lastDay))
 	days := make([]Period, v.Days+1)

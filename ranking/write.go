@@ -300,7 +300,7 @@ func (s *Store) encodeApply(b *Board, events []Event, idx []int, now time.Time) 
 	}
 	args := make([]any, 0, 16+len(views)*24+len(idx)*5)
 	args = append(args, string(b.Update), string(b.Ties), string(b.Order), itoa(b.Min), itoa(b.Max),
-		itoa(b.Lateness.Milliseconds()), itoa(DedupeWindow.Milliseconds()), s.Channel(), b.ID, boolArg(exact), itoa(int64(len(views))))
+		itoa(b.Lateness.Milliseconds()), itoa(DedupeWindow.Milliseconds()), s.Channel(), b.ID, boolArg(exact), itoa(int64(b.Decimals)), itoa(int64(len(views))))
 	for _, v := range views {
 		cd := b.codecs[v.Name]
 		var rows []periodEntry
@@ -316,7 +316,7 @@ func (s *Store) encodeApply(b *Board, events []Event, idx []int, now time.Time) 
 		case v.Kind == Window:
 			kind = "w"
 		}
-		args = append(args, v.Name, itoa(max(cd.unit.ms, 1)), itoa(cd.span), kind, itoa(int64(v.Days)), itoa(int64(len(rows))))
+		args = append(args, v.Name, itoa(max(cd.unit.ms, 1)), itoa(cd.span), kind, itoa(int64(v.Days)), itoa(cd.lo), itoa(cd.hi), itoa(int64(len(rows))))
 		for _, r := range rows {
 			args = append(args, r.period.ID, itoa(r.startMS), itoa(r.endMS), itoa(r.base), itoa(r.expireAt), itoa(r.lastDay))
 		}

@@ -49,6 +49,7 @@ local dedupe = tonumber(nextarg())
 local channel = nextarg()
 local board = nextarg()
 local exact = nextarg() == '1'
+local decimals = tonumber(nextarg())
 local nviews = tonumber(nextarg())
 
 local call = redis.call
@@ -57,7 +58,8 @@ local call = redis.call
 local views = {}
 for v = 1, nviews do
   local view = {name = nextarg(), unit = tonumber(nextarg()), span = tonumber(nextarg()),
-                kind = nextarg(), days = tonumber(nextarg()), periods = {}}
+                kind = nextarg(), days = tonumber(nextarg()), lo = tonumber(nextarg()),
+                hi = tonumber(nextarg()), periods = {}}
   local np = tonumber(nextarg())
   for p = 1, np do
     local per = {id = nextarg(), s = tonumber(nextarg()), e = tonumber(nextarg()),
@@ -164,14 +166,23 @@ for e = 1, nevents do
 end
 
 
-local function value_of(rv)
-  if order == 'desc' then return vmax - rv end
-  return vmin + rv
+-- Codes count from the best end of each view's own value range [lo, hi]
+-- (windows and day totals hold more than [min, max]; see codec in board.go).
+local function value_of(view, rv)
+  if order == 'desc' then return view.hi - rv end
+  return view.lo + rv
 end
 
-local function rank_value(v)
-  if order == 'desc' then return vmax - v end
-  return v - vmin
+local function rank_value(view, v)
+  if order == 'desc' then return view.hi - v end
+  return v - view.lo
+end
+
+-- outside is how far v lies out of [min, max] (0 within).
+local function outside(v)
+  if v < vmin then return vmin - v end
+  if v > vmax then return v - vmax end
+  return 0
 end
 
 local function better(a, b)
@@ -192,7 +203,7 @@ local function state(view, zkey, member)
   if not code then return 0, 0 end
   code = num(code)
   local q = split(code, view.span)
-  return value_of(q), rank_of(zkey, member, code)
+  return value_of(view, q), rank_of(zkey, member, code)
 end
 
 local touched = {}
@@ -250,10 +261,10 @@ for e = 1, nevents do
       local per = targets[k][2]
       local unit = math.floor(et / view.unit) - per.base
       local old = call('ZSCORE', per.zkey, member)
-      local nv, nt, change
+      local nv, nt, change, ov
       if old then
         local q, r = split(num(old), view.span)
-        local ov = value_of(q)
+        ov = value_of(view, q)
         nv, nt, change = ov, r, false
         if policy == 'increment' then
           if value ~= 0 then
@@ -280,13 +291,26 @@ for e = 1, nevents do
       else
         nv, nt, change = value, unit, true
       end
-      if (change or old) and (nv < vmin or nv > vmax) then
-        res = {0, 'invalid_argument', 'the score in view ' .. view.name .. ' would be ' .. fmt(nv) ..
-          ', outside [' .. fmt(vmin) .. ', ' .. fmt(vmax) .. '] (scaled)', et}
+      if view.kind == 'h' then
+        -- A day total is bounded by ±S only, so every window (N of them
+        -- summed) stays within its codes' range.
+        if nv < view.lo or nv > view.hi then
+          res = {0, 'invalid_argument', "the member's net change on " .. per.id .. ' would be ' ..
+            fmt_score(nv, decimals) .. ', outside ±' .. fmt_score(view.hi, decimals) ..
+            ' that rolling windows can hold', et}
+          break
+        end
+      elseif (change or old) and outside(nv) > 0 and
+          not (view.kind == 'w' and old and outside(nv) <= outside(ov)) then
+        -- A window that drifted out of [min, max] when a day left it may
+        -- move back, but no event moves a score further out.
+        res = {0, 'invalid_argument', 'the score in view ' .. view.name .. ' would be ' ..
+          fmt_score(nv, decimals) .. ', outside [' .. fmt_score(vmin, decimals) .. ', ' ..
+          fmt_score(vmax, decimals) .. ']', et}
         break
       end
       if view.span == 1 then nt = 0 end
-      plan_code[k] = rank_value(nv) * view.span + nt
+      plan_code[k] = rank_value(view, nv) * view.span + nt
       plan_value[k] = nv
       plan_change[k] = change
       plan_present[k] = change or old ~= false

@@ -10,11 +10,12 @@
 -- (lib.lua is prepended: fmt, num, split.)
 --
 -- KEYS[1]  the board's key prefix, e.g. "standings:{points}:"
--- ARGV     view, days N, unit_ms, span, order, min, max, channel, board,
+-- ARGV     view, days N, unit_ms, span, order, lo, hi (the window codes'
+--          value range, ±N·S), channel, board,
 --          target id, target base (window units), target start_ms,
 --          target expire_at_ms,
 --          previous window id, previous window base,
---          day unit_ms, day span,
+--          day unit_ms, day span, day lo, day hi (±S),
 --          then N+1 days, oldest first: id, base (day units) for days
 --          e-N .. e (the first is the day that leaves on carry-over)
 -- Returns  the number of members in the window, or -1 if it was built already.
@@ -27,15 +28,18 @@ local channel, board = ARGV[8], ARGV[9]
 local tid, tbase, tstart, texp = ARGV[10], tonumber(ARGV[11]), tonumber(ARGV[12]), tonumber(ARGV[13])
 local pid, pbase = ARGV[14], tonumber(ARGV[15])
 local dunit, dspan = tonumber(ARGV[16]), tonumber(ARGV[17])
+local dlo, dhi = tonumber(ARGV[18]), tonumber(ARGV[19])
 local days = {}
 for k = 0, n do
-  days[k] = {id = ARGV[18 + 2 * k], base = tonumber(ARGV[19 + 2 * k])}
+  days[k] = {id = ARGV[20 + 2 * k], base = tonumber(ARGV[21 + 2 * k])}
 end
 local ratio = unit / dunit -- window units are whole multiples of day units
 
-local function value_of(rv)
-  if order == 'desc' then return vmax - rv end
-  return vmin + rv
+-- Window codes count from the best end of [vmin, vmax] = ±N·S, day-total
+-- codes from the best end of [dlo, dhi] = ±S: every sum reads back exactly.
+local function value_of(rv, lo, hi)
+  if order == 'desc' then return (hi or vmax) - rv end
+  return (lo or vmin) + rv
 end
 local function rank_value(v)
   if order == 'desc' then return vmax - v end
@@ -53,7 +57,7 @@ local function day_entries(day, fn)
   local flat = call('ZRANGE', prefix .. 'z:~d:' .. day.id, 0, -1, 'WITHSCORES')
   for k = 1, #flat, 2 do
     local q, r = split(num(flat[k + 1]), dspan)
-    fn(flat[k], value_of(q), math.floor((day.base + r) / ratio))
+    fn(flat[k], value_of(q, dlo, dhi), math.floor((day.base + r) / ratio))
   end
 end
 

@@ -27,3 +27,17 @@ local function split(code, span)
   return q, r
 end
 
+
+-- fmt_score renders a scaled score as the decimal users wrote (the Go twin
+-- is formatScaled): 125 with 1 decimal is "12.5".
+local function fmt_score(n, decimals)
+  local sign = ''
+  if n < 0 then sign, n = '-', -n end
+  local digits = fmt(n)
+  if decimals == 0 then return sign .. digits end
+  digits = string.rep('0', decimals + 1 - #digits) .. digits
+  local int, frac = string.sub(digits, 1, #digits - decimals), string.sub(digits, #digits - decimals + 1)
+  frac = string.gsub(frac, '0+$', '')
+  if frac == '' then return sign .. int end
+  return sign .. int .. '.' .. frac
+end
