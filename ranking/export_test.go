@@ -1,5 +1,11 @@
 package ranking
 
+import (
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
 // Exports of unexported functions for the external tests.
 var (
 	MaxPeriodLength = (*Calendar).maxPeriodLength
@@ -9,3 +15,28 @@ var (
 
 // MaxScaled is the bound every scaled value stays below (2^53).
 const MaxScaled = maxScaled
+
+// GuardKeys makes every script refuse, for the rest of the test, to touch
+// a key its caller did not declare in KEYS: each redis.call is routed
+// through a check of its key argument.
+func GuardKeys(tb interface{ Cleanup(func()) }) {
+	old := []*redis.Script{applyScript, readScript, ensureScript, removeScript}
+	guard := func(body string) *redis.Script {
+		return redis.NewScript(keyGuardLua + strings.ReplaceAll(libLua+body, "redis.call", "guarded_call"))
+	}
+	applyScript, readScript, ensureScript, removeScript = guard(applyLua), guard(readLua), guard(ensureLua), guard(removeLua)
+	tb.Cleanup(func() { applyScript, readScript, ensureScript, removeScript = old[0], old[1], old[2], old[3] })
+}
+
+const keyGuardLua = `
+local declared_keys = {}
+for _, k in ipairs(KEYS) do declared_keys[k] = true end
+local keyless = {TIME = true, PUBLISH = true}
+local function guarded_call(cmd, ...)
+  local key = select(1, ...)
+  if not keyless[string.upper(cmd)] and not declared_keys[key] then
+    error('undeclared key ' .. tostring(key) .. ' in ' .. cmd)
+  end
+  return redis.call(cmd, ...)
+end
+`

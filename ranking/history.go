@@ -2,7 +2,6 @@ package ranking
 
 import (
 	"context"
-	"math"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -82,7 +81,8 @@ func (s *Store) History(ctx context.Context, boardID, viewName, member, period s
 	cmds := make([]*redis.Cmd, n)
 	pipe := s.rdb.Pipeline()
 	for i, p := range periods {
-		cmds[i] = readScript.EvalSha(ctx, pipe, []string{s.keyPrefix(b)}, s.memberArgs(b, v, p, member)...)
+		keys, args := s.memberRequest(b, v, p, member)
+		cmds[i] = readScript.EvalSha(ctx, pipe, keys, args...)
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !redis.HasErrorPrefix(err, "NOSCRIPT") {
 		return nil, wrapRedis(err)
@@ -92,12 +92,17 @@ func (s *Store) History(ctx context.Context, boardID, viewName, member, period s
 		raw, err := cmds[i].Slice()
 		if redis.HasErrorPrefix(err, "NOSCRIPT") {
 			// First use on this server: load the script and read again.
-			raw, err = readScript.Run(ctx, s.rdb, []string{s.keyPrefix(b)}, s.memberArgs(b, v, p, member)...).Slice()
+			keys, args := s.memberRequest(b, v, p, member)
+			raw, err = readScript.Run(ctx, s.rdb, keys, args...).Slice()
 		}
 		if err != nil {
 			return nil, wrapRedis(err)
 		}
-		h.Points[i], err = s.point(b, v, p, raw)
+		rep, err := decodeRead(raw, "member")
+		if err != nil {
+			return nil, err
+		}
+		h.Points[i], err = s.point(b, v, p, rep)
 		if err != nil {
 			return nil, err
 		}
@@ -105,28 +110,27 @@ func (s *Store) History(ctx context.Context, boardID, viewName, member, period s
 	return h, nil
 }
 
-// memberArgs are read.lua's arguments for one member in one explicit
+// memberRequest is read.lua's request for one member in one explicit
 // period, without neighbours; windows must be built (else "absent").
-func (s *Store) memberArgs(b *Board, v View, p Period, member string) []any {
-	return []any{v.Name, string(b.Ties), boolArg(v.Kind == Window), "1",
-		p.ID, "0", itoa(int64(math.MaxInt64 / 2)), "member", member, "0"}
+func (s *Store) memberRequest(b *Board, v View, p Period, member string) ([]string, []any) {
+	return s.readRequest(b, v, []Period{p}, true, true, "member", member, "0")
 }
 
 // point decodes read.lua's member answer for one period.
-func (s *Store) point(b *Board, v View, p Period, raw []any) (HistoryPoint, error) {
+func (s *Store) point(b *Board, v View, p Period, rep readReply) (HistoryPoint, error) {
 	pt := HistoryPoint{Period: p}
-	if len(raw) < 3 || asInt(raw[1]) == -2 {
+	if rep.chosen == readUnbuilt {
 		return pt, nil // an unbuilt window
 	}
-	pt.Total = asInt(raw[2])
-	if asInt(raw[3]) == 0 {
+	pt.Total = rep.total
+	if rep.rank == 0 {
 		return pt, nil
 	}
-	code, err := parseCode(raw[4])
+	code, err := parseCode(rep.code)
 	if err != nil {
 		return pt, err
 	}
-	es, err := s.entries(b, v, raw[6], int(asInt(raw[3])-1), raw[7:])
+	es, err := s.entries(b, v, rep.firstRank, int(rep.rank-1), rep.flat)
 	if err != nil || len(es) == 0 {
 		return pt, err
 	}
@@ -151,11 +155,11 @@ func (s *Store) MemberViews(ctx context.Context, boardID, member string) ([]View
 	g, gctx := errgroup.WithContext(ctx)
 	for i, v := range b.Views {
 		g.Go(func() error {
-			st, raw, err := s.read(gctx, b, v, "", "member", member, "0")
+			st, rep, err := s.read(gctx, b, v, "", "member", member, "0")
 			if err != nil {
 				return err
 			}
-			pt, err := s.point(b, v, st.Period, raw)
+			pt, err := s.point(b, v, st.Period, rep)
 			if err != nil {
 				return err
 			}

@@ -2,7 +2,6 @@ package ranking
 
 import (
 	"context"
-	"fmt"
 	"time"
 	"unicode/utf8"
 )
@@ -191,34 +190,32 @@ func (s *Store) applyChunk(ctx context.Context, b *Board, events []Event, idx []
 		if err != nil {
 			return err
 		}
-		args := s.encodeApply(b, events, idx, now)
+		keys, args := s.applyRequest(b, events, idx, now)
 		local := s.clock()
-		raw, err := applyScript.Run(ctx, s.rdb, []string{s.keyPrefix(b)}, args...).Slice()
+		raw, err := applyScript.Run(ctx, s.rdb, keys, args...).Slice()
 		if err != nil {
 			return wrapRedis(err)
 		}
-		status, redisNow := asInt(raw[0]), asInt(raw[1])
-		s.learnNow(redisNow, local)
-		if status == -2 && attempt < 3 {
+		rep, err := decodeApply(b, events, idx, raw)
+		if err != nil {
+			return err
+		}
+		s.learnNow(rep.nowMS, local)
+		if rep.status == applyUnbuilt && attempt < 3 {
 			// Today's window was never prepared: build it, then apply.
-			view, _ := raw[2].(string)
-			id, _ := raw[3].(string)
-			if err := s.ensureWindowID(ctx, b, view, id); err != nil {
+			if err := s.ensureWindowID(ctx, b, rep.view, rep.window); err != nil {
 				return err
 			}
 			continue
 		}
-		if status < 0 {
+		if rep.status != applyDone {
 			if attempt < 3 {
 				continue // the clock estimate was off; periods around Redis's now next time
 			}
 			return Errorf(EINTERNAL, "could not agree on the current period with Redis")
 		}
-		if len(raw) != 2+len(idx) {
-			return fmt.Errorf("apply: %d results for %d events", len(raw)-2, len(idx))
-		}
 		for j, i := range idx {
-			results[i] = decodeResult(b, events[i].Member, raw[2+j])
+			results[i] = rep.results[j]
 		}
 		return nil
 	}
@@ -280,99 +277,6 @@ func (s *Store) windowRows(b *Board, v View, events []Event, idx []int, now time
 		rows = append(rows, s.entry(b, v, p))
 	}
 	return rows
-}
-
-// encodeApply builds ARGV for apply.lua: the board, a period table with the
-// candidate current periods of each view around now (previous, current,
-// next) plus the periods of every explicit event time, then the events.
-func (s *Store) encodeApply(b *Board, events []Event, idx []int, now time.Time) []any {
-	exact := false
-	if b.Update == Latest {
-		for _, v := range b.Views {
-			if b.Ties == TiesShared || b.codecs[v.Name].unit.ms > 1 {
-				exact = true
-			}
-		}
-	}
-	views := b.Views
-	if b.hasWindows() {
-		views = append(views[:len(views):len(views)], dayTotals)
-	}
-	args := make([]any, 0, 16+len(views)*24+len(idx)*5)
-	args = append(args, string(b.Update), string(b.Ties), string(b.Order), itoa(b.Min), itoa(b.Max),
-		itoa(b.Lateness.Milliseconds()), itoa(DedupeWindow.Milliseconds()), s.Channel(), b.ID, boolArg(exact), itoa(int64(b.Decimals)), itoa(int64(len(views))))
-	for _, v := range views {
-		cd := b.codecs[v.Name]
-		var rows []periodEntry
-		if v.Kind == Window {
-			rows = s.windowRows(b, v, events, idx, now)
-		} else {
-			rows = s.periodRows(b, v, events, idx, now)
-		}
-		kind := "p"
-		switch {
-		case v == dayTotals:
-			kind = "h"
-		case v.Kind == Window:
-			kind = "w"
-		}
-		args = append(args, v.Name, itoa(max(cd.unit.ms, 1)), itoa(cd.span), kind, itoa(int64(v.Days)), itoa(cd.lo), itoa(cd.hi), itoa(int64(len(rows))))
-		for _, r := range rows {
-			args = append(args, r.period.ID, itoa(r.startMS), itoa(r.endMS), itoa(r.base), itoa(r.expireAt), itoa(r.lastDay))
-		}
-	}
-	args = append(args, itoa(int64(len(idx))))
-	for _, i := range idx {
-		ev := events[i]
-		at := ""
-		if !ev.At.IsZero() {
-			at = itoa(ev.At.UnixMilli())
-		}
-		args = append(args, ev.Member, itoa(ev.Value), at, ev.Name, ev.ID)
-	}
-	return args
-}
-
-func boolArg(b bool) string {
-	if b {
-		return "1"
-	}
-	return "0"
-}
-
-func decodeResult(b *Board, member string, raw any) WriteResult {
-	r := WriteResult{Member: member}
-	row, ok := raw.([]any)
-	if !ok || len(row) < 2 {
-		r.Err = fmt.Errorf("apply: malformed result %v", raw)
-		return r
-	}
-	if asInt(row[0]) == 0 {
-		code, _ := row[1].(string)
-		msg := ""
-		if len(row) > 2 {
-			msg, _ = row[2].(string)
-		}
-		r.Err = &Error{Code: code, Message: msg}
-		if len(row) > 3 {
-			r.At = time.UnixMilli(asInt(row[3]))
-		}
-		return r
-	}
-	r.Duplicate = asInt(row[1]) == 1
-	if ms := asInt(row[2]); ms != 0 {
-		r.At = time.UnixMilli(ms)
-	}
-	for vi, v := range b.Views {
-		k := 3 + vi*3
-		if k+2 >= len(row) {
-			r.Err = fmt.Errorf("apply: short result %v", raw)
-			return r
-		}
-		pid, _ := row[k].(string)
-		r.Views = append(r.Views, ViewScore{View: v.Name, Period: pid, Score: asInt(row[k+1]), Rank: asInt(row[k+2])})
-	}
-	return r
 }
 
 // asInt reads an integer reply (Lua numbers arrive as integers).

@@ -1,4 +1,4 @@
--- lib.lua: helpers prepended to apply.lua and ensure.lua (see store.go).
+-- lib.lua: helpers prepended to every script (see scripts.go).
 -- Codes are integers below 2^53; these keep them exact between Lua and Redis.
 
 -- fmt renders a code or time without exponent or rounding.
@@ -40,4 +40,19 @@ local function fmt_score(n, decimals)
   frac = string.gsub(frac, '0+$', '')
   if frac == '' then return sign .. int end
   return sign .. int .. '.' .. frac
+end
+
+-- publish sends the change message of a script call: the board id, then
+-- one "view:period" line per changed period. Consumers (the live hub)
+-- parse exactly this shape; nothing else writes to the channel.
+local function publish(channel, board, changed)
+  if #changed == 0 then return end
+  redis.call('PUBLISH', channel, board .. '\n' .. table.concat(changed, '\n'))
+end
+
+-- redis_now is Redis's clock in ms: it, not the app server's, decides
+-- every period.
+local function redis_now()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
