@@ -40,3 +40,6 @@ local function guarded_call(cmd, ...)
   return redis.call(cmd, ...)
 end
 `
+
+// RDB is the store's client, for tests that look at Redis directly.
+func (s *Store) RDB() redis.UniversalClient { return s.rdb }
