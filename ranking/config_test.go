@@ -294,6 +294,7 @@ func TestParseConfigRejects(t *testing.T) {
 		{"max_step with too many decimals", "boards:\n  - id: points\n    max_step: 1.5\n", []string{pts, `field "max_step"`, "decimal places"}},
 		{"max_step on a best board", "boards:\n  - id: points\n    update: best\n    max_step: 5\n", []string{pts, `field "max_step"`, "increment", "best"}},
 		{"max_step on a latest board", "boards:\n  - id: points\n    update: latest\n    max_step: 5\n", []string{pts, `field "max_step"`, "latest"}},
+		{"window sums do not fit", "boards:\n  - id: points\n    max_score: 100000000000000\n    views: [day, 400d]\n", []string{pts, `field "views"`, `"400d"`, "day totals", "1h"}},
 		{"encoding does not fit", "boards:\n  - id: points\n    decimals: 6\n    max_score: 1000000000\n", []string{pts, `field "views"`, `view "day"`, "1h"}},
 	}
 	for _, tc := range tests {

@@ -155,3 +155,51 @@ func TestRegistryPrunedByWrites(t *testing.T) {
 		t.Fatalf("registry after expiry: %v", got)
 	}
 }
+
+// tryAgain is the reply a cluster node gives while a multi-key call's
+// keys are split between it and the node its slot migrates to.
+type tryAgain string
+
+func (e tryAgain) Error() string { return string(e) }
+func (tryAgain) RedisError()     {}
+
+// alwaysTryAgain answers TRYAGAIN to every script call.
+type alwaysTryAgain struct{}
+
+func (alwaysTryAgain) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (alwaysTryAgain) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+func (alwaysTryAgain) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if cmd.Name() == "evalsha" || cmd.Name() == "eval" {
+			err := tryAgain("TRYAGAIN Multiple keys request during rehashing of slot")
+			cmd.SetErr(err)
+			return err
+		}
+		return next(ctx, cmd)
+	}
+}
+
+// TestTryAgainIsUnavailable: when the client's retries of TRYAGAIN run out
+// (a slot migration that lasts), the write is a clean 503 unavailable and
+// nothing changed.
+func TestTryAgainIsUnavailable(t *testing.T) {
+	rdb := redistest.Client(t)
+	cfg := MustConfig(t, "boards: [{id: b, views: [day, all]}]\n")
+	s := newStore(t, rdb, cfg, nil)
+	ctx := context.Background()
+	flaky := redis.NewClient(rdb.Options())
+	t.Cleanup(func() { flaky.Close() })
+	flaky.AddHook(alwaysTryAgain{})
+	fs := ranking.NewStore(flaky, cfg, ranking.Options{Prefix: s.Prefix()})
+	if _, err := fs.Write(ctx, "b", ranking.Event{Member: "a", Value: 1}); ranking.ErrorCode(err) != ranking.EUNAVAILABLE {
+		t.Fatalf("write under TRYAGAIN: %v, want unavailable", err)
+	}
+	if _, err := fs.Page(ctx, "b", "all", "", 0, 10); ranking.ErrorCode(err) != ranking.EUNAVAILABLE {
+		t.Fatalf("read under TRYAGAIN: %v, want unavailable", err)
+	}
+	if pg, err := s.Page(ctx, "b", "all", "", 0, 10); err != nil || pg.Total != 0 {
+		t.Fatalf("after a refused write: %+v %v", pg, err)
+	}
+}
