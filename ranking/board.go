@@ -90,6 +90,7 @@ type Board struct {
 	Ties     Ties
 	Decimals int
 	Min, Max int64 // bounds, scaled
+	MaxStep  int64 // largest |value| of one increment event, scaled; 0 = no limit
 	Views    []View
 	Keep     int
 	Lateness time.Duration
@@ -278,52 +279,82 @@ var tieUnits = []tieUnit{{"1ms", 1}, {"1s", 1000}, {"1min", 60_000}, {"1h", 3_60
 //
 //	code = rankValue × span + (tieUnit − base)
 //
-// where rankValue = Max − v (desc) or v − Min (asc), the time part counts
-// tie units from the period's start, and span is the number of units the
-// longest period can hold. Every code is below 2^53, so it is exact in a
-// double. With ties: shared the time part is absent (span = 1).
+// where rankValue = hi − v (desc) or v − lo (asc) over the view's value
+// range [lo, hi], the time part counts tie units from the period's start,
+// and span is the number of units the longest period can hold. Every code
+// is below 2^53, so it is exact in a double. With ties: shared the time
+// part is absent (span = 1).
+//
+// Calendar views hold [Min, Max]. A rolling window of N days is the sum of
+// N day totals, each within ±S (see dayBound), so it holds [−N·S, N·S]:
+// every sum it can reach reads back exactly, also one that drifted out of
+// [Min, Max] when a negative day left it.
 type codec struct {
-	unit tieUnit
-	span int64 // time units per value step; 1 for ties: shared
+	unit   tieUnit
+	span   int64 // time units per value step; 1 for ties: shared
+	lo, hi int64 // the value range the codes hold, scaled
 }
 
-// newCodec picks the finest unit that fits the board's value range and the
-// view's longest period into 53 bits.
-func newCodec(b *Board, maxLen time.Duration) (codec, bool) {
-	values := uint64(b.Max-b.Min) + 1
+// dayBound is S, the bound of every member's day total (its net change on
+// one local day) on a board with rolling windows: the largest of |Min|,
+// |Max| and Max − Min. Any score within [Min, Max] can be reached from any
+// other in one day, and no more, so windows need room for N·S each way.
+func (b *Board) dayBound() int64 {
+	return max(b.Max-b.Min, b.Max, -b.Max, b.Min, -b.Min)
+}
+
+// valueRange is the range of values the codes of view v hold.
+func (b *Board) valueRange(v View) (lo, hi int64) {
+	switch {
+	case v == dayTotals:
+		return -b.dayBound(), b.dayBound()
+	case v.Kind == Window:
+		return -int64(v.Days) * b.dayBound(), int64(v.Days) * b.dayBound()
+	}
+	return b.Min, b.Max
+}
+
+// newCodec picks the finest unit that fits the view's value range and its
+// longest period into 53 bits.
+func newCodec(b *Board, v View, maxLen time.Duration) (codec, bool) {
+	lo, hi := b.valueRange(v)
+	values := uint64(hi-lo) + 1
 	if b.Ties == TiesShared {
-		return codec{span: 1}, values <= maxScaled
+		return codec{span: 1, lo: lo, hi: hi}, values <= maxScaled
 	}
 	for _, u := range tieUnits {
 		// +2: a period need not start on a unit boundary, so it can touch
 		// one more unit at each end.
 		span := uint64(maxLen.Milliseconds()/u.ms) + 2
 		if span <= maxScaled && values <= maxScaled/span {
-			return codec{unit: u, span: int64(span)}, true
+			return codec{unit: u, span: int64(span), lo: lo, hi: hi}, true
 		}
 	}
 	return codec{}, false
 }
 
-func (b *Board) rankValue(v int64) int64 {
+// rankValue is v's distance from the best end of the codec's range.
+func (b *Board) rankValue(cd codec, v int64) int64 {
 	if b.Order == Desc {
-		return b.Max - v
+		return cd.hi - v
 	}
-	return v - b.Min
+	return v - cd.lo
 }
 
-func (b *Board) valueOf(rankValue int64) int64 {
+func (b *Board) valueOf(cd codec, rankValue int64) int64 {
 	if b.Order == Desc {
-		return b.Max - rankValue
+		return cd.hi - rankValue
 	}
-	return b.Min + rankValue
+	return cd.lo + rankValue
 }
 
-// decode splits a code into the scaled score and the time part.
+// decode splits a code into the scaled score and the time part. Floor
+// division, as in lib.lua's split, so no code reads back one off.
 func (b *Board) decode(view string, code float64) (v int64, t int64) {
 	cd := b.codecs[view]
 	c := int64(code)
-	return b.valueOf(c / cd.span), c % cd.span
+	q := floorDiv(c, cd.span)
+	return b.valueOf(cd, q), c - q*cd.span
 }
 
 // better reports whether scaled score a ranks before b on this board.

@@ -359,8 +359,8 @@ func TestCodecTieResolution(t *testing.T) {
 		{
 			// 1e9+1 values: an hour holds 3,600,002 ms (3.6e15 codes, fits);
 			// a day needs seconds (86,402 × 1e9); a month of 31 days 2.7e15
-			// at 1s; 105 days (9,072,002 s) no longer fit at 1s, 104 do;
-			// 2000 to 2100 is 876,602 hours (8.8e14) but 52,596,002 minutes.
+			// at 1s; 2000 to 2100 is 876,602 hours (8.8e14) but 52,596,002
+			// minutes.
 			name: "default bounds",
 			file: `
 boards:
@@ -368,8 +368,13 @@ boards:
     views: [hour, day, week, month, all, 1d, 7d, 30d, 104d, 105d, 400d]
 `,
 			board: "points",
+			// A window of N days holds sums within ±N·1e9 (2N·1e9+1
+			// values): 7d fits 604,802 s (8.5e15), 30d needs minutes
+			// (43,202 × 6e10 = 2.6e15), 104d no longer fits minutes
+			// (149,762 × 2.08e11) and takes hours, as do 105d and 400d
+			// (9,602 × 8e11 = 7.7e15).
 			want: map[string]string{"hour": "1ms", "day": "1s", "week": "1s", "month": "1s", "all": "1h",
-				"1d": "1s", "7d": "1s", "30d": "1s", "104d": "1s", "105d": "1min", "400d": "1min"},
+				"1d": "1s", "7d": "1s", "30d": "1min", "104d": "1h", "105d": "1h", "400d": "1h"},
 		},
 		{
 			// 2^53 / 86,402 = 104,247,578,235.x values fit a 24-hour day at

@@ -4,7 +4,8 @@ package ranking
 // rel, where rel counts tie units from the period's base. Tests use it to
 // prove codes are exact and ordered across a board's whole range.
 func (b *Board) encode(view string, v, rel int64) int64 {
-	return b.rankValue(v)*b.codecs[view].span + rel
+	cd := b.codecs[view]
+	return b.rankValue(cd, v)*cd.span + rel
 }
 
 // span is the number of tie units one score step holds in view.

@@ -208,6 +208,8 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 	minText, maxText := "0", defaultMax
 	var minNode, maxNode *yaml.Node
 	var viewsNode *yaml.Node
+	var stepText string
+	var stepNode *yaml.Node // max_step, parsed once decimals and bounds are known
 	for _, d := range dups {
 		fail(d.key, d.val, "given twice, first on line %d", fields[d.key].Line)
 	}
@@ -256,6 +258,10 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 			}
 		case "views":
 			viewsNode = val
+		case "max_step":
+			if s, isScalar := scalar(key, val); isScalar {
+				stepText, stepNode = s, val
+			}
 		case "keep":
 			if s, isScalar := scalar(key, val); isScalar {
 				k, err := strconv.Atoi(s)
@@ -275,7 +281,7 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 				}
 			}
 		default:
-			fail(key, val, "unknown key; a board has id, title, order, update, decimals, min_score, max_score, ties, views, keep, lateness")
+			fail(key, val, "unknown key; a board has id, title, order, update, decimals, min_score, max_score, max_step, ties, views, keep, lateness")
 		}
 	}
 	if fields["id"] == nil {
@@ -307,6 +313,21 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 		}
 		b.Min, b.Max = minV, maxV
 	}
+	if stepNode != nil {
+		step, err := parseScaled(stepText, b.Decimals)
+		switch {
+		case b.Update != Increment:
+			fail("max_step", stepNode, "only applies to update: increment, not %s (a %s event sets the score, bounded by min_score and max_score)", b.Update, b.Update)
+		case err != nil:
+			fail("max_step", stepNode, "%s", ErrorMessage(err))
+		case step <= 0:
+			fail("max_step", stepNode, "%s must be above 0", stepText)
+		case !failed["min_score"] && !failed["max_score"] && step > b.Max-b.Min:
+			fail("max_step", stepNode, "%s is larger than max_score - min_score (%s), which no step can exceed", stepText, formatScaled(b.Max-b.Min, b.Decimals))
+		default:
+			b.MaxStep = step
+		}
+	}
 	b.Views = p.parseViews(name, b, viewsNode)
 	// The encoding depends on these fields only: it is checked whenever they
 	// are sound, so that one run reports every problem of the file.
@@ -315,7 +336,11 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 	}
 	b.codecs = map[string]codec{}
 	for _, v := range b.Views {
-		cd, fits := newCodec(b, cal.maxPeriodLength(v))
+		cd, fits := newCodec(b, v, cal.maxPeriodLength(v))
+		if !fits && v.Kind == Window {
+			p.addf("%s: field \"views\": rolling view %q sums %d day totals of up to ±%s each (the widest one-day change min_score and max_score allow), and cannot encode every such sum exactly, even at a 1h tie resolution; narrow min_score/max_score, lower decimals, shorten the window, or use ties: shared", name, v.Name, v.Days, formatScaled(b.dayBound(), b.Decimals))
+			continue
+		}
 		if !fits {
 			p.addf("%s: field \"views\": view %q cannot encode scores from %s to %s with %d decimals exactly, even at a 1h tie resolution; narrow min_score/max_score, lower decimals, or use ties: shared", name, v.Name, minText, maxText, b.Decimals)
 			continue
@@ -323,9 +348,10 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 		b.codecs[v.Name] = cd
 	}
 	if b.hasWindows() {
-		// Day totals feed the windows; a day is never longer than a window,
-		// so their codec fits whenever the windows' does.
-		if cd, fits := newCodec(b, cal.maxPeriodLength(dayTotals)); fits {
+		// Day totals feed the windows; a day is never longer than a window
+		// and ±S is never wider than ±N·S, so their codec fits whenever the
+		// windows' does.
+		if cd, fits := newCodec(b, dayTotals, cal.maxPeriodLength(dayTotals)); fits {
 			b.codecs[dayTotals.Name] = cd
 		}
 	}

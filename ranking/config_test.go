@@ -288,6 +288,13 @@ func TestParseConfigRejects(t *testing.T) {
 		{"keep not a number", "boards:\n  - id: points\n    keep: many\n", []string{pts, `field "keep"`}},
 		{"lateness in days", "boards:\n  - id: points\n    lateness: 2d\n", []string{pts, `field "lateness"`}},
 		{"negative lateness", "boards:\n  - id: points\n    lateness: -1h\n", []string{pts, `field "lateness"`}},
+		{"max_step zero", "boards:\n  - id: points\n    max_step: 0\n", []string{pts, `field "max_step"`, "above 0"}},
+		{"max_step negative", "boards:\n  - id: points\n    max_step: -5\n", []string{pts, `field "max_step"`, "above 0"}},
+		{"max_step beyond the range", "boards:\n  - id: points\n    min_score: -10\n    max_score: 10\n    max_step: 21\n", []string{pts, `field "max_step"`, "max_score - min_score"}},
+		{"max_step with too many decimals", "boards:\n  - id: points\n    max_step: 1.5\n", []string{pts, `field "max_step"`, "decimal places"}},
+		{"max_step on a best board", "boards:\n  - id: points\n    update: best\n    max_step: 5\n", []string{pts, `field "max_step"`, "increment", "best"}},
+		{"max_step on a latest board", "boards:\n  - id: points\n    update: latest\n    max_step: 5\n", []string{pts, `field "max_step"`, "latest"}},
+		{"window sums do not fit", "boards:\n  - id: points\n    max_score: 100000000000000\n    views: [day, 400d]\n", []string{pts, `field "views"`, `"400d"`, "day totals", "1h"}},
 		{"encoding does not fit", "boards:\n  - id: points\n    decimals: 6\n    max_score: 1000000000\n", []string{pts, `field "views"`, `view "day"`, "1h"}},
 	}
 	for _, tc := range tests {
@@ -381,5 +388,20 @@ func TestLoadConfigFile(t *testing.T) {
 	var ce *ranking.ConfigError
 	if _, err := ranking.LoadConfigFile(bad); !errors.As(err, &ce) {
 		t.Errorf("invalid file: %v, want a *ConfigError", err)
+	}
+}
+
+// TestParseConfigMaxStep: max_step is read with the board's decimals and
+// defaults to no limit.
+func TestParseConfigMaxStep(t *testing.T) {
+	cfg := mustBoardsFile(t, "boards:\n  - {id: a, max_step: 2.5, decimals: 1, min_score: -10, max_score: 10}\n  - {id: b}\n  - {id: c, max_step: 20, min_score: -10, max_score: 10}\n")
+	if got := cfg.Boards[0].MaxStep; got != 25 {
+		t.Errorf("max_step 2.5 with 1 decimal is %d, want 25", got)
+	}
+	if got := cfg.Boards[1].MaxStep; got != 0 {
+		t.Errorf("default max_step %d, want 0 (none)", got)
+	}
+	if got := cfg.Boards[2].MaxStep; got != 20 {
+		t.Errorf("max_step at the full range is %d, want 20", got)
 	}
 }

@@ -1,5 +1,11 @@
 package ranking
 
+import (
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
 // Exports of unexported functions for the external tests.
 var (
 	MaxPeriodLength = (*Calendar).maxPeriodLength
@@ -9,3 +15,37 @@ var (
 
 // MaxScaled is the bound every scaled value stays below (2^53).
 const MaxScaled = maxScaled
+
+// GuardKeys makes every script refuse, for the rest of the test, to touch
+// a key its caller did not declare in KEYS: each redis.call is routed
+// through a check of its key argument.
+func GuardKeys(tb interface{ Cleanup(func()) }) {
+	scripts := []struct {
+		s    **redis.Script
+		body string
+	}{
+		{&applyScript, applyLua}, {&readScript, readLua}, {&ensureScript, ensureLua}, {&removeScript, removeLua},
+		{&cardScript, cardLua}, {&limitScript, limitLua},
+	}
+	for _, sc := range scripts {
+		old := *sc.s
+		*sc.s = redis.NewScript(keyGuardLua + strings.ReplaceAll(libLua+sc.body, "redis.call", "guarded_call"))
+		tb.Cleanup(func() { *sc.s = old })
+	}
+}
+
+const keyGuardLua = `
+local declared_keys = {}
+for _, k in ipairs(KEYS) do declared_keys[k] = true end
+local keyless = {TIME = true, PUBLISH = true}
+local function guarded_call(cmd, ...)
+  local key = select(1, ...)
+  if not keyless[string.upper(cmd)] and not declared_keys[key] then
+    error('undeclared key ' .. tostring(key) .. ' in ' .. cmd)
+  end
+  return redis.call(cmd, ...)
+end
+`
+
+// RDB is the store's client, for tests that look at Redis directly.
+func (s *Store) RDB() redis.UniversalClient { return s.rdb }

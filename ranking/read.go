@@ -61,12 +61,12 @@ func (s *Store) Page(ctx context.Context, boardID, viewName, period string, offs
 	if err != nil {
 		return nil, err
 	}
-	st, raw, err := s.read(ctx, b, v, period, "page", itoa(int64(offset)), itoa(int64(limit)))
+	st, rep, err := s.read(ctx, b, v, period, "page", itoa(int64(offset)), itoa(int64(limit)))
 	if err != nil {
 		return nil, err
 	}
 	pg := &Page{Standing: st, Offset: offset}
-	pg.Entries, err = s.entries(b, v, raw[3], offset, raw[4:])
+	pg.Entries, err = s.entries(b, v, rep.firstRank, offset, rep.flat)
 	return pg, err
 }
 
@@ -83,24 +83,24 @@ func (s *Store) Member(ctx context.Context, boardID, viewName, period, member st
 	if err != nil {
 		return nil, err
 	}
-	st, raw, err := s.read(ctx, b, v, period, "member", member, itoa(int64(around)))
+	st, rep, err := s.read(ctx, b, v, period, "member", member, itoa(int64(around)))
 	if err != nil {
 		return nil, err
 	}
-	pos := asInt(raw[3]) - 1
+	pos := rep.rank - 1
 	if pos < 0 {
 		return nil, Errorf(ENOTFOUND, "member %q has no score in %s %s of board %q", member, v.Name, st.Period.ID, b.ID)
 	}
-	code, err := parseCode(raw[4])
+	code, err := parseCode(rep.code)
 	if err != nil {
 		return nil, err
 	}
 	c := &Card{Standing: st}
 	c.Member = member
-	c.Name, _ = raw[5].(string)
+	c.Name = rep.name
 	c.Score, _ = b.decode(v.Name, code)
 	start := max(pos-int64(around), 0)
-	c.Around, err = s.entries(b, v, raw[6], int(start), raw[7:])
+	c.Around, err = s.entries(b, v, rep.firstRank, int(start), rep.flat)
 	if err != nil {
 		return nil, err
 	}
@@ -111,13 +111,13 @@ func (s *Store) Member(ctx context.Context, boardID, viewName, period, member st
 
 // read runs read.lua for one view, resolving the period by Redis's clock
 // when it is not given.
-func (s *Store) read(ctx context.Context, b *Board, v View, period string, mode ...string) (Standing, []any, error) {
+func (s *Store) read(ctx context.Context, b *Board, v View, period string, mode ...string) (Standing, readReply, error) {
 	cal := s.cfg.Calendar
 	var fixed *Period
 	if period != "" {
 		p, err := cal.ParsePeriod(v, period)
 		if err != nil {
-			return Standing{}, nil, err
+			return Standing{}, readReply{}, err
 		}
 		fixed = &p
 	}
@@ -129,7 +129,7 @@ func (s *Store) read(ctx context.Context, b *Board, v View, period string, mode 
 		} else {
 			now, err := s.Now(ctx)
 			if err != nil {
-				return Standing{}, nil, err
+				return Standing{}, readReply{}, err
 			}
 			cur := cal.PeriodAt(v, now)
 			cands = []Period{cur}
@@ -137,50 +137,41 @@ func (s *Store) read(ctx context.Context, b *Board, v View, period string, mode 
 				cands = append(cands, cal.Prev(v, cur), cal.Next(v, cur))
 			}
 		}
-		args := make([]any, 0, 8+len(cands)*3)
-		args = append(args, v.Name, string(b.Ties), boolArg(check), itoa(int64(len(cands))))
-		for _, p := range cands {
-			// An explicit period is read whatever the time.
-			start, end := int64(0), int64(math.MaxInt64/2)
-			if fixed == nil && !p.IsAll() {
-				start, end = p.Start.UnixMilli(), p.End.UnixMilli()
-			}
-			args = append(args, p.ID, itoa(start), itoa(end))
-		}
-		for _, m := range mode {
-			args = append(args, m)
-		}
+		// An explicit period is read whatever the time.
+		keys, args := s.readRequest(b, v, cands, fixed != nil, check, mode...)
 		local := s.clock()
-		raw, err := readScript.Run(ctx, s.rdb, []string{s.keyPrefix(b)}, args...).Slice()
+		raw, err := readScript.Run(ctx, s.rdb, keys, args...).Slice()
 		if err != nil {
-			return Standing{}, nil, wrapRedis(err)
+			return Standing{}, readReply{}, wrapRedis(err)
 		}
-		nowMS := asInt(raw[0])
-		s.learnNow(nowMS, local)
-		chosen := asInt(raw[1])
-		now := time.UnixMilli(nowMS).In(cal.Location())
-		if chosen == -2 {
+		rep, err := decodeRead(raw, mode[0])
+		if err != nil {
+			return Standing{}, rep, err
+		}
+		s.learnNow(rep.nowMS, local)
+		now := time.UnixMilli(rep.nowMS).In(cal.Location())
+		if rep.chosen == readUnbuilt {
 			// A window nobody built yet: build it if it can still be built
 			// (not in the future, not past its retention), then read again.
-			p := cands[asInt(raw[2])-1]
+			p := cands[rep.unbuilt-1]
 			tomorrow := cal.Next(v, cal.PeriodAt(v, now))
 			if attempt < 3 && !p.End.After(tomorrow.End) && now.UnixMilli() < s.entry(b, v, p).expireAt {
 				if err := s.ensureWindow(ctx, b, v, p); err != nil {
-					return Standing{}, nil, err
+					return Standing{}, readReply{}, err
 				}
 			} else {
 				check = false
 			}
 			continue
 		}
-		if chosen == 0 {
+		if rep.chosen == readNoClock {
 			if attempt < 3 {
 				continue
 			}
-			return Standing{}, nil, Errorf(EINTERNAL, "could not agree on the current period with Redis")
+			return Standing{}, readReply{}, Errorf(EINTERNAL, "could not agree on the current period with Redis")
 		}
-		p := cands[chosen-1]
-		return Standing{Board: b, View: v, Period: p, Final: b.Final(p, now), Total: asInt(raw[2]), Now: now}, raw, nil
+		p := cands[rep.chosen-1]
+		return Standing{Board: b, View: v, Period: p, Final: b.Final(p, now), Total: rep.total, Now: now}, rep, nil
 	}
 }
 
@@ -240,9 +231,22 @@ func (s *Store) RemoveMember(ctx context.Context, boardID, member string) (bool,
 	if err := ValidateMember(member); err != nil {
 		return false, err
 	}
-	n, err := removeScript.Run(ctx, s.rdb, []string{s.keyPrefix(b)}, member, s.Channel(), b.ID).Int64()
-	if err != nil {
-		return false, wrapRedis(err)
+	// The registry is read first so that remove.lua can declare every key
+	// it touches; a write that registers a period in between makes the
+	// script answer removeChanged, and the removal is tried again.
+	for range 5 {
+		entries, err := s.rdb.ZRange(ctx, s.boardKey(b, "k"), 0, -1).Result()
+		if err != nil {
+			return false, wrapRedis(err)
+		}
+		keys, args := s.removeRequest(b, member, entries)
+		n, err := removeScript.Run(ctx, s.rdb, keys, args...).Int64()
+		if err != nil {
+			return false, wrapRedis(err)
+		}
+		if n != removeChanged {
+			return n > 0, nil
+		}
 	}
-	return n > 0, nil
+	return false, Errorf(EUNAVAILABLE, "the board kept changing during the removal; try again")
 }

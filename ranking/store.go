@@ -2,7 +2,6 @@ package ranking
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"net"
@@ -13,24 +12,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-)
-
-//go:embed scripts/lib.lua
-var libLua string
-
-//go:embed scripts/apply.lua
-var applyLua string
-
-//go:embed scripts/read.lua
-var readLua string
-
-//go:embed scripts/remove.lua
-var removeLua string
-
-var (
-	applyScript  = redis.NewScript(libLua + applyLua)
-	readScript   = redis.NewScript(readLua)
-	removeScript = redis.NewScript(removeLua)
 )
 
 // DefaultPrefix starts every key and the change channel.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -409,6 +410,7 @@ func TestWriteValidation(t *testing.T) {
 boards:
   - {id: inc, decimals: 1, min_score: -10, max_score: 10, views: [day, all], lateness: 1h}
   - {id: best, update: best, max_score: 100, views: [day, all]}
+  - {id: step, decimals: 1, min_score: -100, max_score: 100, max_step: 2.5, views: [day, all]}
 `)
 	s := newStore(t, rdb, cfg, nil)
 	ctx := context.Background()
@@ -434,6 +436,8 @@ boards:
 		{"too late", "inc", ranking.Event{Member: "a", Value: 1, At: now.Add(-61 * time.Minute)}, ranking.EINVALID},
 		{"too early", "inc", ranking.Event{Member: "a", Value: 1, At: now.Add(6 * time.Second)}, ranking.EINVALID},
 		{"reused id", "inc", ranking.Event{Member: "a", Value: 1, ID: "e1"}, ranking.ECONFLICT},
+		{"above max_step", "step", ranking.Event{Member: "a", Value: 26}, ranking.EINVALID},
+		{"below -max_step", "step", ranking.Event{Member: "a", Value: -26}, ranking.EINVALID},
 		{"unknown board", "nope", ranking.Event{Member: "a", Value: 1}, ranking.ENOTFOUND},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -447,6 +451,15 @@ boards:
 	c, err := s.Member(ctx, "inc", "all", "", "a", 0)
 	if err != nil || c.Score != 95 {
 		t.Fatalf("refused writes changed the board: %+v %v", c, err)
+	}
+	if _, err := s.Member(ctx, "step", "all", "", "a", 0); ranking.ErrorCode(err) != ranking.ENOTFOUND {
+		t.Fatalf("a step above max_step changed the board: %v", err)
+	}
+	if _, err := s.Write(ctx, "step", ranking.Event{Member: "a", Value: -25}); err != nil {
+		t.Fatalf("a step of exactly max_step: %v", err)
+	}
+	if _, err := s.Write(ctx, "step", ranking.Event{Member: "a", Value: 26}); err == nil || !strings.Contains(err.Error(), "max_step 2.5") {
+		t.Fatalf("the refusal does not name max_step 2.5: %v", err)
 	}
 	// A duplicate answers the original periods with the current state.
 	res, err := s.Write(ctx, "inc", ranking.Event{Member: "a", Value: 95, ID: "e1"})

@@ -2,16 +2,8 @@ package ranking
 
 import (
 	"context"
-	_ "embed"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
-
-//go:embed scripts/ensure.lua
-var ensureLua string
-
-var ensureScript = redis.NewScript(libLua + ensureLua)
 
 // PrepareLead is how long before a local midnight PrepareWindows builds the
 // next day's windows, so the first read after midnight is complete.
@@ -82,27 +74,4 @@ func (s *Store) ensureWindowID(ctx context.Context, b *Board, viewName, id strin
 		return err
 	}
 	return s.ensureWindow(ctx, b, v, p)
-}
-
-// ensureWindow runs ensure.lua for window p of view v.
-func (s *Store) ensureWindow(ctx context.Context, b *Board, v View, p Period) error {
-	cal := s.cfg.Calendar
-	cd, dcd := b.codecs[v.Name], b.codecs[dayTotals.Name]
-	target := s.entry(b, v, p)
-	prev := s.entry(b, v, cal.Prev(v, p))
-	args := []any{v.Name, itoa(int64(v.Days)), itoa(cd.unit.ms), itoa(cd.span), string(b.Order), itoa(b.Min), itoa(b.Max),
-		s.Channel(), b.ID, p.ID, itoa(target.base), itoa(target.startMS), itoa(target.expireAt),
-		prev.period.ID, itoa(prev.base), itoa(dcd.unit.ms), itoa(dcd.span)}
-	// days e-N .. e, oldest first
-	day := cal.PeriodAt(dayTotals, time.UnixMilli(target.lastDay))
-	days := make([]Period, v.Days+1)
-	for k := v.Days; k >= 0; k-- {
-		days[k] = day
-		day = cal.Prev(dayTotals, day)
-	}
-	for _, d := range days {
-		args = append(args, d.ID, itoa(s.entry(b, dayTotals, d).base))
-	}
-	err := ensureScript.Run(ctx, s.rdb, []string{s.keyPrefix(b)}, args...).Err()
-	return wrapRedis(err)
 }

@@ -19,7 +19,9 @@ import (
 // The rolling-window model: every accepted event is kept as (member, value,
 // time); the window ending on day e is, by brute force, the sum over the
 // events of days e-N+1..e, tied by the latest time among a member's
-// non-zero events. Bounds are wide so no event is refused for range.
+// non-zero events. Most boards have wide bounds; board wn has narrow ones,
+// negative values and windows that drift out of [min, max] as negative
+// days leave them, and the model predicts every refusal (see refused).
 
 type windowEvent struct {
 	member string
@@ -34,6 +36,9 @@ type windowModel struct {
 	store  *ranking.Store
 	events map[string][]windowEvent // by board
 	debug  func()
+	// refusals counts the refused events the model predicted; drifted the
+	// window rows read outside [min, max]
+	refusals, drifted int
 }
 
 func (wm *windowModel) dayOf(ms int64) string {
@@ -119,6 +124,11 @@ func (wm *windowModel) check(e string, expired bool) {
 				}
 				wm.t.Fatalf("%s/%s window ending %s:\n got %d %+v\nwant %d %+v", b.ID, v.Name, e, pg.Total, pg.Entries, len(want), want)
 			}
+			for _, en := range pg.Entries {
+				if en.Score < b.Min || en.Score > b.Max {
+					wm.drifted++
+				}
+			}
 		}
 	}
 }
@@ -129,10 +139,14 @@ boards:
   - {id: w, views: [day, 1d, 7d, 30d, all], min_score: -1000000, max_score: 1000000, lateness: %s, keep: %d}
   - {id: wa, order: asc, decimals: 1, min_score: -1000000, max_score: 1000000, views: [3d, 10d], lateness: %s, keep: %d}
   - {id: ws, ties: shared, min_score: -1000000, max_score: 1000000, views: [2d, 7d], lateness: %s, keep: %d}
+  - {id: wn, min_score: -6, max_score: 6, views: [day, 3d, 7d], lateness: %s, keep: %d}
 `
 
+// wideBoards are the window boards whose bounds no event reaches.
+const wideBoards = 3
+
 func newWindowModel(t *testing.T, rdb redis.UniversalClient, late time.Duration, keep int) *windowModel {
-	cfg := MustConfig(t, fmt.Sprintf(windowBoards, late, keep, late, keep, late, keep))
+	cfg := MustConfig(t, fmt.Sprintf(windowBoards, late, keep, late, keep, late, keep, late, keep))
 	return &windowModel{t: t, cfg: cfg, events: map[string][]windowEvent{},
 		store: ranking.NewStore(rdb, cfg, ranking.Options{Prefix: redistest.Namespace(t) + ":"})}
 }
@@ -143,8 +157,13 @@ func (wm *windowModel) write(rng *rand.Rand, now time.Time, late time.Duration) 
 	ctx := context.Background()
 	b := wm.cfg.Boards[rng.IntN(len(wm.cfg.Boards))]
 	batch := make([]ranking.Event, 1+rng.IntN(15))
+	narrow := b.Max < 1000
 	for i := range batch {
 		ev := ranking.Event{Member: fmt.Sprintf("m%02d", rng.IntN(25)), Value: int64(rng.IntN(7) - 2)}
+		if narrow {
+			ev.Member = fmt.Sprintf("m%d", rng.IntN(4)) // few members: sums reach the bounds
+			ev.Value = int64(rng.IntN(11) - 5)
+		}
 		if rng.IntN(3) == 0 {
 			back := time.Duration(rng.Int64N(int64(late - 5*time.Second)))
 			grid := []time.Duration{time.Millisecond, time.Second, time.Minute, time.Hour}[rng.IntN(4)]
@@ -160,10 +179,14 @@ func (wm *windowModel) write(rng *rand.Rand, now time.Time, late time.Duration) 
 		wm.t.Fatal(err)
 	}
 	for i, ev := range batch {
-		if res[i].Err != nil {
-			wm.t.Fatalf("event %+v refused: %v", ev, res[i].Err)
-		}
 		ms := res[i].At.UnixMilli()
+		if why := wm.refused(b, ev, ms, now); why != "" || res[i].Err != nil {
+			if why == "" || ranking.ErrorCode(res[i].Err) != ranking.EINVALID {
+				wm.t.Fatalf("%s event %+v at %d: store says %v, model says %q", b.ID, ev, ms, res[i].Err, why)
+			}
+			wm.refusals++
+			continue
+		}
 		wm.events[b.ID] = append(wm.events[b.ID], windowEvent{ev.Member, ev.Value, ms, wm.dayOf(ms)})
 		for _, vs := range res[i].Views {
 			v, _ := b.View(vs.View)
@@ -181,6 +204,73 @@ func (wm *windowModel) write(rng *rand.Rand, now time.Time, late time.Duration) 
 			}
 		}
 	}
+}
+
+// sum is a member's brute-force total over [from, to) and whether it has
+// a non-zero event there (is present in a view).
+func (wm *windowModel) sum(board, member string, from, to int64) (v int64, present bool) {
+	for _, ev := range wm.events[board] {
+		if ev.member == member && ev.ms >= from && ev.ms < to {
+			v += ev.value
+			present = present || ev.value != 0
+		}
+	}
+	return v, present
+}
+
+// refused predicts why the store refuses an increment at ms (or ""): a
+// calendar view leaving [min, max]; a day total leaving ±S; a built window
+// the event changes moving further out of [min, max] (a window may drift
+// out when a day leaves it, and come back). Windows not built yet are
+// summed from the day totals later and refuse nothing; which ones are
+// built is read from their markers (today's always is: a write builds it).
+func (wm *windowModel) refused(b *ranking.Board, ev ranking.Event, ms int64, now time.Time) string {
+	cal := wm.cfg.Calendar
+	ctx := context.Background()
+	outside := func(v int64) int64 { return max(b.Min-v, v-b.Max, 0) }
+	S := max(b.Max-b.Min, b.Max, -b.Max, b.Min, -b.Min)
+	at := time.UnixMilli(ms)
+	day := ranking.View{Name: "day", Kind: ranking.Day}
+	for _, v := range b.Views {
+		switch v.Kind {
+		case ranking.Window:
+			cur := cal.PeriodAt(v, at)
+			today := cal.PeriodAt(v, now)
+			for w := cur; !w.Start.After(cal.Next(v, today).Start); w = cal.Next(v, w) {
+				if w.Start.After(at) {
+					break // the event's day is no longer in it
+				}
+				built := w.ID == today.ID
+				if !built {
+					n, err := wm.store.RDB().Exists(ctx, wm.store.Prefix()+"{"+b.ID+"}:r:"+v.Name+":"+w.ID).Result()
+					if err != nil {
+						wm.t.Fatal(err)
+					}
+					built = n == 1
+				}
+				if !built {
+					continue
+				}
+				old, present := wm.sum(b.ID, ev.Member, w.Start.UnixMilli(), w.End.UnixMilli())
+				next := old + ev.Value
+				if (ev.Value != 0 || present) && outside(next) > 0 && !(present && outside(next) <= outside(old)) {
+					return fmt.Sprintf("window %s %s would be %d", v.Name, w.ID, next)
+				}
+			}
+		default:
+			p := cal.PeriodAt(v, at)
+			old, present := wm.sum(b.ID, ev.Member, p.Start.UnixMilli(), p.End.UnixMilli())
+			if next := old + ev.Value; (ev.Value != 0 || present) && outside(next) > 0 {
+				return fmt.Sprintf("%s %s would be %d", v.Name, p.ID, next)
+			}
+		}
+	}
+	d := cal.PeriodAt(day, at)
+	old, _ := wm.sum(b.ID, ev.Member, d.Start.UnixMilli(), d.End.UnixMilli())
+	if next := old + ev.Value; next < -S || next > S {
+		return fmt.Sprintf("day total %s would be %d", d.ID, next)
+	}
+	return ""
 }
 
 // TestWindowsMiniredis simulates 60 days on miniredis's clock, across the
@@ -244,6 +334,10 @@ func TestWindowsMiniredis(t *testing.T) {
 			if totals == 0 || totals > 30+3+2 {
 				t.Errorf("%d day totals kept after 60 days, want at most 35", totals)
 			}
+			t.Logf("%d events refused as the model predicted, %d window rows read outside [min, max]", wm.refusals, wm.drifted)
+			if wm.refusals == 0 || wm.drifted == 0 {
+				t.Errorf("the narrow board never reached its bounds")
+			}
 		})
 	}
 }
@@ -297,7 +391,7 @@ func TestPrepareWhileWriting(t *testing.T) {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(w), 1))
 			for range 60 {
-				b := wm.cfg.Boards[rng.IntN(len(wm.cfg.Boards))]
+				b := wm.cfg.Boards[rng.IntN(wideBoards)]
 				batch := make([]ranking.Event, 1+rng.IntN(20))
 				for i := range batch {
 					batch[i] = ranking.Event{Member: fmt.Sprintf("m%02d", rng.IntN(40)), Value: int64(rng.IntN(5) + 1)}

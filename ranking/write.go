@@ -2,7 +2,6 @@ package ranking
 
 import (
 	"context"
-	"fmt"
 	"time"
 	"unicode/utf8"
 )
@@ -96,6 +95,9 @@ func (b *Board) validate(ev Event) error {
 	}
 	switch b.Update {
 	case Increment:
+		if b.MaxStep > 0 && (ev.Value > b.MaxStep || ev.Value < -b.MaxStep) {
+			return Errorf(EINVALID, "value %s exceeds board %q's max_step %s, the largest change one event may make", b.FormatScore(ev.Value), b.ID, b.FormatScore(b.MaxStep))
+		}
 		if span := b.Max - b.Min; ev.Value > span || ev.Value < -span {
 			return Errorf(EINVALID, "value %s can never keep the score within [%s, %s]", b.FormatScore(ev.Value), b.FormatScore(b.Min), b.FormatScore(b.Max))
 		}
@@ -122,9 +124,13 @@ func (s *Store) Write(ctx context.Context, boardID string, ev Event) (WriteResul
 // Apply applies events in order, each to every view of the board atomically.
 // The returned slice has one result per event; a refused event has Err set
 // and changed nothing. The error is for the call as a whole (Redis
-// unavailable, unknown board). Events go to Redis in script calls of at most
-// 100, so when Redis fails in the middle of a large batch the earlier calls
-// stay applied: callers that retry should send idempotency ids.
+// unavailable, unknown board) and means nothing was applied.
+//
+// Events go to Redis in script calls of at most 100. When a call after the
+// first fails, the earlier calls stay applied, so Apply answers per event
+// instead of failing the whole batch: the events of the failed call get
+// EUNAVAILABLE "outcome unknown" and those never sent EUNAVAILABLE "not
+// applied"; retrying them with the same idempotency ids is safe.
 func (s *Store) Apply(ctx context.Context, boardID string, events []Event) ([]WriteResult, error) {
 	b, err := s.board(boardID)
 	if err != nil {
@@ -149,14 +155,27 @@ func (s *Store) Apply(ctx context.Context, boardID string, events []Event) ([]Wr
 	if len(valid) == 0 {
 		return results, nil
 	}
-	for len(valid) > 0 {
+	for sent := 0; len(valid) > 0; sent++ {
 		n := min(len(valid), scriptChunk)
-		if err := s.applyChunk(ctx, b, events, valid[:n], results); err != nil {
+		err := s.applyChunk(ctx, b, events, valid[:n], results)
+		if err != nil && sent == 0 {
 			return nil, err
+		}
+		if err != nil {
+			markUnavailable(results, valid[:n], "Redis failed while this event was being applied, so whether it was applied is unknown: %s; retry it with the same id", ErrorMessage(err))
+			markUnavailable(results, valid[n:], "this event was not applied because Redis failed on an earlier part of the batch: %s; retry it", ErrorMessage(err))
+			return results, nil
 		}
 		valid = valid[n:]
 	}
 	return results, nil
+}
+
+// markUnavailable sets an EUNAVAILABLE error on the results of idx.
+func markUnavailable(results []WriteResult, idx []int, format string, cause string) {
+	for _, i := range idx {
+		results[i] = WriteResult{Member: results[i].Member, Err: Errorf(EUNAVAILABLE, format, cause)}
+	}
 }
 
 // scriptChunk is the most events one script call applies. A call blocks
@@ -171,34 +190,32 @@ func (s *Store) applyChunk(ctx context.Context, b *Board, events []Event, idx []
 		if err != nil {
 			return err
 		}
-		args := s.encodeApply(b, events, idx, now)
+		keys, args := s.applyRequest(b, events, idx, now)
 		local := s.clock()
-		raw, err := applyScript.Run(ctx, s.rdb, []string{s.keyPrefix(b)}, args...).Slice()
+		raw, err := applyScript.Run(ctx, s.rdb, keys, args...).Slice()
 		if err != nil {
 			return wrapRedis(err)
 		}
-		status, redisNow := asInt(raw[0]), asInt(raw[1])
-		s.learnNow(redisNow, local)
-		if status == -2 && attempt < 3 {
+		rep, err := decodeApply(b, events, idx, raw)
+		if err != nil {
+			return err
+		}
+		s.learnNow(rep.nowMS, local)
+		if rep.status == applyUnbuilt && attempt < 3 {
 			// Today's window was never prepared: build it, then apply.
-			view, _ := raw[2].(string)
-			id, _ := raw[3].(string)
-			if err := s.ensureWindowID(ctx, b, view, id); err != nil {
+			if err := s.ensureWindowID(ctx, b, rep.view, rep.window); err != nil {
 				return err
 			}
 			continue
 		}
-		if status < 0 {
+		if rep.status != applyDone {
 			if attempt < 3 {
 				continue // the clock estimate was off; periods around Redis's now next time
 			}
 			return Errorf(EINTERNAL, "could not agree on the current period with Redis")
 		}
-		if len(raw) != 2+len(idx) {
-			return fmt.Errorf("apply: %d results for %d events", len(raw)-2, len(idx))
-		}
 		for j, i := range idx {
-			results[i] = decodeResult(b, events[i].Member, raw[2+j])
+			results[i] = rep.results[j]
 		}
 		return nil
 	}
@@ -260,99 +277,6 @@ func (s *Store) windowRows(b *Board, v View, events []Event, idx []int, now time
 		rows = append(rows, s.entry(b, v, p))
 	}
 	return rows
-}
-
-// encodeApply builds ARGV for apply.lua: the board, a period table with the
-// candidate current periods of each view around now (previous, current,
-// next) plus the periods of every explicit event time, then the events.
-func (s *Store) encodeApply(b *Board, events []Event, idx []int, now time.Time) []any {
-	exact := false
-	if b.Update == Latest {
-		for _, v := range b.Views {
-			if b.Ties == TiesShared || b.codecs[v.Name].unit.ms > 1 {
-				exact = true
-			}
-		}
-	}
-	views := b.Views
-	if b.hasWindows() {
-		views = append(views[:len(views):len(views)], dayTotals)
-	}
-	args := make([]any, 0, 16+len(views)*24+len(idx)*5)
-	args = append(args, string(b.Update), string(b.Ties), string(b.Order), itoa(b.Min), itoa(b.Max),
-		itoa(b.Lateness.Milliseconds()), itoa(DedupeWindow.Milliseconds()), s.Channel(), b.ID, boolArg(exact), itoa(int64(len(views))))
-	for _, v := range views {
-		cd := b.codecs[v.Name]
-		var rows []periodEntry
-		if v.Kind == Window {
-			rows = s.windowRows(b, v, events, idx, now)
-		} else {
-			rows = s.periodRows(b, v, events, idx, now)
-		}
-		kind := "p"
-		switch {
-		case v == dayTotals:
-			kind = "h"
-		case v.Kind == Window:
-			kind = "w"
-		}
-		args = append(args, v.Name, itoa(max(cd.unit.ms, 1)), itoa(cd.span), kind, itoa(int64(v.Days)), itoa(int64(len(rows))))
-		for _, r := range rows {
-			args = append(args, r.period.ID, itoa(r.startMS), itoa(r.endMS), itoa(r.base), itoa(r.expireAt), itoa(r.lastDay))
-		}
-	}
-	args = append(args, itoa(int64(len(idx))))
-	for _, i := range idx {
-		ev := events[i]
-		at := ""
-		if !ev.At.IsZero() {
-			at = itoa(ev.At.UnixMilli())
-		}
-		args = append(args, ev.Member, itoa(ev.Value), at, ev.Name, ev.ID)
-	}
-	return args
-}
-
-func boolArg(b bool) string {
-	if b {
-		return "1"
-	}
-	return "0"
-}
-
-func decodeResult(b *Board, member string, raw any) WriteResult {
-	r := WriteResult{Member: member}
-	row, ok := raw.([]any)
-	if !ok || len(row) < 2 {
-		r.Err = fmt.Errorf("apply: malformed result %v", raw)
-		return r
-	}
-	if asInt(row[0]) == 0 {
-		code, _ := row[1].(string)
-		msg := ""
-		if len(row) > 2 {
-			msg, _ = row[2].(string)
-		}
-		r.Err = &Error{Code: code, Message: msg}
-		if len(row) > 3 {
-			r.At = time.UnixMilli(asInt(row[3]))
-		}
-		return r
-	}
-	r.Duplicate = asInt(row[1]) == 1
-	if ms := asInt(row[2]); ms != 0 {
-		r.At = time.UnixMilli(ms)
-	}
-	for vi, v := range b.Views {
-		k := 3 + vi*3
-		if k+2 >= len(row) {
-			r.Err = fmt.Errorf("apply: short result %v", raw)
-			return r
-		}
-		pid, _ := row[k].(string)
-		r.Views = append(r.Views, ViewScore{View: v.Name, Period: pid, Score: asInt(row[k+1]), Rank: asInt(row[k+2])})
-	}
-	return r
 }
 
 // asInt reads an integer reply (Lua numbers arrive as integers).

@@ -1,20 +1,26 @@
 -- apply.lua: apply a batch of score events to every view of one board.
 -- Each event changes all of its views or none; events apply in order.
 --
--- (lib.lua is prepended: fmt, num, split.)
+-- (lib.lua is prepended: fmt, num, split, fmt_score, publish.)
 --
--- KEYS[1]  the board's key prefix, e.g. "standings:{points}:". Every key the
---          script touches is built from it and shares its hash tag, so the
---          script runs on one cluster node.
--- ARGV     (flat; built by encodeApply in write.go)
+-- KEYS     (built by applyKeys in apply_proto.go; every key shares the
+--          board's hash tag, so the script runs on one cluster node)
+--   1 the names hash n, 2 the registry k, then per view and period row in
+--   ARGV order: z:<view>:<period>, x:<view>:<period> (only when exact_times
+--   is 1), r:<view>:<period> (only for kind "w"), then e:<id> for each
+--   event that carries an id, in event order.
+-- ARGV     (flat; built by applyArgs in apply_proto.go)
 --   policy ("increment"|"best"|"latest"), ties ("first"|"shared"),
 --   order ("desc"|"asc"), min, max (scaled integers), lateness_ms,
 --   dedupe_ms, channel, board id, exact_times (1 when "latest" needs the
---   event time kept beside the code), nviews,
---   per view: name, unit_ms, span, kind, days, nperiods,
+--   event time kept beside the code), decimals, nviews,
+--   per view: name, unit_ms, span, kind, days, lo, hi (the value range its
+--     codes hold: [min, max], or ±N·S for a window, ±S for day totals),
+--     nperiods,
 --     kind: "p" a calendar view (one period holds the event), "h" the hidden
---     day totals (like "p", but not answered), "w" a rolling window of
---     `days` days (every ready window covering the event's day changes);
+--     day totals (like "p", but not answered, and bounded by ±S only), "w" a
+--     rolling window of `days` days (every ready window covering the event's
+--     day changes);
 --     per period: id, start_ms, end_ms, base_unit, expire_at_ms (0 = never),
 --       last_day_ms (windows: start of the window's last day; else 0).
 --       Window rows are consecutive days in order.
@@ -31,12 +37,18 @@
 --          {-2, now_ms, view, window id} when today's window is not built
 --          yet: nothing was written; the caller runs ensure.lua and retries.
 
-local prefix = KEYS[1]
 local i = 1
 local function nextarg()
   local v = ARGV[i]
   i = i + 1
   return v
+end
+local names_key, reg = KEYS[1], KEYS[2]
+local ki = 3
+local function nextkey()
+  local k = KEYS[ki]
+  ki = ki + 1
+  return k
 end
 
 local policy = nextarg()
@@ -49,30 +61,31 @@ local dedupe = tonumber(nextarg())
 local channel = nextarg()
 local board = nextarg()
 local exact = nextarg() == '1'
+local decimals = tonumber(nextarg())
 local nviews = tonumber(nextarg())
 
 local call = redis.call
 
-
 local views = {}
 for v = 1, nviews do
   local view = {name = nextarg(), unit = tonumber(nextarg()), span = tonumber(nextarg()),
-                kind = nextarg(), days = tonumber(nextarg()), periods = {}}
+                kind = nextarg(), days = tonumber(nextarg()), lo = tonumber(nextarg()),
+                hi = tonumber(nextarg()), periods = {}, by_id = {}}
   local np = tonumber(nextarg())
   for p = 1, np do
     local per = {id = nextarg(), s = tonumber(nextarg()), e = tonumber(nextarg()),
                  base = tonumber(nextarg()), exp = tonumber(nextarg()), last = tonumber(nextarg())}
-    per.suffix = view.name .. ':' .. per.id
-    per.zkey = prefix .. 'z:' .. per.suffix
-    per.xkey = prefix .. 'x:' .. per.suffix
-    per.rkey = prefix .. 'r:' .. per.suffix
+    per.suffix = view.name .. ':' .. per.id -- the registry's name for it, not a key
+    per.zkey = nextkey()
+    if exact then per.xkey = nextkey() end
+    if view.kind == 'w' then per.rkey = nextkey() end
     view.periods[p] = per
+    view.by_id[per.id] = per
   end
   views[v] = view
 end
 
-local t = call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = redis_now()
 
 -- Windows: find today's row by Redis's clock; it and tomorrow's row must be
 -- listed, and today's window must be built (ready) before anything changes.
@@ -112,6 +125,7 @@ local nevents = tonumber(nextarg())
 local events = {}
 for e = 1, nevents do
   local ev = {member = nextarg(), value = tonumber(nextarg()), at = nextarg(), name = nextarg(), id = nextarg()}
+  if ev.id ~= '' then ev.idkey = nextkey() end
   if ev.at == '' then
     ev.t = now
   else
@@ -164,14 +178,23 @@ for e = 1, nevents do
 end
 
 
-local function value_of(rv)
-  if order == 'desc' then return vmax - rv end
-  return vmin + rv
+-- Codes count from the best end of each view's own value range [lo, hi]
+-- (windows and day totals hold more than [min, max]; see codec in board.go).
+local function value_of(view, rv)
+  if order == 'desc' then return view.hi - rv end
+  return view.lo + rv
 end
 
-local function rank_value(v)
-  if order == 'desc' then return vmax - v end
-  return v - vmin
+local function rank_value(view, v)
+  if order == 'desc' then return view.hi - v end
+  return v - view.lo
+end
+
+-- outside is how far v lies out of [min, max] (0 within).
+local function outside(v)
+  if v < vmin then return vmin - v end
+  if v > vmax then return v - vmax end
+  return 0
 end
 
 local function better(a, b)
@@ -192,26 +215,25 @@ local function state(view, zkey, member)
   if not code then return 0, 0 end
   code = num(code)
   local q = split(code, view.span)
-  return value_of(q), rank_of(zkey, member, code)
+  return value_of(view, q), rank_of(zkey, member, code)
 end
 
 local touched = {}
 local touched_list = {}
 local plan_code, plan_value, plan_change, plan_present = {}, {}, {}, {}
-local names_key = prefix .. 'n'
 
 local results = {1, now}
 for e = 1, nevents do
   local ev = events[e]
   local res
-  local idkey, record
-  if not ev.err and ev.id ~= '' then
-    idkey = prefix .. 'e:' .. ev.id
+  local idkey, record = ev.idkey, nil
+  -- The id is looked up before the event's own checks: a retry of an
+  -- applied event is a duplicate even once its at has left the lateness
+  -- window, so retrying with the same id is always safe.
+  if idkey then
     record = call('GET', idkey)
   end
-  if ev.err then
-    res = {0, 'invalid_argument', ev.err, ev.t}
-  elseif record then
+  if record then
     -- A repeated idempotency id: same content answers the current state in
     -- the original periods; different content is a conflict.
     local fp = ev.member .. '\n' .. fmt(ev.value) .. '\n' .. ev.at
@@ -227,14 +249,21 @@ for e = 1, nevents do
       for v = 1, nviews do
         local view = views[v]
         if view.kind ~= 'h' then
+          -- The original period is among the listed rows while its id is
+          -- remembered (dedupe is shorter than any period's neighbourhood);
+          -- were it not, its key is undeclared and the answer is empty.
           local pid = orig[view.name] or ''
-          local score, rank = state(view, prefix .. 'z:' .. view.name .. ':' .. pid, ev.member)
+          local per = view.by_id[pid]
+          local score, rank = 0, 0
+          if per then score, rank = state(view, per.zkey, ev.member) end
           res[#res + 1] = pid
           res[#res + 1] = score
           res[#res + 1] = rank
         end
       end
     end
+  elseif ev.err then
+    res = {0, 'invalid_argument', ev.err, ev.t}
   else
     -- Compute every target's new code first; write only if all are in
     -- range. The plan lives in arrays reused across events: this loop is
@@ -247,10 +276,10 @@ for e = 1, nevents do
       local per = targets[k][2]
       local unit = math.floor(et / view.unit) - per.base
       local old = call('ZSCORE', per.zkey, member)
-      local nv, nt, change
+      local nv, nt, change, ov
       if old then
         local q, r = split(num(old), view.span)
-        local ov = value_of(q)
+        ov = value_of(view, q)
         nv, nt, change = ov, r, false
         if policy == 'increment' then
           if value ~= 0 then
@@ -277,13 +306,26 @@ for e = 1, nevents do
       else
         nv, nt, change = value, unit, true
       end
-      if (change or old) and (nv < vmin or nv > vmax) then
-        res = {0, 'invalid_argument', 'the score in view ' .. view.name .. ' would be ' .. fmt(nv) ..
-          ', outside [' .. fmt(vmin) .. ', ' .. fmt(vmax) .. '] (scaled)', et}
+      if view.kind == 'h' then
+        -- A day total is bounded by ±S only, so every window (N of them
+        -- summed) stays within its codes' range.
+        if nv < view.lo or nv > view.hi then
+          res = {0, 'invalid_argument', "the member's net change on " .. per.id .. ' would be ' ..
+            fmt_score(nv, decimals) .. ', outside ±' .. fmt_score(view.hi, decimals) ..
+            ' that rolling windows can hold', et}
+          break
+        end
+      elseif (change or old) and outside(nv) > 0 and
+          not (view.kind == 'w' and old and outside(nv) <= outside(ov)) then
+        -- A window that drifted out of [min, max] when a day left it may
+        -- move back, but no event moves a score further out.
+        res = {0, 'invalid_argument', 'the score in view ' .. view.name .. ' would be ' ..
+          fmt_score(nv, decimals) .. ', outside [' .. fmt_score(vmin, decimals) .. ', ' ..
+          fmt_score(vmax, decimals) .. ']', et}
         break
       end
       if view.span == 1 then nt = 0 end
-      plan_code[k] = rank_value(nv) * view.span + nt
+      plan_code[k] = rank_value(view, nv) * view.span + nt
       plan_value[k] = nv
       plan_change[k] = change
       plan_present[k] = change or old ~= false
@@ -348,7 +390,9 @@ end
 -- Once per batch: expiry and the registry of live period keys (for member
 -- removal), then one change message naming every changed answered period.
 if #touched_list > 0 then
-  local reg = prefix .. 'k'
+  -- Entries of expired periods go as writes come, so the registry stays
+  -- as small as the retained data without waiting for a removal.
+  call('ZREMRANGEBYSCORE', reg, '-inf', '(' .. fmt(now))
   local changed = {}
   for _, per in ipairs(touched_list) do
     if per.exp > 0 then
@@ -362,7 +406,7 @@ if #touched_list > 0 then
       changed[#changed + 1] = per.suffix
     end
   end
-  call('PUBLISH', channel, board .. '\n' .. table.concat(changed, '\n'))
+  publish(channel, board, changed)
 end
 
 return results

@@ -7,19 +7,22 @@
 -- dropping members whose every event fell on the day that left. Otherwise it
 -- rebuilds the window from the N day totals it covers.
 --
--- (lib.lua is prepended: fmt, num, split.)
+-- (lib.lua is prepended: fmt, num, split, fmt_score, publish, redis_now.)
 --
--- KEYS[1]  the board's key prefix, e.g. "standings:{points}:"
--- ARGV     view, days N, unit_ms, span, order, min, max, channel, board,
+-- KEYS     (built by ensureKeys in ensure_proto.go) 1 z:<view>:<target>,
+--          2 r:<view>:<target>, 3 z:<view>:<previous>, 4 r:<view>:<previous>,
+--          5 the registry k, then z:~d:<day> for the N+1 days e-N .. e,
+--          oldest first
+-- ARGV     view, days N, unit_ms, span, order, lo, hi (the window codes'
+--          value range, ±N·S), channel, board,
 --          target id, target base (window units), target start_ms,
 --          target expire_at_ms,
 --          previous window id, previous window base,
---          day unit_ms, day span,
+--          day unit_ms, day span, day lo, day hi (±S),
 --          then N+1 days, oldest first: id, base (day units) for days
 --          e-N .. e (the first is the day that leaves on carry-over)
 -- Returns  the number of members in the window, or -1 if it was built already.
 
-local prefix = KEYS[1]
 local call = redis.call
 local view, n, unit, span = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local order, vmin, vmax = ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
@@ -27,33 +30,35 @@ local channel, board = ARGV[8], ARGV[9]
 local tid, tbase, tstart, texp = ARGV[10], tonumber(ARGV[11]), tonumber(ARGV[12]), tonumber(ARGV[13])
 local pid, pbase = ARGV[14], tonumber(ARGV[15])
 local dunit, dspan = tonumber(ARGV[16]), tonumber(ARGV[17])
+local dlo, dhi = tonumber(ARGV[18]), tonumber(ARGV[19])
 local days = {}
 for k = 0, n do
-  days[k] = {id = ARGV[18 + 2 * k], base = tonumber(ARGV[19 + 2 * k])}
+  days[k] = {id = ARGV[20 + 2 * k], base = tonumber(ARGV[21 + 2 * k]), zkey = KEYS[6 + k]}
 end
 local ratio = unit / dunit -- window units are whole multiples of day units
 
-local function value_of(rv)
-  if order == 'desc' then return vmax - rv end
-  return vmin + rv
+-- Window codes count from the best end of [vmin, vmax] = ±N·S, day-total
+-- codes from the best end of [dlo, dhi] = ±S: every sum reads back exactly.
+local function value_of(rv, lo, hi)
+  if order == 'desc' then return (hi or vmax) - rv end
+  return (lo or vmin) + rv
 end
 local function rank_value(v)
   if order == 'desc' then return vmax - v end
   return v - vmin
 end
 
-local tkey = prefix .. 'z:' .. view .. ':' .. tid
-local rkey = prefix .. 'r:' .. view .. ':' .. tid
+local tkey, rkey, pkey, prkey, reg = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 if call('EXISTS', rkey) == 1 then
   return -1
 end
 
 -- each day's totals: member -> value, latest change (window units)
 local function day_entries(day, fn)
-  local flat = call('ZRANGE', prefix .. 'z:~d:' .. day.id, 0, -1, 'WITHSCORES')
+  local flat = call('ZRANGE', day.zkey, 0, -1, 'WITHSCORES')
   for k = 1, #flat, 2 do
     local q, r = split(num(flat[k + 1]), dspan)
-    fn(flat[k], value_of(q), math.floor((day.base + r) / ratio))
+    fn(flat[k], value_of(q, dlo, dhi), math.floor((day.base + r) / ratio))
   end
 end
 
@@ -69,8 +74,8 @@ local function add(m, v, tt)
   end
 end
 
-if call('EXISTS', prefix .. 'r:' .. view .. ':' .. pid) == 1 then
-  local flat = call('ZRANGE', prefix .. 'z:' .. view .. ':' .. pid, 0, -1, 'WITHSCORES')
+if call('EXISTS', prkey) == 1 then
+  local flat = call('ZRANGE', pkey, 0, -1, 'WITHSCORES')
   for k = 1, #flat, 2 do
     local q, r = split(num(flat[k + 1]), span)
     add(flat[k], value_of(q), pbase + r)
@@ -85,10 +90,10 @@ if call('EXISTS', prefix .. 'r:' .. view .. ':' .. pid) == 1 then
   -- the day that left. The unit holding the window's start may straddle the
   -- day boundary: there the first remaining day's totals decide. Without a
   -- time part (ties: shared) the remaining days' totals decide.
-  local first = prefix .. 'z:~d:' .. days[1].id
+  local first = days[1].zkey
   local function in_remaining_days(m)
     for k = n, 1, -1 do
-      if call('ZSCORE', prefix .. 'z:~d:' .. days[k].id, m) then return true end
+      if call('ZSCORE', days[k].zkey, m) then return true end
     end
     return false
   end
@@ -129,6 +134,8 @@ call('SET', rkey, '1', 'PXAT', fmt(texp))
 if count > 0 then
   call('PEXPIREAT', tkey, fmt(texp))
 end
-call('ZADD', prefix .. 'k', fmt(texp), view .. ':' .. tid)
-call('PUBLISH', channel, board .. '\n' .. view .. ':' .. tid)
+-- The registry names the window so removal finds it; expired entries go.
+call('ZREMRANGEBYSCORE', reg, '-inf', '(' .. fmt(redis_now()))
+call('ZADD', reg, fmt(texp), view .. ':' .. tid)
+publish(channel, board, {view .. ':' .. tid})
 return count

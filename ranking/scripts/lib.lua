@@ -1,4 +1,4 @@
--- lib.lua: helpers prepended to apply.lua and ensure.lua (see store.go).
+-- lib.lua: helpers prepended to every script (see scripts.go).
 -- Codes are integers below 2^53; these keep them exact between Lua and Redis.
 
 -- fmt renders a code or time without exponent or rounding.
@@ -27,3 +27,32 @@ local function split(code, span)
   return q, r
 end
 
+
+-- fmt_score renders a scaled score as the decimal users wrote (the Go twin
+-- is formatScaled): 125 with 1 decimal is "12.5".
+local function fmt_score(n, decimals)
+  local sign = ''
+  if n < 0 then sign, n = '-', -n end
+  local digits = fmt(n)
+  if decimals == 0 then return sign .. digits end
+  digits = string.rep('0', decimals + 1 - #digits) .. digits
+  local int, frac = string.sub(digits, 1, #digits - decimals), string.sub(digits, #digits - decimals + 1)
+  frac = string.gsub(frac, '0+$', '')
+  if frac == '' then return sign .. int end
+  return sign .. int .. '.' .. frac
+end
+
+-- publish sends the change message of a script call: the board id, then
+-- one "view:period" line per changed period. Consumers (the live hub)
+-- parse exactly this shape; nothing else writes to the channel.
+local function publish(channel, board, changed)
+  if #changed == 0 then return end
+  redis.call('PUBLISH', channel, board .. '\n' .. table.concat(changed, '\n'))
+end
+
+-- redis_now is Redis's clock in ms: it, not the app server's, decides
+-- every period.
+local function redis_now()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end

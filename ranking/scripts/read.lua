@@ -2,9 +2,14 @@
 -- with its neighbours. The period is chosen by Redis's clock among the
 -- candidates, so "the current period" means Redis's, not the app server's.
 --
--- KEYS[1]  the board's key prefix, e.g. "standings:{points}:"
--- ARGV     view, ties ("first"|"shared"), check ("1": the view is a rolling
---          window and must be built), ncandidates,
+-- (lib.lua is prepended: fmt, num, split, fmt_score, publish, redis_now.)
+--
+-- KEYS     (built by readKeys in read_proto.go) 1 the names hash n, then
+--          per candidate: z:<view>:<period>, and r:<view>:<period> when the
+--          view is a rolling window
+-- ARGV     view, ties ("first"|"shared"), window ("1": the view is a rolling
+--          window, its candidates have r keys), check ("1": a window must be
+--          built), ncandidates,
 --          per candidate: period id, start_ms, end_ms (the first containing
 --          Redis's now is read; an explicit period is one candidate covering
 --          all time), then
@@ -19,20 +24,20 @@
 --                   first_rank, m1, code1, name1, ...} where the entries are
 --                   the member's neighbours and the member, in rank order.
 
-local prefix = KEYS[1]
-local view = ARGV[1]
 local ties = ARGV[2]
-local check = ARGV[3] == '1'
-local n = tonumber(ARGV[4])
+local window = ARGV[3] == '1'
+local check = ARGV[4] == '1'
+local n = tonumber(ARGV[5])
+local per_cand = 1
+if window then per_cand = 2 end
 
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = redis_now()
 
-local chosen, pid = 0, nil
+local chosen = 0
 for c = 1, n do
-  local base = 4 + (c - 1) * 3
+  local base = 5 + (c - 1) * 3
   if now >= tonumber(ARGV[base + 2]) and now < tonumber(ARGV[base + 3]) then
-    chosen, pid = c, ARGV[base + 1]
+    chosen = c
     break
   end
 end
@@ -40,13 +45,13 @@ if chosen == 0 then
   return {now, 0}
 end
 
-if check and redis.call('EXISTS', prefix .. 'r:' .. view .. ':' .. pid) == 0 then
+local zkey = KEYS[2 + (chosen - 1) * per_cand]
+if check and redis.call('EXISTS', KEYS[3 + (chosen - 1) * per_cand]) == 0 then
   return {now, -2, chosen}
 end
 
-local zkey = prefix .. 'z:' .. view .. ':' .. pid
-local nkey = prefix .. 'n'
-local i = 5 + n * 3
+local nkey = KEYS[1]
+local i = 6 + n * 3
 local mode = ARGV[i]
 local total = redis.call('ZCARD', zkey)
 

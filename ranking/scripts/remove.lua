@@ -1,29 +1,46 @@
 -- remove.lua: remove a member from every view and every retained period of
 -- one board (cheater removal), and forget its display name.
 --
--- KEYS[1]  the board's key prefix, e.g. "standings:{points}:"
--- ARGV     member, channel, board id
--- Returns  the number of period keys the member was removed from.
--- The registry (prefix.."k") lists every period key ever written with its
--- expiry time; entries past their expiry are pruned first.
+-- (lib.lua is prepended: fmt, num, split, fmt_score, publish, redis_now.)
+--
+-- The registry k lists every live period key ("view:period") with its
+-- expiry time. Its contents are not known before the call, so the caller
+-- reads it first and declares every entry's keys; the script checks that
+-- the registry holds nothing undeclared and otherwise changes nothing and
+-- answers -1 (a write registered a period meanwhile: read and call again).
+--
+-- KEYS     (built by removeKeys in remove_proto.go) 1 the registry k, 2 the
+--          names hash n, then per declared entry: z:<entry>, x:<entry>
+-- ARGV     member, channel, board id, then the declared entries, in KEYS
+--          order
+-- Returns  the number of period keys the member was removed from, or -1
+--          when the registry holds an undeclared entry.
 
-local prefix = KEYS[1]
+local reg, names = KEYS[1], KEYS[2]
 local member, channel, board = ARGV[1], ARGV[2], ARGV[3]
-local reg = prefix .. 'k'
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', reg, '-inf', '(' .. string.format('%.0f', now))
+local declared = {}
+for k = 4, #ARGV do
+  declared[ARGV[k]] = 2 * (k - 4) + 3 -- index of its z key
+end
+redis.call('ZREMRANGEBYSCORE', reg, '-inf', '(' .. fmt(redis_now()))
+local entries = redis.call('ZRANGE', reg, 0, -1)
+for _, entry in ipairs(entries) do
+  if not declared[entry] then
+    return -1
+  end
+end
 local removed = 0
 local changed = {}
-for _, suffix in ipairs(redis.call('ZRANGE', reg, 0, -1)) do
-  if redis.call('ZREM', prefix .. 'z:' .. suffix, member) == 1 then
+for _, entry in ipairs(entries) do
+  local zi = declared[entry]
+  if redis.call('ZREM', KEYS[zi], member) == 1 then
     removed = removed + 1
-    table.insert(changed, suffix)
+    if string.sub(entry, 1, 1) ~= '~' then
+      changed[#changed + 1] = entry
+    end
   end
-  redis.call('HDEL', prefix .. 'x:' .. suffix, member)
+  redis.call('HDEL', KEYS[zi + 1], member)
 end
-redis.call('HDEL', prefix .. 'n', member)
-if removed > 0 then
-  redis.call('PUBLISH', channel, board .. '\n' .. table.concat(changed, '\n'))
-end
+redis.call('HDEL', names, member)
+publish(channel, board, changed)
 return removed

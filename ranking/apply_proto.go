@@ -1,0 +1,162 @@
+package ranking
+
+import (
+	_ "embed"
+	"fmt"
+	"time"
+)
+
+// The apply.lua protocol: KEYS and ARGV of a batch of events, and the
+// reply. Nothing else knows apply.lua's argument layout or reply indexes.
+
+//go:embed scripts/apply.lua
+var applyLua string
+
+var applyScript = newScript(applyLua)
+
+// applyRequest builds KEYS and ARGV for apply.lua: the board, a period
+// table with the candidate current periods of each view around now
+// (previous, current, next) plus the periods of every explicit event time,
+// then the events; KEYS declares every key of those rows and events, in
+// the order the script reads them.
+func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time) (keys []string, args []any) {
+	exact := false
+	if b.Update == Latest {
+		for _, v := range b.Views {
+			if b.Ties == TiesShared || b.codecs[v.Name].unit.ms > 1 {
+				exact = true
+			}
+		}
+	}
+	views := b.Views
+	if b.hasWindows() {
+		views = append(views[:len(views):len(views)], dayTotals)
+	}
+	keys = make([]string, 2, 2+len(views)*8+len(idx))
+	keys[0], keys[1] = s.boardKey(b, "n"), s.boardKey(b, "k")
+	args = make([]any, 0, 16+len(views)*24+len(idx)*5)
+	args = append(args, string(b.Update), string(b.Ties), string(b.Order), itoa(b.Min), itoa(b.Max),
+		itoa(b.Lateness.Milliseconds()), itoa(DedupeWindow.Milliseconds()), s.Channel(), b.ID, boolArg(exact), itoa(int64(b.Decimals)), itoa(int64(len(views))))
+	for _, v := range views {
+		cd := b.codecs[v.Name]
+		var rows []periodEntry
+		if v.Kind == Window {
+			rows = s.windowRows(b, v, events, idx, now)
+		} else {
+			rows = s.periodRows(b, v, events, idx, now)
+		}
+		kind := "p"
+		switch {
+		case v == dayTotals:
+			kind = "h"
+		case v.Kind == Window:
+			kind = "w"
+		}
+		args = append(args, v.Name, itoa(max(cd.unit.ms, 1)), itoa(cd.span), kind, itoa(int64(v.Days)), itoa(cd.lo), itoa(cd.hi), itoa(int64(len(rows))))
+		for _, r := range rows {
+			args = append(args, r.period.ID, itoa(r.startMS), itoa(r.endMS), itoa(r.base), itoa(r.expireAt), itoa(r.lastDay))
+			keys = append(keys, s.periodKey(b, "z", v.Name, r.period.ID))
+			if exact {
+				keys = append(keys, s.periodKey(b, "x", v.Name, r.period.ID))
+			}
+			if kind == "w" {
+				keys = append(keys, s.periodKey(b, "r", v.Name, r.period.ID))
+			}
+		}
+	}
+	args = append(args, itoa(int64(len(idx))))
+	for _, i := range idx {
+		ev := events[i]
+		at := ""
+		if !ev.At.IsZero() {
+			at = itoa(ev.At.UnixMilli())
+		}
+		args = append(args, ev.Member, itoa(ev.Value), at, ev.Name, ev.ID)
+		if ev.ID != "" {
+			keys = append(keys, s.boardKey(b, "e:"+ev.ID))
+		}
+	}
+	return keys, args
+}
+
+func boolArg(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// apply.lua's reply status.
+const (
+	applyDone    = 1
+	applyNoClock = -1 // Redis's now is in no listed period
+	applyUnbuilt = -2 // today's window is not built
+)
+
+// applyReply is apply.lua's reply, decoded.
+type applyReply struct {
+	status       int64
+	nowMS        int64
+	view, window string        // applyUnbuilt: the window to build
+	results      []WriteResult // applyDone: one per event sent
+}
+
+// decodeApply decodes apply.lua's reply for events[idx...].
+func decodeApply(b *Board, events []Event, idx []int, raw []any) (applyReply, error) {
+	if len(raw) < 2 {
+		return applyReply{}, fmt.Errorf("apply: malformed reply %v", raw)
+	}
+	rep := applyReply{status: asInt(raw[0]), nowMS: asInt(raw[1])}
+	switch rep.status {
+	case applyUnbuilt:
+		if len(raw) < 4 {
+			return rep, fmt.Errorf("apply: malformed reply %v", raw)
+		}
+		rep.view, _ = raw[2].(string)
+		rep.window, _ = raw[3].(string)
+	case applyDone:
+		if len(raw) != 2+len(idx) {
+			return rep, fmt.Errorf("apply: %d results for %d events", len(raw)-2, len(idx))
+		}
+		rep.results = make([]WriteResult, len(idx))
+		for j, i := range idx {
+			rep.results[j] = decodeResult(b, events[i].Member, raw[2+j])
+		}
+	}
+	return rep, nil
+}
+
+func decodeResult(b *Board, member string, raw any) WriteResult {
+	r := WriteResult{Member: member}
+	row, ok := raw.([]any)
+	if !ok || len(row) < 2 {
+		r.Err = fmt.Errorf("apply: malformed result %v", raw)
+		return r
+	}
+	if asInt(row[0]) == 0 {
+		code, _ := row[1].(string)
+		msg := ""
+		if len(row) > 2 {
+			msg, _ = row[2].(string)
+		}
+		r.Err = &Error{Code: code, Message: msg}
+		if len(row) > 3 {
+			r.At = time.UnixMilli(asInt(row[3]))
+		}
+		return r
+	}
+	r.Duplicate = asInt(row[1]) == 1
+	if ms := asInt(row[2]); ms != 0 {
+		r.At = time.UnixMilli(ms)
+	}
+	for vi, v := range b.Views {
+		k := 3 + vi*3
+		if k+2 >= len(row) {
+			r.Err = fmt.Errorf("apply: short result %v", raw)
+			return r
+		}
+		pid, _ := row[k].(string)
+		r.Views = append(r.Views, ViewScore{View: v.Name, Period: pid, Score: asInt(row[k+1]), Rank: asInt(row[k+2])})
+	}
+	return r
+}

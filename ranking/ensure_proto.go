@@ -1,0 +1,47 @@
+package ranking
+
+import (
+	"context"
+	_ "embed"
+	"time"
+)
+
+// The ensure.lua protocol: KEYS and ARGV of one window build.
+
+//go:embed scripts/ensure.lua
+var ensureLua string
+
+var ensureScript = newScript(ensureLua)
+
+// ensureWindow runs ensure.lua for window p of view v.
+func (s *Store) ensureWindow(ctx context.Context, b *Board, v View, p Period) error {
+	keys, args := s.ensureRequest(b, v, p)
+	err := ensureScript.Run(ctx, s.rdb, keys, args...).Err()
+	return wrapRedis(err)
+}
+
+// ensureRequest builds KEYS and ARGV for ensure.lua: window p of view v,
+// the window before it and the N+1 day totals they are made of.
+func (s *Store) ensureRequest(b *Board, v View, p Period) (keys []string, args []any) {
+	cal := s.cfg.Calendar
+	cd, dcd := b.codecs[v.Name], b.codecs[dayTotals.Name]
+	target := s.entry(b, v, p)
+	prev := s.entry(b, v, cal.Prev(v, p))
+	keys = []string{s.periodKey(b, "z", v.Name, p.ID), s.periodKey(b, "r", v.Name, p.ID),
+		s.periodKey(b, "z", v.Name, prev.period.ID), s.periodKey(b, "r", v.Name, prev.period.ID), s.boardKey(b, "k")}
+	args = []any{v.Name, itoa(int64(v.Days)), itoa(cd.unit.ms), itoa(cd.span), string(b.Order), itoa(cd.lo), itoa(cd.hi),
+		s.Channel(), b.ID, p.ID, itoa(target.base), itoa(target.startMS), itoa(target.expireAt),
+		prev.period.ID, itoa(prev.base), itoa(dcd.unit.ms), itoa(dcd.span), itoa(dcd.lo), itoa(dcd.hi)}
+	// days e-N .. e, oldest first
+	day := cal.PeriodAt(dayTotals, time.UnixMilli(target.lastDay))
+	days := make([]Period, v.Days+1)
+	for k := v.Days; k >= 0; k-- {
+		days[k] = day
+		day = cal.Prev(dayTotals, day)
+	}
+	for _, d := range days {
+		args = append(args, d.ID, itoa(s.entry(b, dayTotals, d).base))
+		keys = append(keys, s.periodKey(b, "z", dayTotals.Name, d.ID))
+	}
+	return keys, args
+}

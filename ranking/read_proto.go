@@ -1,0 +1,90 @@
+package ranking
+
+import (
+	_ "embed"
+	"fmt"
+	"math"
+)
+
+// The read.lua protocol: KEYS and ARGV of a page or member read, and the
+// reply. Nothing else knows read.lua's argument layout or reply indexes.
+
+//go:embed scripts/read.lua
+var readLua string
+
+var readScript = newScript(readLua)
+
+// readRequest builds KEYS and ARGV for read.lua over the candidate periods
+// of view v. fixed: the one candidate is an explicit period, read whatever
+// the time. check: a window must be built (else the reply is "unbuilt").
+// mode is "page", offset, limit or "member", member, around.
+func (s *Store) readRequest(b *Board, v View, cands []Period, fixed, check bool, mode ...string) (keys []string, args []any) {
+	window := v.Kind == Window
+	keys = make([]string, 1, 1+2*len(cands))
+	keys[0] = s.boardKey(b, "n")
+	args = make([]any, 0, 8+len(cands)*3+len(mode))
+	args = append(args, v.Name, string(b.Ties), boolArg(window), boolArg(check && window), itoa(int64(len(cands))))
+	for _, p := range cands {
+		start, end := int64(0), int64(math.MaxInt64/2)
+		if !fixed && !p.IsAll() {
+			start, end = p.Start.UnixMilli(), p.End.UnixMilli()
+		}
+		args = append(args, p.ID, itoa(start), itoa(end))
+		keys = append(keys, s.periodKey(b, "z", v.Name, p.ID))
+		if window {
+			keys = append(keys, s.periodKey(b, "r", v.Name, p.ID))
+		}
+	}
+	for _, m := range mode {
+		args = append(args, m)
+	}
+	return keys, args
+}
+
+// read.lua's choice of candidate, besides a 1-based index.
+const (
+	readNoClock = 0  // Redis's now is in no candidate
+	readUnbuilt = -2 // the chosen window is not built
+)
+
+// readReply is read.lua's reply, decoded.
+type readReply struct {
+	nowMS     int64
+	chosen    int64 // 1-based candidate; readNoClock; readUnbuilt
+	unbuilt   int64 // readUnbuilt: the 1-based candidate not built
+	total     int64
+	rank      int64 // member: 0 = absent
+	code      any   // member: its code
+	name      string
+	firstRank any   // rank of the first entry
+	flat      []any // (member, code, name) triples
+}
+
+// decodeRead decodes read.lua's reply in the given mode.
+func decodeRead(raw []any, mode string) (readReply, error) {
+	bad := fmt.Errorf("read: malformed reply %v", raw)
+	if len(raw) < 2 {
+		return readReply{}, bad
+	}
+	r := readReply{nowMS: asInt(raw[0]), chosen: asInt(raw[1])}
+	switch {
+	case r.chosen == readUnbuilt:
+		if len(raw) < 3 {
+			return r, bad
+		}
+		r.unbuilt = asInt(raw[2])
+	case r.chosen == readNoClock:
+	case mode == "page":
+		if len(raw) < 4 {
+			return r, bad
+		}
+		r.total, r.firstRank, r.flat = asInt(raw[2]), raw[3], raw[4:]
+	default:
+		if len(raw) < 7 {
+			return r, bad
+		}
+		r.total, r.rank, r.code, r.firstRank, r.flat = asInt(raw[2]), asInt(raw[3]), raw[4], raw[6], raw[7:]
+		r.name, _ = raw[5].(string)
+	}
+	return r, nil
+}
