@@ -591,6 +591,13 @@ boards:
 	}
 	t.Logf("%v: %d keys in %d batches of %d in %v; %d live events acknowledged, %d retries (errors by code %v); the nodes answered %v",
 		move, move.Moved(), batches+1, batch, moveTook.Round(time.Millisecond), acked.Load(), retries.Load(), errCodes, rd)
+	// A move may refuse writes for a while, but only as "try again"
+	// (a 503 to API callers), never as an internal error.
+	for code, n := range errCodes {
+		if code != ranking.EUNAVAILABLE {
+			t.Errorf("%d writes failed with %q during the move (last error %q), want only %q", n, code, lastErrorSample, ranking.EUNAVAILABLE)
+		}
+	}
 	t.Logf("longest stall of a write (first attempt to acknowledgement): %v during the move, %v in all, event %s",
 		maxStallInMove.Round(time.Millisecond), maxStall.Round(time.Millisecond), stalledEvent)
 	if cf := move.Conflicts(); len(cf) > 0 {

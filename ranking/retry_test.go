@@ -163,17 +163,17 @@ type tryAgain string
 func (e tryAgain) Error() string { return string(e) }
 func (tryAgain) RedisError()     {}
 
-// alwaysTryAgain answers TRYAGAIN to every script call.
-type alwaysTryAgain struct{}
+// alwaysReply answers its error reply to every script call.
+type alwaysReply string
 
-func (alwaysTryAgain) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (alwaysTryAgain) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+func (alwaysReply) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (alwaysReply) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return next
 }
-func (alwaysTryAgain) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+func (a alwaysReply) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		if cmd.Name() == "evalsha" || cmd.Name() == "eval" {
-			err := tryAgain("TRYAGAIN Multiple keys request during rehashing of slot")
+			err := tryAgain(a)
 			cmd.SetErr(err)
 			return err
 		}
@@ -181,25 +181,35 @@ func (alwaysTryAgain) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	}
 }
 
-// TestTryAgainIsUnavailable: when the client's retries of TRYAGAIN run out
-// (a slot migration that lasts), the write is a clean 503 unavailable and
-// nothing changed.
+// TestTryAgainIsUnavailable: when the client's retries of TRYAGAIN, ASK or
+// MOVED run out (a slot migration that lasts), or Redis refuses writes on
+// purpose (too few replicas, a demoted primary, a failed disk), the call is
+// a clean 503 unavailable, never a 500, and nothing changed.
 func TestTryAgainIsUnavailable(t *testing.T) {
 	rdb := redistest.Client(t)
 	cfg := MustConfig(t, "boards: [{id: b, views: [day, all]}]\n")
 	s := newStore(t, rdb, cfg, nil)
 	ctx := context.Background()
-	flaky := redis.NewClient(rdb.Options())
-	t.Cleanup(func() { flaky.Close() })
-	flaky.AddHook(alwaysTryAgain{})
-	fs := ranking.NewStore(flaky, cfg, ranking.Options{Prefix: s.Prefix()})
-	if _, err := fs.Write(ctx, "b", ranking.Event{Member: "a", Value: 1}); ranking.ErrorCode(err) != ranking.EUNAVAILABLE {
-		t.Fatalf("write under TRYAGAIN: %v, want unavailable", err)
-	}
-	if _, err := fs.Page(ctx, "b", "all", "", 0, 10); ranking.ErrorCode(err) != ranking.EUNAVAILABLE {
-		t.Fatalf("read under TRYAGAIN: %v, want unavailable", err)
+	for _, reply := range []string{
+		"TRYAGAIN Multiple keys request during rehashing of slot",
+		"ASK 3558 127.0.0.1:7001",
+		"MOVED 3558 127.0.0.1:7001",
+		"NOREPLICAS Not enough good replicas to write.",
+		"READONLY You can't write against a read only replica.",
+		"MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk.",
+	} {
+		flaky := redis.NewClient(rdb.Options())
+		t.Cleanup(func() { flaky.Close() })
+		flaky.AddHook(alwaysReply(reply))
+		fs := ranking.NewStore(flaky, cfg, ranking.Options{Prefix: s.Prefix()})
+		if _, err := fs.Write(ctx, "b", ranking.Event{Member: "a", Value: 1}); ranking.ErrorCode(err) != ranking.EUNAVAILABLE {
+			t.Fatalf("write under %q: %v, want unavailable", reply, err)
+		}
+		if _, err := fs.Page(ctx, "b", "all", "", 0, 10); ranking.ErrorCode(err) != ranking.EUNAVAILABLE {
+			t.Fatalf("read under %q: %v, want unavailable", reply, err)
+		}
 	}
 	if pg, err := s.Page(ctx, "b", "all", "", 0, 10); err != nil || pg.Total != 0 {
-		t.Fatalf("after a refused write: %+v %v", pg, err)
+		t.Fatalf("after refused writes: %+v %v", pg, err)
 	}
 }

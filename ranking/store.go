@@ -142,12 +142,20 @@ func wrapRedis(err error) error {
 	return fmt.Errorf("redis: %w", err)
 }
 
+// unavailableReplies are the error replies that mean "not now" rather than
+// "wrong": Redis loading or failing over, a slot migration that outlasted the
+// client's redirects (MOVED, ASK, TRYAGAIN), a busy script, and a server that
+// refuses writes on purpose (too few replicas, a demoted primary, a failed
+// disk). Nothing was written; a retry with the same id is safe.
+var unavailableReplies = []string{"LOADING", "CLUSTERDOWN", "MASTERDOWN", "TRYAGAIN", "BUSY",
+	"MOVED", "ASK", "NOREPLICAS", "READONLY", "MISCONF"}
+
 func isUnavailableReply(err error) bool {
 	var re redis.Error
 	if !errors.As(err, &re) {
 		return false
 	}
-	for _, p := range []string{"LOADING", "CLUSTERDOWN", "MASTERDOWN", "TRYAGAIN", "BUSY"} {
+	for _, p := range unavailableReplies {
 		if strings.HasPrefix(re.Error(), p) {
 			return true
 		}
