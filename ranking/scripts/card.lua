@@ -126,14 +126,7 @@ local lo = r - around
 if lo < 0 then lo = 0 end
 local flat = redis.call('ZRANGE', head.zkey, lo, r + around, 'WITHSCORES')
 local hrow = {mchosen, total, r + 1, code, redis.call('HGET', nkey, member), rank_of(head.zkey, flat[2], lo)}
-local members = {}
-for k = 1, #flat, 2 do table.insert(members, flat[k]) end
-local names = redis.call('HMGET', nkey, unpack(members))
-for k = 1, #members do
-  table.insert(hrow, members[k])
-  table.insert(hrow, flat[2 * k])
-  table.insert(hrow, names[k])
-end
+append_entries(hrow, flat, nkey)
 
 local history = {}
 for i = mchosen, mchosen + n - 1 do

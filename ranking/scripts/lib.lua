@@ -50,6 +50,21 @@ local function publish(channel, board, changed)
   redis.call('PUBLISH', channel, board .. '\n' .. table.concat(changed, '\n'))
 end
 
+-- append_entries appends to out the (member, code, name) triples of a
+-- ZRANGE ... WITHSCORES reply, the names read from the names hash nkey in
+-- one HMGET.
+local function append_entries(out, flat, nkey)
+  if #flat == 0 then return end
+  local members = {}
+  for k = 1, #flat, 2 do members[#members + 1] = flat[k] end
+  local names = redis.call('HMGET', nkey, unpack(members))
+  for k = 1, #members do
+    out[#out + 1] = members[k]
+    out[#out + 1] = flat[2 * k]
+    out[#out + 1] = names[k]
+  end
+end
+
 -- redis_now is Redis's clock in ms: it, not the app server's, decides
 -- every period.
 local function redis_now()

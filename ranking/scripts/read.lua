@@ -2,7 +2,8 @@
 -- with its neighbours. The period is chosen by Redis's clock among the
 -- candidates, so "the current period" means Redis's, not the app server's.
 --
--- (lib.lua is prepended: fmt, num, split, fmt_score, publish, redis_now.)
+-- (lib.lua is prepended: fmt, num, split, fmt_score, publish, append_entries,
+-- redis_now.)
 --
 -- KEYS     (built by readKeys in read_proto.go) 1 the names hash n, then
 --          per candidate: z:<view>:<period>, and r:<view>:<period> when the
@@ -63,21 +64,6 @@ local function first_rank(pos, code)
   return pos + 1
 end
 
--- append entries from ZRANGE ... WITHSCORES with their display names.
-local function append_entries(out, flat)
-  if #flat == 0 then return end
-  local members = {}
-  for k = 1, #flat, 2 do
-    table.insert(members, flat[k])
-  end
-  local names = redis.call('HMGET', nkey, unpack(members))
-  for k = 1, #members do
-    table.insert(out, members[k])
-    table.insert(out, flat[2 * k])
-    table.insert(out, names[k])
-  end
-end
-
 if mode == 'page' then
   local offset = tonumber(ARGV[i + 1])
   local limit = tonumber(ARGV[i + 2])
@@ -85,7 +71,7 @@ if mode == 'page' then
   local fr = 0
   if #flat > 0 then fr = first_rank(offset, flat[2]) end
   local out = {now, chosen, total, fr}
-  append_entries(out, flat)
+  append_entries(out, flat, nkey)
   return out
 end
 
@@ -101,5 +87,5 @@ local lo = r - around
 if lo < 0 then lo = 0 end
 local flat = redis.call('ZRANGE', zkey, lo, r + around, 'WITHSCORES')
 local out = {now, chosen, total, r + 1, code, name, first_rank(lo, flat[2])}
-append_entries(out, flat)
+append_entries(out, flat, nkey)
 return out
