@@ -95,6 +95,9 @@ type Board struct {
 	Keep     int
 	Lateness time.Duration
 
+	ResultsTop  int // entries in a recorded result (1..1000)
+	ResultsKeep int // recorded results kept per view; 0 records none
+
 	codecs map[string]codec // by view name, derived at load
 }
 

@@ -56,6 +56,9 @@ var (
 	defaultMax      = "1000000000"
 	defaultLateness = time.Hour
 	defaultKeep     = 12
+
+	defaultResultsTop  = 10
+	defaultResultsKeep = 100
 )
 
 // ParseConfig validates a boards file and derives each view's score codec.
@@ -179,7 +182,8 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 	bad := func(field string, val *yaml.Node, format string, args ...any) {
 		p.addf("%s: field %q (line %d): %s", name, field, val.Line, fmt.Sprintf(format, args...))
 	}
-	b := &Board{Order: Desc, Update: Increment, Ties: TiesFirst, Keep: defaultKeep, Lateness: defaultLateness}
+	b := &Board{Order: Desc, Update: Increment, Ties: TiesFirst, Keep: defaultKeep, Lateness: defaultLateness,
+		ResultsTop: defaultResultsTop, ResultsKeep: defaultResultsKeep}
 	failed := map[string]bool{} // fields with a problem
 	fail := func(field string, val *yaml.Node, format string, args ...any) {
 		bad(field, val, format, args...)
@@ -280,8 +284,26 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 					b.Lateness = d
 				}
 			}
+		case "results_top":
+			if s, isScalar := scalar(key, val); isScalar {
+				k, err := strconv.Atoi(s)
+				if err != nil || k < 1 || k > 1000 {
+					fail(key, val, "%q must be a whole number from 1 to 1000 (entries in each recorded result)", s)
+				} else {
+					b.ResultsTop = k
+				}
+			}
+		case "results_keep":
+			if s, isScalar := scalar(key, val); isScalar {
+				k, err := strconv.Atoi(s)
+				if err != nil || k < 0 || k > 10000 {
+					fail(key, val, "%q must be a whole number from 0 to 10000 (recorded results kept per view; 0 records none)", s)
+				} else {
+					b.ResultsKeep = k
+				}
+			}
 		default:
-			fail(key, val, "unknown key; a board has id, title, order, update, decimals, min_score, max_score, max_step, ties, views, keep, lateness")
+			fail(key, val, "unknown key; a board has id, title, order, update, decimals, min_score, max_score, max_step, ties, views, keep, lateness, results_top, results_keep")
 		}
 	}
 	if fields["id"] == nil {

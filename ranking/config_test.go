@@ -405,3 +405,27 @@ func TestParseConfigMaxStep(t *testing.T) {
 		t.Errorf("max_step at the full range is %d, want 20", got)
 	}
 }
+
+// TestConfigResultsFields: results_top and results_keep default to 10 and
+// 100, take their whole range, and refuse anything else by name.
+func TestConfigResultsFields(t *testing.T) {
+	cfg := MustConfig(t, "boards: [{id: a, views: [week]}, {id: b, views: [week], results_top: 1000, results_keep: 0}, {id: c, views: [week], results_top: 1, results_keep: 10000}]\n")
+	for i, want := range [][2]int{{10, 100}, {1000, 0}, {1, 10000}} {
+		if b := cfg.Boards[i]; b.ResultsTop != want[0] || b.ResultsKeep != want[1] {
+			t.Errorf("board %s: results_top %d, results_keep %d; want %v", b.ID, b.ResultsTop, b.ResultsKeep, want)
+		}
+	}
+	for _, tc := range []struct{ field, value, want string }{
+		{"results_top", "0", `field "results_top" (line 1): "0" must be a whole number from 1 to 1000`},
+		{"results_top", "1001", `"1001" must be a whole number from 1 to 1000`},
+		{"results_top", "ten", `"ten" must be a whole number from 1 to 1000`},
+		{"results_keep", "-1", `field "results_keep" (line 1): "-1" must be a whole number from 0 to 10000`},
+		{"results_keep", "10001", `"10001" must be a whole number from 0 to 10000`},
+		{"results_keep", "[1]", `field "results_keep" (line 1): must be a single value`},
+	} {
+		probs := mustConfigProblems(t, "boards: [{id: a, views: [week], "+tc.field+": "+tc.value+"}]\n")
+		if len(probs) != 1 || !strings.Contains(probs[0], tc.want) {
+			t.Errorf("%s: %s: problems %q, want one containing %q", tc.field, tc.value, probs, tc.want)
+		}
+	}
+}
