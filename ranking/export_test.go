@@ -26,6 +26,7 @@ func GuardKeys(tb interface{ Cleanup(func()) }) {
 	}{
 		{&applyScript, applyLua}, {&readScript, readLua}, {&ensureScript, ensureLua}, {&removeScript, removeLua},
 		{&cardScript, cardLua}, {&limitScript, limitLua},
+		{&recordScript, recordLua}, {&relayScript, relayLua},
 	}
 	for _, sc := range scripts {
 		old := *sc.s
@@ -49,3 +50,7 @@ end
 
 // RDB is the store's client, for tests that look at Redis directly.
 func (s *Store) RDB() redis.UniversalClient { return s.rdb }
+
+// SetAfterRelay sets a hook run between relay.lua and the outbox XDEL; an
+// error it returns stops the relay there, as a crash would.
+func (s *Store) SetAfterRelay(f func() error) { s.afterRelay = f }

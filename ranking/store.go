@@ -44,6 +44,8 @@ type Store struct {
 
 	mu      sync.Mutex
 	periods map[periodKey]periodEntry // small cache of period table rows
+
+	afterRelay func() error // test hook: runs between relay.lua and the outbox XDEL
 }
 
 // NewStore returns a Store for cfg on rdb.

@@ -1,0 +1,268 @@
+package ranking
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Result is one recorded period result, in the field order it is served.
+type Result struct {
+	Board      string        `json:"board"`
+	View       string        `json:"view"`
+	Period     string        `json:"period"`
+	Start      string        `json:"start"`
+	End        string        `json:"end"`
+	RecordedAt string        `json:"recorded_at"`
+	Total      int64         `json:"total"`
+	Entries    []ResultEntry `json:"entries"`
+	Digest     string        `json:"digest"`
+}
+
+// ResultEntry is one ranked row of a result. Score is the exact number
+// text with the board's decimals; Name is nil when no name is known.
+type ResultEntry struct {
+	Rank   int64           `json:"rank"`
+	Member string          `json:"member"`
+	Name   *string         `json:"name"`
+	Score  json.RawMessage `json:"score"`
+}
+
+// canonicalResult and canonicalEntry list their fields in sorted key order:
+// encoding/json writes struct fields in declaration order, which makes the
+// canonical form.
+type canonicalResult struct {
+	Board   string           `json:"board"`
+	Entries []canonicalEntry `json:"entries"`
+	Period  string           `json:"period"`
+	Total   int64            `json:"total"`
+	View    string           `json:"view"`
+}
+
+type canonicalEntry struct {
+	Member string          `json:"member"`
+	Name   *string         `json:"name"`
+	Rank   int64           `json:"rank"`
+	Score  json.RawMessage `json:"score"`
+}
+
+// Canonical returns the canonical JSON the digest covers: the object
+// {"board","entries","period","total","view"} with keys sorted at every
+// level (entries: member, name, rank, score), entries in rank order, no
+// whitespace, numbers as served, strings escaped as encoding/json does
+// but without HTML escaping (<, > and & stay as they are).
+func (r *Result) Canonical() []byte {
+	c := canonicalResult{Board: r.Board, Period: r.Period, Total: r.Total, View: r.View, Entries: make([]canonicalEntry, 0, len(r.Entries))}
+	for _, e := range r.Entries {
+		c.Entries = append(c.Entries, canonicalEntry{Member: e.Member, Name: e.Name, Rank: e.Rank, Score: e.Score})
+	}
+	return marshalNoHTML(c)
+}
+
+// ComputeDigest returns "sha256:" + the hex SHA-256 of Canonical().
+func (r *Result) ComputeDigest() string {
+	sum := sha256.Sum256(r.Canonical())
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// JSON returns the result as stored and served.
+func (r *Result) JSON() []byte {
+	c := *r
+	if c.Entries == nil {
+		c.Entries = []ResultEntry{}
+	}
+	return marshalNoHTML(&c)
+}
+
+// marshalNoHTML is json.Marshal without HTML escaping and without the
+// encoder's trailing newline.
+func marshalNoHTML(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(err) // strings, numbers and valid raw numbers only
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// resultsView reports whether a view records results: every view but all.
+func resultsView(v View) bool { return v.Kind != All }
+
+// recordAttempts bounds retries when the period changes, or Redis's clock
+// moves on, between the read and the write.
+const recordAttempts = 5
+
+// RecordResult records the result of one final period of a view, unless it
+// is already recorded. It reports whether this call recorded it. A period
+// that is not final yet is EINVALID; a period with nobody is recorded
+// with total 0 and no entries (a finished week with nobody is a result).
+func (s *Store) RecordResult(ctx context.Context, boardID, viewName, period string) (bool, error) {
+	b, v, err := s.boardView(boardID, viewName)
+	if err != nil {
+		return false, err
+	}
+	if !resultsView(v) {
+		return false, Errorf(ENOTFOUND, "view %q of board %q has no results", v.Name, b.ID)
+	}
+	if b.ResultsKeep == 0 {
+		return false, Errorf(EINVALID, "board %q records no results (results_keep: 0)", b.ID)
+	}
+	p, err := s.cfg.Calendar.ParsePeriod(v, period)
+	if err != nil {
+		return false, err
+	}
+	return s.recordResult(ctx, b, v, p)
+}
+
+func (s *Store) recordResult(ctx context.Context, b *Board, v View, p Period) (bool, error) {
+	loc := s.cfg.Calendar.Location()
+	for attempt := 0; attempt < recordAttempts; attempt++ {
+		st, rep, err := s.read(ctx, b, v, p.ID, "page", "0", itoa(int64(b.ResultsTop)))
+		if err != nil {
+			return false, err
+		}
+		if !st.Final {
+			return false, Errorf(EINVALID, "%s %s of board %q is not final until %s", v.Name, p.ID, b.ID, p.End.Add(b.Lateness).In(loc).Format(time.RFC3339))
+		}
+		entries, err := s.entries(b, v, rep.firstRank, 0, rep.flat)
+		if err != nil {
+			return false, err
+		}
+		r := &Result{
+			Board: b.ID, View: v.Name, Period: p.ID,
+			Start: p.Start.In(loc).Format(time.RFC3339), End: p.End.In(loc).Format(time.RFC3339),
+			RecordedAt: time.UnixMilli(rep.nowMS).UTC().Format("2006-01-02T15:04:05.000Z07:00"),
+			Total:      st.Total, Entries: make([]ResultEntry, 0, len(entries)),
+		}
+		for _, e := range entries {
+			var name *string
+			if e.Name != "" {
+				n := e.Name
+				name = &n
+			}
+			r.Entries = append(r.Entries, ResultEntry{Rank: e.Rank, Member: e.Member, Name: name, Score: json.RawMessage(b.FormatScore(e.Score))})
+		}
+		r.Digest = r.ComputeDigest()
+		drop, err := s.trimCandidates(ctx, b, v)
+		if err != nil {
+			return false, err
+		}
+		keys, args := s.recordRequest(b, v, p, st.Total, rep.nowMS, r.JSON(), r.Digest, rep.flat, drop)
+		ans, err := recordScript.Run(ctx, s.rdb, keys, args...).Text()
+		if err != nil {
+			return false, wrapRedis(err)
+		}
+		switch ans {
+		case recordRecorded:
+			return true, nil
+		case recordExists:
+			return false, nil
+		case recordChanged, recordStale, recordEarly:
+			continue
+		default:
+			return false, Errorf(EINTERNAL, "record: unexpected reply %q", ans)
+		}
+	}
+	return false, Errorf(EUNAVAILABLE, "%s %s of board %q kept changing while its result was recorded; try again", v.Name, p.ID, b.ID)
+}
+
+// trimCandidates lists the oldest index ids that recording one more result
+// would push past results_keep.
+func (s *Store) trimCandidates(ctx context.Context, b *Board, v View) ([]string, error) {
+	idx := s.resultsIndexKey(b, v.Name)
+	n, err := s.rdb.ZCard(ctx, idx).Result()
+	if err != nil {
+		return nil, wrapRedis(err)
+	}
+	excess := n + 1 - int64(b.ResultsKeep)
+	if excess <= 0 {
+		return nil, nil
+	}
+	ids, err := s.rdb.ZRange(ctx, idx, 0, min(excess, 100)-1).Result()
+	return ids, wrapRedis(err)
+}
+
+// MaxResultsLimit bounds one page of the results list.
+const MaxResultsLimit = 100
+
+// Results lists the recorded results of a view, newest first: at most
+// limit, only periods older than before when it is not empty. Each is the
+// stored JSON, byte for byte.
+func (s *Store) Results(ctx context.Context, boardID, viewName, before string, limit int) ([]json.RawMessage, error) {
+	b, v, err := s.resultsBoardView(boardID, viewName)
+	if err != nil {
+		return nil, err
+	}
+	if limit < 1 || limit > MaxResultsLimit {
+		return nil, Errorf(EINVALID, "limit must be from 1 to %d, got %d", MaxResultsLimit, limit)
+	}
+	hi := "+inf"
+	if before != "" {
+		p, err := s.cfg.Calendar.ParsePeriod(v, before)
+		if err != nil {
+			return nil, err
+		}
+		hi = "(" + itoa(p.Start.UnixMilli())
+	}
+	ids, err := s.rdb.ZRevRangeByScore(ctx, s.resultsIndexKey(b, v.Name), &redis.ZRangeBy{Min: "-inf", Max: hi, Count: int64(limit)}).Result()
+	if err != nil {
+		return nil, wrapRedis(err)
+	}
+	out := make([]json.RawMessage, 0, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	keys := make([]string, len(ids))
+	for i, id := range ids {
+		keys[i] = s.resultKey(b, v.Name, id)
+	}
+	vals, err := s.rdb.MGet(ctx, keys...).Result()
+	if err != nil {
+		return nil, wrapRedis(err)
+	}
+	for _, val := range vals {
+		if str, ok := val.(string); ok { // trimmed meanwhile: left out
+			out = append(out, json.RawMessage(str))
+		}
+	}
+	return out, nil
+}
+
+// Result returns one recorded result's stored JSON; ENOTFOUND before it is
+// recorded.
+func (s *Store) Result(ctx context.Context, boardID, viewName, period string) (json.RawMessage, error) {
+	b, v, err := s.resultsBoardView(boardID, viewName)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.cfg.Calendar.ParsePeriod(v, period)
+	if err != nil {
+		return nil, err
+	}
+	val, err := s.rdb.Get(ctx, s.resultKey(b, v.Name, p.ID)).Result()
+	if errors.Is(err, redis.Nil) {
+		return nil, Errorf(ENOTFOUND, "no result recorded for %s %s of board %q", v.Name, p.ID, b.ID)
+	}
+	if err != nil {
+		return nil, wrapRedis(err)
+	}
+	return json.RawMessage(val), nil
+}
+
+func (s *Store) resultsBoardView(boardID, viewName string) (*Board, View, error) {
+	b, v, err := s.boardView(boardID, viewName)
+	if err != nil {
+		return nil, View{}, err
+	}
+	if !resultsView(v) {
+		return nil, View{}, Errorf(ENOTFOUND, "view %q of board %q has no results", v.Name, b.ID)
+	}
+	return b, v, nil
+}

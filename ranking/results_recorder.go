@@ -1,0 +1,147 @@
+package ranking
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// MaxRecordsPerPass bounds the results one recorder pass records; the rest
+// wait for the next pass.
+const MaxRecordsPerPass = 200
+
+// RunResultRecorder records every final, still retained, unrecorded period
+// result and relays the outboxes to the results stream, every interval
+// until ctx ends (first at once: missed results are recorded on start).
+// Every instance may run it: each result is recorded and relayed once.
+func (s *Store) RunResultRecorder(ctx context.Context, every time.Duration, onError func(error)) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if _, err := s.RecordResults(ctx); err != nil && onError != nil && ctx.Err() == nil {
+			onError(err)
+		}
+		if _, err := s.RelayResults(ctx); err != nil && onError != nil && ctx.Err() == nil {
+			onError(err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// RecordResults is one recorder pass: it returns how many results it
+// recorded. Errors of one view do not stop the others; the first is
+// returned.
+func (s *Store) RecordResults(ctx context.Context) (int, error) {
+	now, err := s.Now(ctx)
+	if err != nil {
+		return 0, err
+	}
+	recorded, budget := 0, MaxRecordsPerPass
+	var errs []error
+	for _, b := range s.cfg.Boards {
+		if b.ResultsKeep == 0 {
+			continue
+		}
+		for _, v := range b.Views {
+			if !resultsView(v) || budget == 0 {
+				continue
+			}
+			missing, err := s.unrecorded(ctx, b, v, now)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			for _, p := range missing {
+				if budget == 0 {
+					break
+				}
+				budget--
+				ok, err := s.recordResult(ctx, b, v, p)
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				if ok {
+					recorded++
+				}
+			}
+		}
+	}
+	return recorded, errors.Join(errs...)
+}
+
+// unrecorded lists the final periods of a view still retained at now and
+// not yet in its results index, oldest first: from the newest final period
+// back at most results_keep periods.
+func (s *Store) unrecorded(ctx context.Context, b *Board, v View, now time.Time) ([]Period, error) {
+	cal := s.cfg.Calendar
+	p := cal.PeriodAt(v, now)
+	for !b.Final(p, now) {
+		p = cal.Prev(v, p)
+	}
+	var cands []Period
+	for len(cands) < b.ResultsKeep && now.UnixMilli() < s.entry(b, v, p).expireAt {
+		cands = append(cands, p)
+		p = cal.Prev(v, p)
+	}
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	ids := make([]string, len(cands))
+	for i, c := range cands {
+		ids[i] = c.ID
+	}
+	scores, err := s.rdb.ZMScore(ctx, s.resultsIndexKey(b, v.Name), ids...).Result()
+	if err != nil {
+		return nil, wrapRedis(err)
+	}
+	var out []Period
+	for i := len(cands) - 1; i >= 0; i-- {
+		if scores[i] == 0 { // absent (a start of 0 ms, 1970, is never retained)
+			out = append(out, cands[i])
+		}
+	}
+	return out, nil
+}
+
+// relayBatch bounds the outbox entries one relay pass reads per board.
+const relayBatch = 100
+
+// RelayResults copies every board's outbox events to the results stream,
+// each once, and deletes them from the outbox. It returns how many it
+// appended.
+func (s *Store) RelayResults(ctx context.Context) (int, error) {
+	appended := 0
+	for _, b := range s.cfg.Boards {
+		if b.ResultsKeep == 0 {
+			continue
+		}
+		msgs, err := s.rdb.XRangeN(ctx, s.outboxKey(b), "-", "+", relayBatch).Result()
+		if err != nil {
+			return appended, wrapRedis(err)
+		}
+		for _, m := range msgs {
+			keys, args := s.relayRequest(b, m.ID, m.Values)
+			n, err := relayScript.Run(ctx, s.rdb, keys, args...).Int()
+			if err != nil {
+				return appended, wrapRedis(err)
+			}
+			appended += n
+			if s.afterRelay != nil {
+				if err := s.afterRelay(); err != nil {
+					return appended, err
+				}
+			}
+			// Deleted only once relayed: a crash before this line relays
+			// the entry again, and relay.lua drops the duplicate.
+			if err := s.rdb.XDel(ctx, s.outboxKey(b), m.ID).Err(); err != nil {
+				return appended, wrapRedis(err)
+			}
+		}
+	}
+	return appended, nil
+}

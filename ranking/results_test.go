@@ -1,0 +1,366 @@
+package ranking_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/redistest"
+)
+
+func strp(s string) *string { return &s }
+
+// TestResultCanonicalDigest: the canonical form sorts keys, writes names
+// null when unknown, keeps the score's number text, leaves unicode and
+// <, >, & unescaped, and the digest is the SHA-256 of exactly those bytes.
+func TestResultCanonicalDigest(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		r    ranking.Result
+		want string
+	}{
+		{"empty", ranking.Result{Board: "b", View: "week", Period: "2026-11-16", Total: 0},
+			`{"board":"b","entries":[],"period":"2026-11-16","total":0,"view":"week"}`},
+		{"null name and decimals", ranking.Result{Board: "b", View: "7d", Period: "2026-11-16", Total: 7, Entries: []ranking.ResultEntry{
+			{Rank: 1, Member: "ann", Name: strp("Ann"), Score: json.RawMessage("12.50")},
+			{Rank: 2, Member: "bob", Score: json.RawMessage("-0.05")},
+		}}, `{"board":"b","entries":[{"member":"ann","name":"Ann","rank":1,"score":12.50},{"member":"bob","name":null,"rank":2,"score":-0.05}],"period":"2026-11-16","total":7,"view":"7d"}`},
+		{"unicode and html", ranking.Result{Board: "b", View: "hour", Period: "2026-11-01T01:00-05:00", Total: 1, Entries: []ranking.ResultEntry{
+			{Rank: 1, Member: "zoë", Name: strp(`<Zoë & "co">` + "\t日本"), Score: json.RawMessage("3")},
+		}}, `{"board":"b","entries":[{"member":"zoë","name":"<Zoë & \"co\">\t日本","rank":1,"score":3}],"period":"2026-11-01T01:00-05:00","total":1,"view":"hour"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.r
+			r.Start, r.End, r.RecordedAt = "2026-11-16T00:00:00-05:00", "2026-11-23T00:00:00-05:00", "2026-11-23T05:10:00.123Z"
+			if got := string(r.Canonical()); got != tc.want {
+				t.Fatalf("canonical\n got %s\nwant %s", got, tc.want)
+			}
+			sum := sha256.Sum256([]byte(tc.want))
+			if got, want := r.ComputeDigest(), "sha256:"+hex.EncodeToString(sum[:]); got != want {
+				t.Fatalf("digest %s, want %s", got, want)
+			}
+			r.Digest = r.ComputeDigest()
+			if got := independentDigest(t, r.JSON()); got != r.Digest {
+				t.Fatalf("digest recomputed from the served JSON %s, want %s", got, r.Digest)
+			}
+		})
+	}
+}
+
+// independentDigest recomputes a served result's digest from its JSON
+// alone: parse, keep the five covered keys, write them canonically by a
+// routine of its own, hash.
+func independentDigest(tb testing.TB, served []byte) string {
+	tb.Helper()
+	dec := json.NewDecoder(bytes.NewReader(served))
+	dec.UseNumber()
+	var all map[string]any
+	if err := dec.Decode(&all); err != nil {
+		tb.Fatalf("served JSON %s: %v", served, err)
+	}
+	covered := map[string]any{}
+	for _, k := range []string{"board", "entries", "period", "total", "view"} {
+		v, ok := all[k]
+		if !ok {
+			tb.Fatalf("served JSON lacks %q: %s", k, served)
+		}
+		covered[k] = v
+	}
+	var b strings.Builder
+	var write func(v any)
+	write = func(v any) {
+		switch v := v.(type) {
+		case nil:
+			b.WriteString("null")
+		case json.Number:
+			b.WriteString(string(v))
+		case string:
+			b.WriteByte('"')
+			for _, c := range v {
+				switch {
+				case c == '"' || c == '\\':
+					b.WriteString(`\` + string(c))
+				case c == '\n':
+					b.WriteString(`\n`)
+				case c == '\r':
+					b.WriteString(`\r`)
+				case c == '\t':
+					b.WriteString(`\t`)
+				case c == '\b':
+					b.WriteString(`\b`)
+				case c == '\f':
+					b.WriteString(`\f`)
+				case c < 0x20 || c == 0x2028 || c == 0x2029 || c == utf8.RuneError:
+					fmt.Fprintf(&b, `\u%04x`, c)
+				default:
+					b.WriteRune(c)
+				}
+			}
+			b.WriteByte('"')
+		case []any:
+			b.WriteByte('[')
+			for i, e := range v {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				write(e)
+			}
+			b.WriteByte(']')
+		case map[string]any:
+			keys := make([]string, 0, len(v))
+			for k := range v {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			b.WriteByte('{')
+			for i, k := range keys {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				write(k)
+				b.WriteByte(':')
+				write(v[k])
+			}
+			b.WriteByte('}')
+		default:
+			tb.Fatalf("unexpected JSON value %T", v)
+		}
+	}
+	write(covered)
+	sum := sha256.Sum256([]byte(b.String()))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+const resultsBoards = `timezone: America/New_York
+boards:
+  - {id: g, decimals: 2, min_score: 0, max_score: 100000, views: [hour, week, month, 7d, all], results_top: 2, results_keep: 3, lateness: 10m}
+`
+
+// scored is one write of the results scenario.
+type scored struct {
+	at     time.Time
+	member string
+	value  int64
+}
+
+// modelResult ranks the writes falling in [start, end) the brute-force way
+// (every value distinct: no ties) and returns (total, top members with
+// scores as text).
+func modelResult(b *ranking.Board, writes []scored, start, end time.Time, top int) (int64, []string) {
+	sums := map[string]int64{}
+	for _, w := range writes {
+		if !w.at.Before(start) && w.at.Before(end) {
+			sums[w.member] += w.value
+		}
+	}
+	var ms []string
+	for m := range sums {
+		ms = append(ms, m)
+	}
+	sort.Slice(ms, func(i, j int) bool { return sums[ms[i]] > sums[ms[j]] })
+	var out []string
+	for i, m := range ms {
+		if i < top {
+			out = append(out, m+"="+b.FormatScore(sums[m]))
+		}
+	}
+	return int64(len(ms)), out
+}
+
+// TestRecordResultsExactlyOnce: on miniredis's clock, an hour on each side
+// of the fall-back change (America/New_York), a month and a 7d window
+// become final; two stores record and relay at once; each result is
+// recorded once, matches the model and its digest; nothing is recorded
+// before final; a week is recorded after a downtime; results_keep trims.
+func TestRecordResultsExactlyOnce(t *testing.T) {
+	ctx := context.Background()
+	cfg := MustConfig(t, resultsBoards)
+	b, _ := cfg.Board("g")
+	ny := cfg.Calendar.Location()
+	edt1 := time.Date(2026, 11, 1, 5, 30, 0, 0, time.UTC) // 01:30 EDT
+	writes := []scored{
+		{time.Date(2026, 10, 31, 23, 30, 0, 0, ny), "ann", 500},
+		{time.Date(2026, 10, 31, 23, 40, 0, 0, ny), "bob", 700},
+		{time.Date(2026, 10, 31, 23, 50, 0, 0, ny), "cy<&>", 125},
+		{edt1, "ann", 300},
+		{edt1.Add(time.Minute), "dee", 50},
+		{edt1.Add(time.Hour), "bob", 999}, // 01:30 EST
+		{edt1.Add(time.Hour + time.Minute), "eve", 1},
+		{edt1.Add(time.Hour + 2*time.Minute), "fay", 2},
+	}
+	m, rdb := MustMiniredis(t, writes[0].at)
+	clock := writes[0].at
+	now := func() time.Time { return clock }
+	prefix := redistest.Namespace(t) + ":"
+	store := func() *ranking.Store { return ranking.NewStore(rdb, cfg, ranking.Options{Prefix: prefix, Clock: now}) }
+	s1, s2 := store(), store()
+	for _, w := range writes {
+		clock = w.at
+		m.SetTime(clock)
+		name := ""
+		if w.member != "dee" {
+			name = strings.ToUpper(w.member)
+		}
+		if _, err := s1.Write(ctx, "g", ranking.Event{Member: w.member, Value: w.value, Name: name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cal := cfg.Calendar
+	view := func(n string) ranking.View { v, _ := b.View(n); return v }
+	hour23 := cal.PeriodAt(view("hour"), writes[0].at)
+	hourEDT := cal.PeriodAt(view("hour"), edt1)
+	hourEST := cal.PeriodAt(view("hour"), edt1.Add(time.Hour))
+	if hourEDT.ID == hourEST.ID {
+		t.Fatalf("the two 1 AM hours share the id %s", hourEDT.ID)
+	}
+	oct := cal.PeriodAt(view("month"), writes[0].at)
+	win := cal.PeriodAt(view("7d"), writes[0].at)
+	week := cal.PeriodAt(view("week"), writes[0].at)
+
+	// Before final: the month ended 5 minutes ago, lateness is 10 minutes.
+	clock = oct.End.Add(5 * time.Minute)
+	m.SetTime(clock)
+	if _, err := s1.RecordResults(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s1.Result(ctx, "g", "month", oct.ID); ranking.ErrorCode(err) != ranking.ENOTFOUND {
+		t.Fatalf("month %s before final: %v, want ENOTFOUND", oct.ID, err)
+	}
+	if _, err := s1.RecordResult(ctx, "g", "month", oct.ID); ranking.ErrorCode(err) != ranking.EINVALID {
+		t.Fatalf("RecordResult of a period not final: %v, want EINVALID", err)
+	}
+
+	// Final: 03:00 EST. Both stores record and relay at once.
+	clock = time.Date(2026, 11, 1, 3, 0, 0, 0, ny)
+	m.SetTime(clock)
+	var wg sync.WaitGroup
+	for _, s := range []*ranking.Store{s1, s2, s1, s2} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := s.RecordResults(ctx); err != nil {
+				t.Error(err)
+			}
+			if _, err := s.RelayResults(ctx); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	want := []struct {
+		view string
+		p    ranking.Period
+	}{{"hour", hourEDT}, {"hour", hourEST}, {"month", oct}, {"7d", win}}
+	for _, w := range want {
+		checkResult(t, s1, b, w.view, w.p, writes)
+	}
+	if _, err := s1.Result(ctx, "g", "week", week.ID); ranking.ErrorCode(err) != ranking.ENOTFOUND {
+		t.Fatalf("week %s before final: %v", week.ID, err)
+	}
+	// results_keep is 3: of the final hours (23, 00, 01 EDT, 01 EST) only
+	// the newest 3 are recorded.
+	list, err := s1.Results(ctx, "g", "hour", "", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 3 {
+		t.Fatalf("hour results %d, want 3 (results_keep)", len(list))
+	}
+	if _, err := s1.Result(ctx, "g", "hour", hour23.ID); ranking.ErrorCode(err) != ranking.ENOTFOUND {
+		t.Fatalf("hour %s, older than results_keep: %v", hour23.ID, err)
+	}
+	checkStream(t, rdb, s1)
+
+	// Downtime: nobody runs until the week is final; a new store records it.
+	clock = week.End.Add(time.Hour)
+	m.SetTime(clock)
+	s3 := store()
+	if _, err := s3.RecordResults(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkResult(t, s3, b, "week", week, writes)
+	if _, err := s3.RelayResults(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkStream(t, rdb, s3)
+	if _, err := s1.Results(ctx, "g", "all", "", 10); ranking.ErrorCode(err) != ranking.ENOTFOUND {
+		t.Fatalf("results of all: %v, want ENOTFOUND", err)
+	}
+}
+
+// checkResult compares one stored result with the model and its digest.
+func checkResult(t *testing.T, s *ranking.Store, b *ranking.Board, view string, p ranking.Period, writes []scored) {
+	t.Helper()
+	raw, err := s.Result(context.Background(), b.ID, view, p.ID)
+	if err != nil {
+		t.Fatalf("%s %s: %v", view, p.ID, err)
+	}
+	var r ranking.Result
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	total, top := modelResult(b, writes, p.Start, p.End, b.ResultsTop)
+	var got []string
+	for i, e := range r.Entries {
+		got = append(got, e.Member+"="+string(e.Score))
+		if e.Rank != int64(i+1) {
+			t.Errorf("%s %s: entry %d has rank %d", view, p.ID, i, e.Rank)
+		}
+		if (e.Name == nil) != (e.Member == "dee") || (e.Name != nil && *e.Name != strings.ToUpper(e.Member)) {
+			t.Errorf("%s %s: %s has name %v", view, p.ID, e.Member, e.Name)
+		}
+	}
+	if r.Total != total || !slices.Equal(got, top) || r.Board != b.ID || r.View != view || r.Period != p.ID {
+		t.Errorf("%s %s: %s\nwant total %d, top %v", view, p.ID, raw, total, top)
+	}
+	if r.Digest != r.ComputeDigest() || r.Digest != independentDigest(t, raw) {
+		t.Errorf("%s %s: digest %s does not match", view, p.ID, r.Digest)
+	}
+	if !strings.HasSuffix(r.RecordedAt, "Z") || len(r.RecordedAt) != len("2026-11-01T08:00:00.000Z") {
+		t.Errorf("recorded_at %q is not RFC 3339 UTC with milliseconds", r.RecordedAt)
+	}
+}
+
+// checkStream: the results stream holds each recorded result once, the
+// outboxes are empty.
+func checkStream(t *testing.T, rdb redis.UniversalClient, s *ranking.Store) {
+	t.Helper()
+	ctx := context.Background()
+	msgs, err := rdb.XRange(ctx, s.ResultsStream(), "-", "+").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		k := fmt.Sprint(m.Values["board"], " ", m.Values["view"], " ", m.Values["period"])
+		if seen[k] {
+			t.Errorf("%s relayed twice", k)
+		}
+		seen[k] = true
+		raw, err := s.Result(ctx, fmt.Sprint(m.Values["board"]), fmt.Sprint(m.Values["view"]), fmt.Sprint(m.Values["period"]))
+		if err == nil && string(raw) != m.Values["result"] {
+			t.Errorf("%s: relayed %s, stored %s", k, m.Values["result"], raw)
+		}
+		if m.Values["type"] != "result.recorded" {
+			t.Errorf("%s: type %v", k, m.Values["type"])
+		}
+	}
+	if n, err := rdb.XLen(ctx, s.Prefix()+"{g}:out").Result(); err != nil || n != 0 {
+		t.Errorf("outbox holds %d entries (%v) after the relay", n, err)
+	}
+	if len(msgs) == 0 {
+		t.Error("nothing relayed")
+	}
+}
