@@ -364,3 +364,51 @@ func checkStream(t *testing.T, rdb redis.UniversalClient, s *ranking.Store) {
 		t.Error("nothing relayed")
 	}
 }
+
+// TestResultsRecordAndRelayOnEveryBackend: on miniredis, real Redis and the
+// cluster, with every script's keys guarded, results are recorded (empty
+// ones: on a real clock no period with scores is final yet), and a relay
+// that stops after appending to the results stream but before deleting
+// the outbox entry, as a crash would, relays again without a duplicate.
+func TestResultsRecordAndRelayOnEveryBackend(t *testing.T) {
+	ranking.GuardKeys(t)
+	for _, be := range backends() {
+		t.Run(be.name, func(t *testing.T) {
+			ctx := context.Background()
+			rdb := be.rdb(t)
+			cfg := MustConfig(t, "boards: [{id: g, views: [hour, 2d, all], results_keep: 2, lateness: 0s}]\n")
+			s := newStore(t, rdb, cfg, nil)
+			if _, err := s.Write(ctx, "g", ranking.Event{Member: "a", Value: 1}); err != nil {
+				t.Fatal(err)
+			}
+			crashed := 0
+			s.SetAfterRelay(func() error {
+				crashed++
+				return fmt.Errorf("crash %d", crashed)
+			})
+			n, err := s.RecordResults(ctx)
+			if err != nil || n != 4 {
+				t.Fatalf("recorded %d (%v), want 4: 2 hours and 2 windows", n, err)
+			}
+			if _, err := s.RelayResults(ctx); err == nil || crashed != 1 {
+				t.Fatalf("relay with a crash after the append: %v", err)
+			}
+			s.SetAfterRelay(nil)
+			if n, err := s.RelayResults(ctx); err != nil || n != 3 {
+				t.Fatalf("relay after the crash appended %d (%v), want 3 (the first was appended before)", n, err)
+			}
+			if n, err := rdb.XLen(ctx, s.ResultsStream()).Result(); err != nil || n != 4 {
+				t.Fatalf("results stream holds %d (%v), want 4", n, err)
+			}
+			checkStream(t, rdb, s)
+			var r ranking.Result
+			raw, _ := rdb.XRange(ctx, s.ResultsStream(), "-", "+").Val()[0].Values["result"].(string)
+			if err := json.Unmarshal([]byte(raw), &r); err != nil {
+				t.Fatal(err)
+			}
+			if again, err := s.RecordResult(ctx, "g", r.View, r.Period); err != nil || again {
+				t.Fatalf("recording %s %s again: %v, %v; want false, nil", r.View, r.Period, again, err)
+			}
+		})
+	}
+}
