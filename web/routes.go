@@ -24,5 +24,7 @@ func (s *Server) routes() {
 	api.POST("/boards/:board/scores/batch", s.handleWriteBatch, s.requireWriter)
 	api.GET("/boards/:board/:view", s.handlePage)
 	api.GET("/boards/:board/:view/members/:member", s.handleMember)
+	api.GET("/boards/:board/:view/results", s.handleResults)
+	api.GET("/boards/:board/:view/results/:period", s.handleResult)
 	api.DELETE("/boards/:board/members/:member", s.handleRemoveMember, s.requireAdmin)
 }

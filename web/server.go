@@ -23,6 +23,7 @@ type Store interface {
 	pinger
 	cardReader
 	scoredReader
+	resultsReader
 }
 
 // scoreWriter applies score events (POST .../scores and .../scores/batch).
