@@ -264,6 +264,12 @@ func (m *Main) Run(ctx context.Context) error {
 			m.Logger.Error("preparing rolling windows", "err", err)
 		})
 	})
+	wg.Go(func() {
+		// Every instance records and relays results; each is recorded once.
+		m.Store.RunResultRecorder(bg, 30*time.Second, func(err error) {
+			m.Logger.Error("recording period results", "err", err)
+		})
+	})
 	if m.Demo {
 		d := newDemo(m.Store, m.Config, m.Logger, uint64(time.Now().UnixNano()))
 		wg.Go(func() { d.Run(bg) })
