@@ -36,6 +36,11 @@ func (s *Store) RunResultRecorder(ctx context.Context, every time.Duration, onEr
 // recorded. Errors of one view do not stop the others; the first is
 // returned.
 func (s *Store) RecordResults(ctx context.Context) (int, error) {
+	// Which periods are final is Redis's call: measure its clock once per
+	// pass rather than trust the estimate.
+	if err := s.SyncClock(ctx); err != nil {
+		return 0, err
+	}
 	now, err := s.Now(ctx)
 	if err != nil {
 		return 0, err

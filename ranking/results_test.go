@@ -412,3 +412,35 @@ func TestResultsRecordAndRelayOnEveryBackend(t *testing.T) {
 		})
 	}
 }
+
+// TestRunResultRecorderRecordsOnStart: the loop's first pass, at once on
+// start, records the final periods and relays them.
+func TestRunResultRecorderRecordsOnStart(t *testing.T) {
+	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	m, rdb := MustMiniredis(t, at)
+	cfg := MustConfig(t, "boards: [{id: g, views: [day, all], results_keep: 1, lateness: 1h}]\n")
+	s := newStore(t, rdb, cfg, func() time.Time { return at })
+	if _, err := s.Write(context.Background(), "g", ranking.Event{Member: "a", Value: 4}); err != nil {
+		t.Fatal(err)
+	}
+	m.SetTime(at.Add(16 * time.Hour)) // 02:00 the next day: the 22nd is final
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.RunResultRecorder(ctx, time.Hour, func(err error) { t.Error(err) })
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for rdb.XLen(context.Background(), s.ResultsStream()).Val() == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	raw, err := s.Result(context.Background(), "g", "day", "2026-11-22")
+	if err != nil || !strings.Contains(string(raw), `"entries":[{"rank":1,"member":"a","name":null,"score":4}]`) {
+		t.Fatalf("result %s, %v", raw, err)
+	}
+	if n := rdb.XLen(context.Background(), s.ResultsStream()).Val(); n != 1 {
+		t.Fatalf("results stream holds %d, want 1", n)
+	}
+}
