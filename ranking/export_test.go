@@ -54,3 +54,6 @@ func (s *Store) RDB() redis.UniversalClient { return s.rdb }
 // SetAfterRelay sets a hook run between relay.lua and the outbox XDEL; an
 // error it returns stops the relay there, as a crash would.
 func (s *Store) SetAfterRelay(f func() error) { s.afterRelay = f }
+
+// SetBeforeRecord sets a hook run between a result's read and record.lua.
+func (s *Store) SetBeforeRecord(f func()) { s.beforeRecord = f }

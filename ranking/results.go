@@ -154,6 +154,9 @@ func (s *Store) recordResult(ctx context.Context, b *Board, v View, p Period) (b
 		if err != nil {
 			return false, err
 		}
+		if s.beforeRecord != nil {
+			s.beforeRecord()
+		}
 		keys, args := s.recordRequest(b, v, p, st.Total, rep.nowMS, r.JSON(), r.Digest, rep.flat, drop)
 		ans, err := recordScript.Run(ctx, s.rdb, keys, args...).Text()
 		if err != nil {

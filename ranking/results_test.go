@@ -291,6 +291,20 @@ func TestRecordResultsExactlyOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkResult(t, s3, b, "week", week, writes)
+	// Newer hours were recorded meanwhile; results_keep trimmed the older
+	// ones from the index and deleted their results.
+	list, err = s3.Results(ctx, "g", "hour", "", 100)
+	if err != nil || len(list) != 3 {
+		t.Fatalf("hour results after trimming: %d (%v), want 3", len(list), err)
+	}
+	for _, p := range []ranking.Period{hourEDT, hourEST} {
+		if _, err := s3.Result(ctx, "g", "hour", p.ID); ranking.ErrorCode(err) != ranking.ENOTFOUND {
+			t.Errorf("hour %s after trimming: %v, want ENOTFOUND", p.ID, err)
+		}
+		if m.Exists(prefix + "{g}:rs:hour:" + p.ID) {
+			t.Errorf("the result key of hour %s outlived its trimming", p.ID)
+		}
+	}
 	if _, err := s3.RelayResults(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -442,5 +456,37 @@ func TestRunResultRecorderRecordsOnStart(t *testing.T) {
 	}
 	if n := rdb.XLen(context.Background(), s.ResultsStream()).Val(); n != 1 {
 		t.Fatalf("results stream holds %d, want 1", n)
+	}
+}
+
+// TestRecordResultRereadsAfterARemoval: a member removed between the read
+// and record.lua makes the script refuse; the retry records the result
+// without it.
+func TestRecordResultRereadsAfterARemoval(t *testing.T) {
+	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	m, rdb := MustMiniredis(t, at)
+	cfg := MustConfig(t, "boards: [{id: g, views: [day, all], lateness: 1h}]\n")
+	s := newStore(t, rdb, cfg, func() time.Time { return at })
+	ctx := context.Background()
+	for _, ev := range []ranking.Event{{Member: "cheat", Value: 99}, {Member: "b", Value: 5}} {
+		if _, err := s.Write(ctx, "g", ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.SetTime(at.Add(16 * time.Hour))
+	calls := 0
+	s.SetBeforeRecord(func() {
+		if calls++; calls == 1 {
+			if _, err := s.RemoveMember(ctx, "g", "cheat"); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	if ok, err := s.RecordResult(ctx, "g", "day", "2026-11-22"); !ok || err != nil {
+		t.Fatalf("RecordResult: %v, %v", ok, err)
+	}
+	raw, _ := s.Result(ctx, "g", "day", "2026-11-22")
+	if calls != 2 || !strings.Contains(string(raw), `"total":1,"entries":[{"rank":1,"member":"b","name":null,"score":5}]`) {
+		t.Fatalf("after %d reads: %s", calls, raw)
 	}
 }

@@ -45,7 +45,8 @@ type Store struct {
 	mu      sync.Mutex
 	periods map[periodKey]periodEntry // small cache of period table rows
 
-	afterRelay func() error // test hook: runs between relay.lua and the outbox XDEL
+	afterRelay   func() error // test hook: runs between relay.lua and the outbox XDEL
+	beforeRecord func()       // test hook: runs between a result's read and record.lua
 }
 
 // NewStore returns a Store for cfg on rdb.
