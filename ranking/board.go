@@ -94,6 +94,9 @@ type Board struct {
 	Views    []View
 	Keep     int
 	Lateness time.Duration
+	// Stream makes the board also take events from its ingest stream
+	// (see RunStreamConsumer).
+	Stream bool
 
 	codecs map[string]codec // by view name, derived at load
 }

@@ -280,8 +280,19 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 					b.Lateness = d
 				}
 			}
+		case "stream":
+			if s, isScalar := scalar(key, val); isScalar {
+				switch s {
+				case "true":
+					b.Stream = true
+				case "false":
+					b.Stream = false
+				default:
+					fail(key, val, "%q must be true or false", s)
+				}
+			}
 		default:
-			fail(key, val, "unknown key; a board has id, title, order, update, decimals, min_score, max_score, max_step, ties, views, keep, lateness")
+			fail(key, val, "unknown key; a board has id, title, order, update, decimals, min_score, max_score, max_step, ties, views, keep, lateness, stream")
 		}
 	}
 	if fields["id"] == nil {

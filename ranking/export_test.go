@@ -49,3 +49,10 @@ end
 
 // RDB is the store's client, for tests that look at Redis directly.
 func (s *Store) RDB() redis.UniversalClient { return s.rdb }
+
+// WithBeforeAck sets the hook that runs after a stream batch is read and
+// before it is applied and acknowledged; false drops the batch, as a crash.
+func WithBeforeAck(o StreamOptions, f func(board string, n int) bool) StreamOptions {
+	o.beforeAck = f
+	return o
+}
