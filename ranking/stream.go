@@ -330,4 +330,3 @@ func sortedFields(values map[string]any) []string {
 	slices.Sort(fields)
 	return fields
 }
-
