@@ -25,7 +25,7 @@ func GuardKeys(tb interface{ Cleanup(func()) }) {
 		body string
 	}{
 		{&applyScript, applyLua}, {&readScript, readLua}, {&ensureScript, ensureLua}, {&removeScript, removeLua},
-		{&cardScript, cardLua}, {&limitScript, limitLua},
+		{&cardScript, cardLua}, {&limitScript, limitLua}, {&deadScript, deadLua},
 	}
 	for _, sc := range scripts {
 		old := *sc.s

@@ -102,8 +102,10 @@ func checkModel(t *testing.T, rdb redis.UniversalClient, store *ranking.Store, s
 }
 
 // TestStreamAppliesAndDeadLetters checks good entries are applied, bad ones
-// copied with error and source_id to the dead stream, and all acknowledged.
+// copied with error and source_id to the dead stream, and all acknowledged;
+// dead.lua touches only the keys it declares.
 func TestStreamAppliesAndDeadLetters(t *testing.T) {
+	ranking.GuardKeys(t)
 	for _, be := range backends() {
 		t.Run(be.name, func(t *testing.T) {
 			rdb := be.rdb(t)
