@@ -50,8 +50,8 @@ end
 // RDB is the store's client, for tests that look at Redis directly.
 func (s *Store) RDB() redis.UniversalClient { return s.rdb }
 
-// WithBeforeAck sets the hook that runs after a stream batch is read and
-// before it is applied and acknowledged; false drops the batch, as a crash.
+// WithBeforeAck sets the hook that runs after a stream batch is applied and
+// before it is acknowledged; false drops the batch unacknowledged, as a crash.
 func WithBeforeAck(o StreamOptions, f func(board string, n int) bool) StreamOptions {
 	o.beforeAck = f
 	return o

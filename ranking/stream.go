@@ -32,9 +32,9 @@ type StreamOptions struct {
 	Block time.Duration
 	// Stats, when set, counts applied, duplicate, dead and claimed entries.
 	Stats *StreamStats
-	// beforeAck, in tests, runs after a batch is read and before it is
+	// beforeAck, in tests, runs after a batch is applied and before it is
 	// acknowledged; returning false drops the batch unacknowledged, as a
-	// crash would.
+	// crash between Apply and XACK would.
 	beforeAck func(board string, n int) bool
 }
 
@@ -192,12 +192,12 @@ func (c *streamConsumer) process(ctx context.Context, key string, msgs []redis.X
 	if len(events) == 0 {
 		return all
 	}
-	if c.opts.beforeAck != nil && !c.opts.beforeAck(c.b.ID, len(events)) {
-		return false
-	}
 	results, err := c.s.Apply(ctx, c.b.ID, events)
 	if err != nil {
 		c.fail(ctx, fmt.Errorf("stream %s: apply: %w", key, err))
+		return false
+	}
+	if c.opts.beforeAck != nil && !c.opts.beforeAck(c.b.ID, len(events)) {
 		return false
 	}
 	ack := make([]string, 0, len(good))
