@@ -94,6 +94,9 @@ type Board struct {
 	Views    []View
 	Keep     int
 	Lateness time.Duration
+	// Stream makes the board also take events from its ingest stream
+	// (see RunStreamConsumer).
+	Stream bool
 
 	ResultsTop  int // entries in a recorded result (1..1000)
 	ResultsKeep int // recorded results kept per view; 0 records none

@@ -302,8 +302,19 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 					b.ResultsKeep = k
 				}
 			}
+		case "stream":
+			if s, isScalar := scalar(key, val); isScalar {
+				switch s {
+				case "true":
+					b.Stream = true
+				case "false":
+					b.Stream = false
+				default:
+					fail(key, val, "%q must be true or false", s)
+				}
+			}
 		default:
-			fail(key, val, "unknown key; a board has id, title, order, update, decimals, min_score, max_score, max_step, ties, views, keep, lateness, results_top, results_keep")
+			fail(key, val, "unknown key; a board has id, title, order, update, decimals, min_score, max_score, max_step, ties, views, keep, lateness, results_top, results_keep, stream")
 		}
 	}
 	if fields["id"] == nil {

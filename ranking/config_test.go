@@ -90,6 +90,7 @@ func TestParseConfigDefaults(t *testing.T) {
 		{"ties", b.Ties, ranking.TiesFirst},
 		{"keep", b.Keep, 12},
 		{"lateness", b.Lateness, time.Hour},
+		{"stream", b.Stream, false},
 		{"views", strings.Join(viewNames(b), ","), "day,week,month,all"},
 	}
 	for _, c := range checks {
@@ -288,6 +289,8 @@ func TestParseConfigRejects(t *testing.T) {
 		{"keep not a number", "boards:\n  - id: points\n    keep: many\n", []string{pts, `field "keep"`}},
 		{"lateness in days", "boards:\n  - id: points\n    lateness: 2d\n", []string{pts, `field "lateness"`}},
 		{"negative lateness", "boards:\n  - id: points\n    lateness: -1h\n", []string{pts, `field "lateness"`}},
+		{"stream not a bool", "boards:\n  - id: points\n    stream: maybe\n", []string{pts, `field "stream"`, "true or false"}},
+		{"stream a list", "boards:\n  - id: points\n    stream: [true]\n", []string{pts, `field "stream"`}},
 		{"max_step zero", "boards:\n  - id: points\n    max_step: 0\n", []string{pts, `field "max_step"`, "above 0"}},
 		{"max_step negative", "boards:\n  - id: points\n    max_step: -5\n", []string{pts, `field "max_step"`, "above 0"}},
 		{"max_step beyond the range", "boards:\n  - id: points\n    min_score: -10\n    max_score: 10\n    max_step: 21\n", []string{pts, `field "max_step"`, "max_score - min_score"}},
@@ -427,5 +430,13 @@ func TestConfigResultsFields(t *testing.T) {
 		if len(probs) != 1 || !strings.Contains(probs[0], tc.want) {
 			t.Errorf("%s: %s: problems %q, want one containing %q", tc.field, tc.value, probs, tc.want)
 		}
+	}
+}
+
+// TestStreamField checks the board field stream turns the ingest stream on.
+func TestStreamField(t *testing.T) {
+	cfg := mustBoardsFile(t, "boards:\n  - id: points\n    stream: true\n  - id: other\n    stream: false\n")
+	if !cfg.Boards[0].Stream || cfg.Boards[1].Stream {
+		t.Errorf("stream = %v, %v; want true, false", cfg.Boards[0].Stream, cfg.Boards[1].Stream)
 	}
 }

@@ -25,7 +25,7 @@ func GuardKeys(tb interface{ Cleanup(func()) }) {
 		body string
 	}{
 		{&applyScript, applyLua}, {&readScript, readLua}, {&ensureScript, ensureLua}, {&removeScript, removeLua},
-		{&cardScript, cardLua}, {&limitScript, limitLua},
+		{&cardScript, cardLua}, {&limitScript, limitLua}, {&deadScript, deadLua},
 		{&recordScript, recordLua}, {&relayScript, relayLua},
 	}
 	for _, sc := range scripts {
@@ -57,3 +57,10 @@ func (s *Store) SetAfterRelay(f func() error) { s.afterRelay = f }
 
 // SetBeforeRecord sets a hook run between a result's read and record.lua.
 func (s *Store) SetBeforeRecord(f func()) { s.beforeRecord = f }
+
+// WithBeforeAck sets the hook that runs after a stream batch is applied and
+// before it is acknowledged; false drops the batch unacknowledged, as a crash.
+func WithBeforeAck(o StreamOptions, f func(board string, n int) bool) StreamOptions {
+	o.beforeAck = f
+	return o
+}

@@ -45,6 +45,7 @@ var suites = []suite{
 	{"windows", "events/s into 7d, 30d and 90d rolling windows, side by side", runWindows},
 	{"pages", "board page and rank card req/s and p99 with 64 clients, beside /healthz", runPages},
 	{"live", "websocket viewers of one board under steady writes: the hub against a naive per-viewer renderer", runLive},
+	{"stream", "events/s through a board's ingest stream beside Store.Apply of the same events", runStream},
 }
 
 // options are the command-line settings.

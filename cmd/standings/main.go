@@ -270,6 +270,17 @@ func (m *Main) Run(ctx context.Context) error {
 			m.Logger.Error("recording period results", "err", err)
 		})
 	})
+	// Ingest streams: every instance joins the consumer group under a name
+	// of its own, so a dead instance's entries are claimed by the others.
+	wg.Go(func() {
+		host, _ := os.Hostname()
+		var r [4]byte
+		_, _ = rand.Read(r[:])
+		consumer := fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(r[:]))
+		m.Store.RunStreamConsumer(bg, consumer, ranking.StreamOptions{}, func(err error) {
+			m.Logger.Error("ingest stream", "err", err)
+		})
+	})
 	if m.Demo {
 		d := newDemo(m.Store, m.Config, m.Logger, uint64(time.Now().UnixNano()))
 		wg.Go(func() { d.Run(bg) })
