@@ -54,6 +54,7 @@ func TestSuitesPrintEveryResult(t *testing.T) {
 		"BENCH naive_renders_per_s", "BENCH naive_server_cpu_s",
 		"RATIO renders_naive_vs_hub", "RATIO cpu_naive_vs_hub",
 		"BENCH ghosts_ghost_viewers", "BENCH ghosts_renders_per_s", "BENCH ghosts_frames_per_viewer_s",
+		"BENCH stream_events_per_s", "BENCH apply_events_per_s", "RATIO stream_vs_apply",
 	}
 	for _, k := range want {
 		v, ok := got[k]
@@ -61,7 +62,9 @@ func TestSuitesPrintEveryResult(t *testing.T) {
 			t.Errorf("missing %q in output:\n%s", k, stdout.String())
 			continue
 		}
-		if v <= 0 {
+		// CPU is counted in clock ticks (10 ms): a 1 s run this small can
+		// honestly measure none, so CPU lines need only be present.
+		if v <= 0 && !strings.Contains(k, "cpu") {
 			t.Errorf("%s = %v, want > 0", k, v)
 		}
 	}
