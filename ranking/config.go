@@ -18,6 +18,7 @@ type Config struct {
 	WeekStarts time.Weekday
 	Boards     []*Board
 	Calendar   *Calendar
+	Webhooks   []*Webhook
 }
 
 // Board returns the board with the given id.
@@ -93,7 +94,7 @@ func (p *configParser) parse(data []byte) *Config {
 	}
 	cfg := &Config{Timezone: "UTC", WeekStarts: time.Monday}
 	loc := time.UTC
-	var boardsNode *yaml.Node
+	var boardsNode, webhooksNode *yaml.Node
 	seenKeys := map[string]int{}
 	forEachKey(doc.Content[0], func(key string, val *yaml.Node) {
 		if line, dup := seenKeys[key]; dup {
@@ -123,8 +124,10 @@ func (p *configParser) parse(data []byte) *Config {
 			}
 		case "boards":
 			boardsNode = val
+		case "webhooks":
+			webhooksNode = val
 		default:
-			p.addf("unknown key %q (line %d): the top level has timezone, week_starts and boards", key, val.Line)
+			p.addf("unknown key %q (line %d): the top level has timezone, week_starts, boards and webhooks", key, val.Line)
 		}
 	})
 	cfg.Calendar = NewCalendar(loc, cfg.WeekStarts)
@@ -144,6 +147,9 @@ func (p *configParser) parse(data []byte) *Config {
 		}
 		seen[b.ID] = bn.Line
 		cfg.Boards = append(cfg.Boards, b)
+	}
+	if webhooksNode != nil {
+		cfg.Webhooks = p.parseWebhooks(webhooksNode, seen, os.LookupEnv)
 	}
 	return cfg
 }

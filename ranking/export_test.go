@@ -1,7 +1,9 @@
 package ranking
 
 import (
+	"context"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -27,6 +29,7 @@ func GuardKeys(tb interface{ Cleanup(func()) }) {
 		{&applyScript, applyLua}, {&readScript, readLua}, {&ensureScript, ensureLua}, {&removeScript, removeLua},
 		{&cardScript, cardLua}, {&limitScript, limitLua}, {&deadScript, deadLua},
 		{&recordScript, recordLua}, {&relayScript, relayLua},
+		{&hookClaimScript, hookClaimLua}, {&hookDoneScript, hookDoneLua}, {&hookRetryScript, hookRetryLua},
 	}
 	for _, sc := range scripts {
 		old := *sc.s
@@ -64,3 +67,30 @@ func WithBeforeAck(o StreamOptions, f func(board string, n int) bool) StreamOpti
 	o.beforeAck = f
 	return o
 }
+
+// ClaimDelivery claims up to n due webhook deliveries for token, for
+// tests of the lease; it returns their ids.
+func (s *Store) ClaimDelivery(ctx context.Context, n int, lease time.Duration, token string) ([]string, error) {
+	cs, err := s.claimDeliveries(ctx, n, lease, token)
+	ids := make([]string, len(cs))
+	for i, c := range cs {
+		ids[i] = c.id
+	}
+	return ids, err
+}
+
+// ReportDelivery records an attempt's outcome as token's holder would;
+// it returns hookdone.lua's answer.
+func (s *Store) ReportDelivery(ctx context.Context, id, token string, status int) (string, error) {
+	keys, args := s.doneRequest(id, token, status >= 200 && status < 300, status, "", time.Millisecond)
+	return hookDoneScript.Run(ctx, s.rdb, keys, args...).Text()
+}
+
+// OutboxKey is the board's outbox stream.
+func (s *Store) OutboxKey(board string) string {
+	b, _ := s.cfg.Board(board)
+	return s.outboxKey(b)
+}
+
+// RetryDelay is the backoff after failed attempt n.
+var RetryDelay = retryDelay

@@ -4,18 +4,13 @@ import (
 	_ "embed"
 )
 
-// The record.lua and relay.lua protocols: KEYS and ARGV of recording a
-// period's result and of relaying an outbox event, and their replies.
+// The record.lua protocol: KEYS and ARGV of recording a period's result,
+// and its replies (relay.lua's is in webhooks_proto.go).
 
 //go:embed scripts/record.lua
 var recordLua string
 
 var recordScript = newScript(recordLua)
-
-//go:embed scripts/relay.lua
-var relayLua string
-
-var relayScript = newScript(relayLua)
 
 // record.lua's answers.
 const (
@@ -43,18 +38,6 @@ func (s *Store) recordRequest(b *Board, v View, p Period, total, readNowMS int64
 	}
 	for k := 0; k+2 < len(flat); k += 3 {
 		args = append(args, flat[k], flat[k+1])
-	}
-	return keys, args
-}
-
-// relayRequest builds KEYS and ARGV for relay.lua: one outbox entry of
-// board b, with its fields and the board's id added.
-func (s *Store) relayRequest(b *Board, entryID string, fields map[string]any) (keys []string, args []any) {
-	stream := s.ResultsStream()
-	keys = []string{stream, "{" + stream + "}:relayed"}
-	args = []any{b.ID + " " + entryID, "type", fields["type"], "board", b.ID}
-	for _, f := range []string{"view", "period", "digest", "result"} {
-		args = append(args, f, fields[f])
 	}
 	return keys, args
 }

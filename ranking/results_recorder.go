@@ -28,6 +28,7 @@ func (s *Store) RunResultRecorder(ctx context.Context, every time.Duration, onEr
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-s.hooks.kick:
 		}
 	}
 }
@@ -116,26 +117,25 @@ func (s *Store) unrecorded(ctx context.Context, b *Board, v View, now time.Time)
 // relayBatch bounds the outbox entries one relay pass reads per board.
 const relayBatch = 100
 
-// RelayResults copies every board's outbox events to the results stream,
-// each once, and deletes them from the outbox. It returns how many it
+// RelayResults relays every board's outbox entries, each once: results
+// to the results stream, every event to the webhooks that take it; then
+// deletes them from the outbox. It returns how many stream entries it
 // appended.
 func (s *Store) RelayResults(ctx context.Context) (int, error) {
 	appended := 0
 	for _, b := range s.cfg.Boards {
-		if b.ResultsKeep == 0 {
-			continue
-		}
 		msgs, err := s.rdb.XRangeN(ctx, s.outboxKey(b), "-", "+", relayBatch).Result()
 		if err != nil {
 			return appended, wrapRedis(err)
 		}
 		for _, m := range msgs {
-			keys, args := s.relayRequest(b, m.ID, m.Values)
-			n, err := relayScript.Run(ctx, s.rdb, keys, args...).Int()
+			added, err := s.relayEntry(ctx, b, m)
 			if err != nil {
-				return appended, wrapRedis(err)
+				return appended, err
 			}
-			appended += n
+			if added {
+				appended++
+			}
 			if s.afterRelay != nil {
 				if err := s.afterRelay(); err != nil {
 					return appended, err

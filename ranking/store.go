@@ -28,6 +28,9 @@ type Options struct {
 	// Clock is the app server's clock. It only seeds the estimate of Redis's
 	// clock; Redis's TIME decides every period. time.Now when nil.
 	Clock func() time.Time
+	// WebhookGiveUp is how long a webhook delivery is retried before it is
+	// marked failed (0: DefaultWebhookGiveUp, 24 h). Tests shorten it.
+	WebhookGiveUp time.Duration
 }
 
 // Store keeps the boards of one Config in Redis (standalone or cluster).
@@ -45,6 +48,8 @@ type Store struct {
 	mu      sync.Mutex
 	periods map[periodKey]periodEntry // small cache of period table rows
 
+	hooks hookState // webhook settings and counters
+
 	afterRelay   func() error // test hook: runs between relay.lua and the outbox XDEL
 	beforeRecord func()       // test hook: runs between a result's read and record.lua
 }
@@ -58,6 +63,12 @@ func NewStore(rdb redis.UniversalClient, cfg *Config, opts Options) *Store {
 	if s.clock == nil {
 		s.clock = time.Now
 	}
+	s.hooks.giveUp = opts.WebhookGiveUp
+	if s.hooks.giveUp <= 0 {
+		s.hooks.giveUp = DefaultWebhookGiveUp
+	}
+	s.hooks.wake = make(chan struct{}, 1)
+	s.hooks.kick = make(chan struct{}, 1)
 	return s
 }
 

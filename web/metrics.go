@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -154,5 +155,64 @@ func (s *Server) countWritten(b *ranking.Board, results ...ranking.WriteResult) 
 func (s *Server) countRefused(b *ranking.Board, status int, code string) {
 	if status >= 400 && status < 500 {
 		s.metrics.eventsRefused.WithLabelValues(b.ID, code).Inc()
+	}
+}
+
+// backgroundCollector reports, at each scrape, the webhook deliveries in
+// Redis by state (shared by every instance), this instance's delivery
+// attempts by outcome, and its ingest stream counters.
+type backgroundCollector struct {
+	hooks   webhookAdmin
+	streams *ranking.StreamStats // nil: no stream counters
+
+	deliveries, attempts, stream *prometheus.Desc
+}
+
+func newBackgroundCollector(hooks webhookAdmin, streams *ranking.StreamStats) *backgroundCollector {
+	return &backgroundCollector{
+		hooks: hooks, streams: streams,
+		deliveries: prometheus.NewDesc("standings_webhook_deliveries",
+			"Webhook deliveries kept in Redis, by state (pending, delivered, failed); the same on every instance.", []string{"state"}, nil),
+		attempts: prometheus.NewDesc("standings_webhook_attempts_total",
+			"Webhook delivery attempts of this instance, by outcome (delivered, retried, failed, lost).", []string{"outcome"}, nil),
+		stream: prometheus.NewDesc("standings_stream_entries_total",
+			"Ingest stream entries this instance handled, by outcome (applied, duplicate, dead, claimed).", []string{"outcome"}, nil),
+	}
+}
+
+func (b *backgroundCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- b.deliveries
+	ch <- b.attempts
+	ch <- b.stream
+}
+
+// scrapeTimeout bounds the Redis reads of one scrape.
+const scrapeTimeout = time.Second
+
+func (b *backgroundCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
+	defer cancel()
+	// Redis unreachable: the gauges are left out of this scrape rather
+	// than reported as zero.
+	if counts, err := b.hooks.DeliveryCounts(ctx); err == nil {
+		for _, st := range []string{ranking.DeliveryPending, ranking.DeliveryDelivered, ranking.DeliveryFailed} {
+			ch <- prometheus.MustNewConstMetric(b.deliveries, prometheus.GaugeValue, float64(counts[st]), st)
+		}
+	}
+	ws := b.hooks.WebhookStats()
+	for _, o := range []struct {
+		name string
+		n    int64
+	}{{"delivered", ws.Delivered}, {"retried", ws.Retried}, {"failed", ws.Failed}, {"lost", ws.Lost}} {
+		ch <- prometheus.MustNewConstMetric(b.attempts, prometheus.CounterValue, float64(o.n), o.name)
+	}
+	if b.streams != nil {
+		for _, o := range []struct {
+			name string
+			n    int64
+		}{{"applied", b.streams.Applied.Load()}, {"duplicate", b.streams.Duplicates.Load()},
+			{"dead", b.streams.Dead.Load()}, {"claimed", b.streams.Claimed.Load()}} {
+			ch <- prometheus.MustNewConstMetric(b.stream, prometheus.CounterValue, float64(o.n), o.name)
+		}
 	}
 }

@@ -24,6 +24,7 @@ type Store interface {
 	cardReader
 	scoredReader
 	resultsReader
+	webhookAdmin
 }
 
 // scoreWriter applies score events (POST .../scores and .../scores/batch).
@@ -96,6 +97,9 @@ type Options struct {
 	// X-Forwarded-For names the client; empty: the client is the TCP peer,
 	// and the header is ignored (anyone could forge it).
 	TrustedProxies []*net.IPNet
+	// StreamStats, when set, are the ingest stream consumers' counters,
+	// served on /metrics.
+	StreamStats *ranking.StreamStats
 	// BodyTimeout is how long a client has to send a request body (0:
 	// DefaultBodyTimeout).
 	BodyTimeout time.Duration
@@ -148,6 +152,9 @@ func NewServer(opts Options) *Server {
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Store != nil {
+		s.metrics.registry.MustRegister(newBackgroundCollector(opts.Store, opts.StreamStats))
 	}
 	s.errLog = newLogLimiter(s.logger, errLogBurst, errLogEvery)
 	s.bodyTimeout = orDefault(opts.BodyTimeout, DefaultBodyTimeout)

@@ -83,13 +83,15 @@ type Main struct {
 	URL    string // where Run is serving, e.g. http://127.0.0.1:8080
 
 	embedded *miniredis.Miniredis
-	rdb      redis.UniversalClient
-	http     *http.Server
-	web      *web.Server
-	serving  chan struct{} // closed when the HTTP server has stopped
-	demoSet  bool
-	stop     context.CancelFunc
-	done     chan struct{}
+
+	streamStats *ranking.StreamStats // the ingest consumers' counters, for /metrics
+	rdb         redis.UniversalClient
+	http        *http.Server
+	web         *web.Server
+	serving     chan struct{} // closed when the HTTP server has stopped
+	demoSet     bool
+	stop        context.CancelFunc
+	done        chan struct{}
 }
 
 // NewMain returns a Main with the contract's defaults.
@@ -257,6 +259,7 @@ func (m *Main) Run(ctx context.Context) error {
 	// Rolling windows: build today's if missing and tomorrow's ahead of
 	// midnight. Every instance may run this; the builds are idempotent.
 	bg, stop := context.WithCancel(context.Background())
+	m.streamStats = &ranking.StreamStats{}
 	m.stop, m.done = stop, make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -277,9 +280,16 @@ func (m *Main) Run(ctx context.Context) error {
 		var r [4]byte
 		_, _ = rand.Read(r[:])
 		consumer := fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(r[:]))
-		m.Store.RunStreamConsumer(bg, consumer, ranking.StreamOptions{}, func(err error) {
+		m.Store.RunStreamConsumer(bg, consumer, ranking.StreamOptions{Stats: m.streamStats}, func(err error) {
 			m.Logger.Error("ingest stream", "err", err)
 		})
+	})
+	// Webhooks: every instance sends due deliveries; a lease in Redis keeps
+	// each in flight on one instance at a time.
+	wg.Go(func() {
+		m.Store.RunWebhooks(bg, ranking.WebhookOptions{OnError: func(err error) {
+			m.Logger.Error("webhook deliveries", "err", err)
+		}})
 	})
 	if m.Demo {
 		d := newDemo(m.Store, m.Config, m.Logger, uint64(time.Now().UnixNano()))
@@ -315,6 +325,7 @@ func (m *Main) serve() error {
 		LiveMaxPerClient: m.LiveMaxPerClient,
 		TrustedProxies:   m.TrustedProxies,
 		WriteRate:        m.WriteRate,
+		StreamStats:      m.streamStats,
 	})
 	ln, err := net.Listen("tcp", m.Addr)
 	if err != nil {
