@@ -46,13 +46,14 @@ var suites = []suite{
 	{"pages", "board page and rank card req/s and p99 with 64 clients, beside /healthz", runPages},
 	{"live", "websocket viewers of one board under steady writes: the hub against a naive per-viewer renderer", runLive},
 	{"stream", "events/s through a board's ingest stream beside Store.Apply of the same events", runStream},
+	{"results", "how long recording a final period's result blocks Redis, on -members members and on 1,000", runResults},
 }
 
 // options are the command-line settings.
 type options struct {
 	suites   []suite
 	duration time.Duration // per measurement
-	members  int           // memory suite load size
+	members  int           // memory and results suites load size
 	writers  int           // concurrent client goroutines for every contender
 	timeout  time.Duration // whole run
 
@@ -136,7 +137,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	suiteList := fs.String("suite", "", "comma-separated suites to run (default all: "+strings.Join(suiteNames(), ",")+")")
 	opts := options{}
 	fs.DurationVar(&opts.duration, "duration", 5*time.Second, "length of each timed measurement")
-	fs.IntVar(&opts.members, "members", 1_000_000, "members loaded by the memory suite")
+	fs.IntVar(&opts.members, "members", 1_000_000, "members loaded by the memory suite and in the results suite's period")
 	fs.IntVar(&opts.writers, "writers", 4, "concurrent writers, the same for every contender")
 	fs.DurationVar(&opts.timeout, "timeout", 30*time.Minute, "upper bound on the whole run")
 	fs.IntVar(&opts.viewers, "viewers", 2000, "live suite: websocket viewers of one board")
