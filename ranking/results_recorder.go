@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // MaxRecordsPerPass bounds the results one recorder pass records; the rest
@@ -116,37 +118,60 @@ func (s *Store) unrecorded(ctx context.Context, b *Board, v View, now time.Time)
 // relayBatch bounds the outbox entries one relay pass reads per board.
 const relayBatch = 100
 
-// RelayResults copies every board's outbox events to the results stream,
-// each once, and deletes them from the outbox. It returns how many it
-// appended.
+// RelayResults drains every board's outbox: each result event
+// (result.recorded, result.amended) is copied to the results stream once;
+// each member.removed event first amends the results that list the member
+// (so a removal whose process died before amending is still amended) and
+// is not copied: the results stream carries results only. Entries are
+// deleted from the outbox once handled. It returns how many it appended.
 func (s *Store) RelayResults(ctx context.Context) (int, error) {
 	appended := 0
 	for _, b := range s.cfg.Boards {
-		if b.ResultsKeep == 0 {
-			continue
-		}
 		msgs, err := s.rdb.XRangeN(ctx, s.outboxKey(b), "-", "+", relayBatch).Result()
 		if err != nil {
 			return appended, wrapRedis(err)
 		}
 		for _, m := range msgs {
-			keys, args := s.relayRequest(b, m.ID, m.Values)
-			n, err := relayScript.Run(ctx, s.rdb, keys, args...).Int()
-			if err != nil {
-				return appended, wrapRedis(err)
-			}
+			n, err := s.relayEntry(ctx, b, m)
 			appended += n
-			if s.afterRelay != nil {
-				if err := s.afterRelay(); err != nil {
-					return appended, err
-				}
+			if err != nil {
+				return appended, err
 			}
-			// Deleted only once relayed: a crash before this line relays
-			// the entry again, and relay.lua drops the duplicate.
+			// Deleted only once handled: a crash before this line handles
+			// the entry again; relay.lua drops a duplicate copy, and an
+			// amendment already made is not made twice.
 			if err := s.rdb.XDel(ctx, s.outboxKey(b), m.ID).Err(); err != nil {
 				return appended, wrapRedis(err)
 			}
 		}
 	}
 	return appended, nil
+}
+
+// relayEntry handles one outbox entry of board b; every outbox event
+// passes here exactly once before its deletion (and again after a crash
+// before it). It returns how many entries it appended to the results
+// stream.
+func (s *Store) relayEntry(ctx context.Context, b *Board, m redis.XMessage) (int, error) {
+	if m.Values["type"] == "member.removed" {
+		member, _ := m.Values["member"].(string)
+		at, _ := m.Values["at"].(string)
+		removedMS, err := parseInt(at)
+		if err != nil || member == "" {
+			return 0, nil // not written by remove.lua: nothing to amend
+		}
+		_, err = s.amendRemoved(ctx, b, member, removedMS)
+		return 0, err
+	}
+	keys, args := s.relayRequest(b, m.ID, m.Values)
+	n, err := relayScript.Run(ctx, s.rdb, keys, args...).Int()
+	if err != nil {
+		return 0, wrapRedis(err)
+	}
+	if s.afterRelay != nil {
+		if err := s.afterRelay(); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
