@@ -17,7 +17,7 @@ import (
 const amendAttempts = 5
 
 // amendRemoved amends every recorded result of board b that lists member
-// and was recorded before removedMS (Redis's clock at the removal): a
+// and was recorded no later than removedMS (Redis's clock at the removal): a
 // member removed and later back on the board stays in the newer results.
 // The member's reverse index names the results, so nothing else is
 // scanned. It returns how many results it amended; running it again
@@ -74,8 +74,11 @@ func (s *Store) amendListed(ctx context.Context, b *Board, member string, remove
 		if err != nil {
 			return false, Errorf(EINTERNAL, "stored result %s %s of board %q: recorded_at %q", v.Name, p.ID, b.ID, old.RecordedAt)
 		}
-		if recorded.UnixMilli() >= removedMS {
-			return false, nil // listed since it came back
+		if recorded.UnixMilli() > removedMS {
+			// Read after the removal, so listed since it came back. A read in
+			// the removal's own millisecond cannot list it again: a member
+			// returns only by writes, never to a period already final.
+			return false, nil
 		}
 		at := slices.IndexFunc(old.Entries, func(e ResultEntry) bool { return e.Member == member })
 		if at < 0 {
