@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -311,5 +312,227 @@ func TestRemovalSparesResultsAfterAReturn(t *testing.T) {
 	}
 	if l := sc.rdb.ZRange(sc.ctx, sc.s.Prefix()+"{g}:rm:a", 0, -1).Val(); !slices.Equal(l, []string{"hour\n2026-11-22T11"}) {
 		t.Fatalf("rm:a %q, want the later result only", l)
+	}
+}
+
+// TestRemovalAmendsOnEveryBackend: on miniredis, real Redis and the
+// cluster, with every script's keys guarded, a result listing a member is
+// recorded, the member removed, and the result recomputed, listing a
+// member it did not list before; the relay copies result.amended. On a
+// real clock no period with scores is final yet, so the test gives the
+// previous hour the current hour's scores (and registers it) by hand.
+func TestRemovalAmendsOnEveryBackend(t *testing.T) {
+	ranking.GuardKeys(t)
+	for _, be := range backends() {
+		t.Run(be.name, func(t *testing.T) {
+			ctx := context.Background()
+			rdb := be.rdb(t)
+			cfg := MustConfig(t, "boards: [{id: g, views: [hour, all], keep: 3, lateness: 0s, results_top: 2, results_keep: 2}]\n")
+			s := newStore(t, rdb, cfg, nil)
+			var cur string
+			for _, ev := range []ranking.Event{{Member: "a", Value: 50, Name: "Ann"}, {Member: "b", Value: 40}, {Member: "c", Value: 30, Name: "Cy"}} {
+				res, err := s.Write(ctx, "g", ev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cur = periodsOf(res)["hour"]
+			}
+			b, _ := cfg.Board("g")
+			v, _ := b.View("hour")
+			p, err := cfg.Calendar.ParsePeriod(v, cur)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prev := cfg.Calendar.Prev(v, p).ID
+			pre := s.Prefix() + "{g}:"
+			flat, err := rdb.ZRangeWithScores(ctx, pre+"z:hour:"+cur, 0, -1).Result()
+			if err != nil || len(flat) != 3 {
+				t.Fatalf("current hour %v, %v", flat, err)
+			}
+			if err := rdb.ZAdd(ctx, pre+"z:hour:"+prev, flat...).Err(); err != nil {
+				t.Fatal(err)
+			}
+			exp := rdb.ZScore(ctx, pre+"k", "hour:"+cur).Val()
+			if err := rdb.ZAdd(ctx, pre+"k", redis.Z{Score: exp, Member: "hour:" + prev}).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.RecordResults(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if r, _ := mustResult(t, s, "g", "hour", prev); !slices.Equal(rows(r), []string{"1 a=50", "2 b=40"}) || r.Total != 3 {
+				t.Fatalf("recorded %v of %d", rows(r), r.Total)
+			}
+			if ok, err := s.RemoveMember(ctx, "g", "a"); err != nil || !ok {
+				t.Fatalf("remove: %v %v", ok, err)
+			}
+			r, raw := mustResult(t, s, "g", "hour", prev)
+			if !slices.Equal(rows(r), []string{"1 b=40", "2 c=30"}) || r.Total != 2 || r.AmendedAt == "" || *r.Entries[1].Name != "Cy" {
+				t.Fatalf("amended %s", raw)
+			}
+			if _, err := s.RelayResults(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.RelayResults(ctx); err != nil {
+				t.Fatal(err)
+			}
+			found := 0
+			for _, m := range rdb.XRange(ctx, s.ResultsStream(), "-", "+").Val() {
+				if m.Values["type"] == "member.removed" {
+					t.Fatalf("member.removed copied to the results stream: %v", m.Values)
+				}
+				if m.Values["type"] == "result.amended" && m.Values["result"] == raw {
+					found++
+				}
+			}
+			if found != 1 || outboxLen(t, rdb, s) != 0 {
+				t.Fatalf("result.amended relayed %d times, outbox %d", found, outboxLen(t, rdb, s))
+			}
+			if l := rdb.ZRange(ctx, pre+"rm:c", 0, -1).Val(); !slices.Equal(l, []string{"hour\n" + prev}) {
+				t.Fatalf("rm:c %q", l)
+			}
+		})
+	}
+}
+
+// modelRecord is the reference model's idea of one recorded result.
+type modelRecord struct {
+	total   int64
+	rows    []string // "rank member=score"
+	amended bool
+}
+
+// modelTop ranks one period's writes (each member once, values distinct:
+// no ties) without the removed members.
+func modelTop(b *ranking.Board, writes map[string]int64, removed map[string]bool, top int) modelRecord {
+	var ms []string
+	for m := range writes {
+		if !removed[m] {
+			ms = append(ms, m)
+		}
+	}
+	slices.SortFunc(ms, func(x, y string) int { return int(writes[y] - writes[x]) })
+	r := modelRecord{total: int64(len(ms)), rows: []string{}}
+	for i, m := range ms[:min(top, len(ms))] {
+		r.rows = append(r.rows, fmt.Sprintf("%d %s=%s", i+1, m, b.FormatScore(writes[m])))
+	}
+	return r
+}
+
+// TestAmendmentsMatchModel: random writes over six hours, the recorder
+// and relay every hour, random removals; every stored result equals what
+// the brute-force model computes: the top 2 of the period without the
+// removed members while the period is retained, the entry dropped and the
+// ranks after it moved up once it is not, untouched when it never listed
+// the removed member.
+func TestAmendmentsMatchModel(t *testing.T) {
+	recomputed, dropped := 0, 0
+	defer func() {
+		if !t.Failed() && (recomputed == 0 || dropped == 0) {
+			t.Errorf("the seeds recomputed %d results and dropped %d entries; want both", recomputed, dropped)
+		}
+	}()
+	for seed := uint64(1); seed <= 6; seed++ {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 7))
+			h0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+			sc := newAmendScene(t, h0)
+			b, _ := sc.cfg.Board("g")
+			members := []string{"m0", "m1", "m2", "m3", "m4", "m5"}
+			values := rng.Perm(900)
+			writes := map[string]map[string]int64{} // hour id -> member -> value
+			removed := map[string]bool{}
+			model := map[string]*modelRecord{}
+			hourEnd := func(id string) time.Time {
+				v, _ := b.View("hour")
+				p, err := sc.cfg.Calendar.ParsePeriod(v, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return p.End
+			}
+			for i := 0; i < 10; i++ {
+				at := h0.Add(time.Duration(i)*time.Hour + 30*time.Minute)
+				sc.setTime(at)
+				hour := at.Truncate(time.Hour).Format("2006-01-02T15")
+				if i < 6 {
+					for _, m := range members {
+						if !removed[m] && rng.IntN(10) < 7 {
+							val := int64(values[0] + 1)
+							values = values[1:]
+							sc.write(m, val, "")
+							if writes[hour] == nil {
+								writes[hour] = map[string]int64{}
+							}
+							writes[hour][m] = val
+						}
+					}
+				}
+				sc.recordAndRelay()
+				list, err := sc.s.Results(sc.ctx, "g", "hour", "", 100)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, raw := range list {
+					var r ranking.Result
+					if err := json.Unmarshal(raw, &r); err != nil {
+						t.Fatal(err)
+					}
+					if model[r.Period] == nil {
+						m := modelTop(b, writes[r.Period], removed, b.ResultsTop)
+						model[r.Period] = &m
+					}
+				}
+				if rng.IntN(2) == 0 {
+					at = at.Add(10 * time.Minute)
+					sc.setTime(at)
+					gone := members[rng.IntN(len(members))]
+					if _, err := sc.s.RemoveMember(sc.ctx, "g", gone); err != nil {
+						t.Fatal(err)
+					}
+					removed[gone] = true
+					for period, rec := range model {
+						at := slices.IndexFunc(rec.rows, func(row string) bool { return strings.Contains(row, " "+gone+"=") })
+						if at < 0 {
+							continue
+						}
+						if sc.now.Before(hourEnd(period).Add(2 * time.Hour)) {
+							*rec = modelTop(b, writes[period], removed, b.ResultsTop)
+							recomputed++
+						} else {
+							rec.rows = slices.Delete(rec.rows, at, at+1)
+							for k := at; k < len(rec.rows); k++ {
+								var rank int
+								var rest string
+								fmt.Sscanf(rec.rows[k], "%d %s", &rank, &rest)
+								rec.rows[k] = fmt.Sprintf("%d %s", rank-1, rest)
+							}
+							rec.total--
+							dropped++
+						}
+						rec.amended = true
+					}
+				}
+			}
+			sc.relay()
+			// The oldest, empty hours were trimmed by results_keep.
+			list, err := sc.s.Results(sc.ctx, "g", "hour", "", 100)
+			if err != nil || len(list) != b.ResultsKeep {
+				t.Fatalf("%d results (%v)", len(list), err)
+			}
+			for _, stored := range list {
+				var r ranking.Result
+				if err := json.Unmarshal(stored, &r); err != nil {
+					t.Fatal(err)
+				}
+				period, rec := r.Period, model[r.Period]
+				r, raw := sc.result(period)
+				if !slices.Equal(rows(r), rec.rows) || r.Total != rec.total || (r.AmendedAt != "") != rec.amended {
+					t.Errorf("%s: %s\nmodel %v of %d, amended %v", period, raw, rec.rows, rec.total, rec.amended)
+				}
+			}
+			if outboxLen(t, sc.rdb, sc.s) != 0 {
+				t.Error("outbox not drained")
+			}
+		})
 	}
 }
