@@ -133,6 +133,7 @@ func outboxLen(t *testing.T, rdb redis.UniversalClient, s *ranking.Store) int64 
 // amendment again amends nothing; removing a member no result lists
 // amends nothing.
 func TestRemovalAmendsRetainedResult(t *testing.T) {
+	ranking.GuardKeys(t)
 	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	sc := newAmendScene(t, at)
 	sc.write("a", 50, "Ann")
@@ -208,6 +209,7 @@ func TestRemovalAmendsRetainedResult(t *testing.T) {
 // member is listed. The removal answers true though the member is on no
 // period any more: it was in a result.
 func TestRemovalDropsFromExpiredResult(t *testing.T) {
+	ranking.GuardKeys(t)
 	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	sc := newAmendScene(t, at)
 	sc.write("a", 50, "Ann")
@@ -249,6 +251,7 @@ func TestRemovalDropsFromExpiredResult(t *testing.T) {
 // before amending; the result still lists the member until the relay
 // handles the member.removed outbox entry, which amends it once.
 func TestRelayAmendsAfterACrash(t *testing.T) {
+	ranking.GuardKeys(t)
 	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	sc := newAmendScene(t, at)
 	sc.write("a", 50, "Ann")
