@@ -28,7 +28,7 @@ func GuardKeys(tb interface{ Cleanup(func()) }) {
 	}{
 		{&applyScript, applyLua}, {&readScript, readLua}, {&ensureScript, ensureLua}, {&removeScript, removeLua},
 		{&cardScript, cardLua}, {&limitScript, limitLua}, {&deadScript, deadLua},
-		{&recordScript, recordLua}, {&relayScript, relayLua},
+		{&recordScript, recordLua}, {&relayScript, relayLua}, {&amendScript, amendLua},
 		{&hookClaimScript, hookClaimLua}, {&hookDoneScript, hookDoneLua}, {&hookRetryScript, hookRetryLua},
 	}
 	for _, sc := range scripts {
@@ -57,6 +57,36 @@ func (s *Store) RDB() redis.UniversalClient { return s.rdb }
 // SetAfterRelay sets a hook run between relay.lua and the outbox XDEL; an
 // error it returns stops the relay there, as a crash would.
 func (s *Store) SetAfterRelay(f func() error) { s.afterRelay = f }
+
+// RemoveMemberOnly runs the removal script alone, without the amendment
+// RemoveMember makes after it, as a process that dies between the two. It
+// reports whether the member was on any period or in any result.
+func (s *Store) RemoveMemberOnly(ctx context.Context, boardID, member string) (bool, error) {
+	b, err := s.board(boardID)
+	if err != nil {
+		return false, err
+	}
+	entries, err := s.rdb.ZRange(ctx, s.boardKey(b, "k"), 0, -1).Result()
+	if err != nil {
+		return false, err
+	}
+	keys, args := s.removeRequest(b, member, entries)
+	raw, err := removeScript.Run(ctx, s.rdb, keys, args...).Slice()
+	if err != nil {
+		return false, err
+	}
+	rep, err := decodeRemove(raw)
+	return rep.removed > 0 || rep.listed > 0, err
+}
+
+// AmendRemoved runs the amendment of a removal made at removedMS.
+func (s *Store) AmendRemoved(ctx context.Context, boardID, member string, removedMS int64) (int, error) {
+	b, err := s.board(boardID)
+	if err != nil {
+		return 0, err
+	}
+	return s.amendRemoved(ctx, b, member, removedMS)
+}
 
 // SetBeforeRecord sets a hook run between a result's read and record.lua.
 func (s *Store) SetBeforeRecord(f func()) { s.beforeRecord = f }

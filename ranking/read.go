@@ -222,7 +222,8 @@ func parseCode(v any) (float64, error) {
 func parseInt(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) }
 
 // RemoveMember removes a member from every view and retained period of a
-// board. It reports whether the member was on any.
+// board and amends every recorded result that lists it. It reports whether
+// the member was on any period or in any result.
 func (s *Store) RemoveMember(ctx context.Context, boardID, member string) (bool, error) {
 	b, err := s.board(boardID)
 	if err != nil {
@@ -240,13 +241,24 @@ func (s *Store) RemoveMember(ctx context.Context, boardID, member string) (bool,
 			return false, wrapRedis(err)
 		}
 		keys, args := s.removeRequest(b, member, entries)
-		n, err := removeScript.Run(ctx, s.rdb, keys, args...).Int64()
+		raw, err := removeScript.Run(ctx, s.rdb, keys, args...).Slice()
 		if err != nil {
 			return false, wrapRedis(err)
 		}
-		if n != removeChanged {
-			return n > 0, nil
+		rep, err := decodeRemove(raw)
+		if err != nil {
+			return false, err
 		}
+		if rep.removed == removeChanged {
+			continue
+		}
+		if rep.listed > 0 {
+			// Amended now so the next results read shows it; a failure
+			// here is retried by the relay from the member.removed outbox
+			// entry, so the removal itself stands.
+			_, _ = s.amendRemoved(ctx, b, member, rep.nowMS)
+		}
+		return rep.removed > 0 || rep.listed > 0, nil
 	}
 	return false, Errorf(EUNAVAILABLE, "the board kept changing during the removal; try again")
 }

@@ -15,8 +15,8 @@ var removeScript = newScript(removeLua)
 // removeRequest builds KEYS and ARGV for remove.lua: every entry of the
 // registry as read just before, with its z and x keys declared.
 func (s *Store) removeRequest(b *Board, member string, entries []string) (keys []string, args []any) {
-	keys = make([]string, 2, 2+2*len(entries))
-	keys[0], keys[1] = s.boardKey(b, "k"), s.boardKey(b, "n")
+	keys = make([]string, 4, 4+2*len(entries))
+	keys[0], keys[1], keys[2], keys[3] = s.boardKey(b, "k"), s.boardKey(b, "n"), s.outboxKey(b), s.memberResultsKey(b, member)
 	args = make([]any, 0, 3+len(entries))
 	args = append(args, member, s.Channel(), b.ID)
 	for _, e := range entries {
@@ -26,6 +26,21 @@ func (s *Store) removeRequest(b *Board, member string, entries []string) (keys [
 	return keys, args
 }
 
-// removeChanged is remove.lua's answer when the registry changed between
-// the read and the call.
+// removeReply is remove.lua's answer.
+type removeReply struct {
+	removed int64 // period keys the member left; removeChanged: retry
+	listed  int64 // recorded results listing the member
+	nowMS   int64 // Redis's clock at the removal
+}
+
+// decodeRemove decodes remove.lua's {removed, listed, now_ms}.
+func decodeRemove(raw []any) (removeReply, error) {
+	if len(raw) != 3 {
+		return removeReply{}, Errorf(EINTERNAL, "remove: unexpected reply %v", raw)
+	}
+	return removeReply{removed: asInt(raw[0]), listed: asInt(raw[1]), nowMS: asInt(raw[2])}, nil
+}
+
+// removeChanged is remove.lua's removed count when the registry changed
+// between the read and the call.
 const removeChanged = -1

@@ -20,6 +20,7 @@ type Result struct {
 	Start      string        `json:"start"`
 	End        string        `json:"end"`
 	RecordedAt string        `json:"recorded_at"`
+	AmendedAt  string        `json:"amended_at,omitempty"` // set when a removal amended it
 	Total      int64         `json:"total"`
 	Entries    []ResultEntry `json:"entries"`
 	Digest     string        `json:"digest"`
@@ -131,23 +132,13 @@ func (s *Store) recordResult(ctx context.Context, b *Board, v View, p Period) (b
 		if !st.Final {
 			return false, Errorf(EINVALID, "%s %s of board %q is not final until %s", v.Name, p.ID, b.ID, p.End.Add(b.Lateness).In(loc).Format(time.RFC3339))
 		}
-		entries, err := s.entries(b, v, rep.firstRank, 0, rep.flat)
-		if err != nil {
-			return false, err
-		}
 		r := &Result{
 			Board: b.ID, View: v.Name, Period: p.ID,
 			Start: p.Start.In(loc).Format(time.RFC3339), End: p.End.In(loc).Format(time.RFC3339),
-			RecordedAt: time.UnixMilli(rep.nowMS).UTC().Format("2006-01-02T15:04:05.000Z07:00"),
-			Total:      st.Total, Entries: make([]ResultEntry, 0, len(entries)),
+			RecordedAt: formatResultTime(rep.nowMS), Total: st.Total,
 		}
-		for _, e := range entries {
-			var name *string
-			if e.Name != "" {
-				n := e.Name
-				name = &n
-			}
-			r.Entries = append(r.Entries, ResultEntry{Rank: e.Rank, Member: e.Member, Name: name, Score: json.RawMessage(b.FormatScore(e.Score))})
+		if r.Entries, err = s.resultEntries(b, v, rep); err != nil {
+			return false, err
 		}
 		r.Digest = r.ComputeDigest()
 		drop, err := s.trimCandidates(ctx, b, v)
@@ -175,6 +166,32 @@ func (s *Store) recordResult(ctx context.Context, b *Board, v View, p Period) (b
 	}
 	return false, Errorf(EUNAVAILABLE, "%s %s of board %q kept changing while its result was recorded; try again", v.Name, p.ID, b.ID)
 }
+
+// resultEntries turns the top entries read.lua returned into result
+// entries.
+func (s *Store) resultEntries(b *Board, v View, rep readReply) ([]ResultEntry, error) {
+	entries, err := s.entries(b, v, rep.firstRank, 0, rep.flat)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ResultEntry, 0, len(entries))
+	for _, e := range entries {
+		var name *string
+		if e.Name != "" {
+			n := e.Name
+			name = &n
+		}
+		out = append(out, ResultEntry{Rank: e.Rank, Member: e.Member, Name: name, Score: json.RawMessage(b.FormatScore(e.Score))})
+	}
+	return out, nil
+}
+
+// resultTimeLayout writes recorded_at and amended_at: RFC 3339 UTC with
+// milliseconds.
+const resultTimeLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// formatResultTime formats a time on Redis's clock, in ms, for a result.
+func formatResultTime(ms int64) string { return time.UnixMilli(ms).UTC().Format(resultTimeLayout) }
 
 // trimCandidates lists the oldest index ids that recording one more result
 // would push past results_keep.

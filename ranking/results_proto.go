@@ -1,16 +1,25 @@
 package ranking
 
 import (
+	"crypto/sha1"
 	_ "embed"
+	"encoding/hex"
+	"time"
 )
 
-// The record.lua protocol: KEYS and ARGV of recording a period's result,
-// and its replies (relay.lua's is in webhooks_proto.go).
+// The record.lua and amend.lua protocols: KEYS and ARGV of recording a
+// period's result and of amending it after a removal, and their replies
+// (relay.lua's is in webhooks_proto.go).
 
 //go:embed scripts/record.lua
 var recordLua string
 
 var recordScript = newScript(recordLua)
+
+//go:embed scripts/amend.lua
+var amendLua string
+
+var amendScript = newScript(amendLua)
 
 // record.lua's answers.
 const (
@@ -26,18 +35,66 @@ const (
 // trimming may remove.
 func (s *Store) recordRequest(b *Board, v View, p Period, total, readNowMS int64, result []byte, digest string, flat []any, drop []string) (keys []string, args []any) {
 	n := len(flat) / 3
-	keys = make([]string, 0, 4+len(drop))
+	keys = make([]string, 0, 4+len(drop)+n)
 	keys = append(keys, s.periodKey(b, "z", v.Name, p.ID), s.resultsIndexKey(b, v.Name),
 		s.resultKey(b, v.Name, p.ID), s.outboxKey(b))
-	args = make([]any, 0, 11+len(drop)+2*n)
+	args = make([]any, 0, 12+len(drop)+2*n)
 	args = append(args, itoa(total), itoa(int64(n)), itoa(readNowMS), itoa(p.End.Add(b.Lateness).UnixMilli()),
-		string(result), digest, itoa(p.Start.UnixMilli()), itoa(int64(b.ResultsKeep)), v.Name, p.ID, itoa(int64(len(drop))))
+		string(result), digest, itoa(p.Start.UnixMilli()), itoa(int64(b.ResultsKeep)), v.Name, p.ID, itoa(int64(len(drop))),
+		itoa(s.resultHorizon(b, v, p)))
 	for _, id := range drop {
 		keys = append(keys, s.resultKey(b, v.Name, id))
 		args = append(args, id)
 	}
 	for k := 0; k+2 < len(flat); k += 3 {
+		m, _ := flat[k].(string)
+		keys = append(keys, s.memberResultsKey(b, m))
 		args = append(args, flat[k], flat[k+1])
+	}
+	return keys, args
+}
+
+// amend.lua's answers.
+const (
+	amendAmended = "amended"
+	amendGone    = "gone"    // the result is no longer stored (trimmed)
+	amendMoved   = "moved"   // the stored result is not the one read
+	amendChanged = "changed" // the period changed, or its retention ended, since the read
+	amendStale   = "stale"   // Redis's now is too far from amended_at
+)
+
+// amendment is one amendment of a stored result, as Go built it.
+type amendment struct {
+	old       []byte   // the stored result JSON it replaces
+	result    *Result  // the amended result
+	removed   string   // the member removed
+	added     []string // members the amendment newly lists
+	recompute bool     // read again from the retained period, else dropped
+	expireMS  int64    // the period's retention end
+	amendedMS int64    // amended_at in ms
+	flat      []any    // recompute: the (member, code, name) triples read
+}
+
+// amendRequest builds KEYS and ARGV for amend.lua.
+func (s *Store) amendRequest(b *Board, v View, p Period, a *amendment) (keys []string, args []any) {
+	n := len(a.flat) / 3
+	keys = make([]string, 0, 4+len(a.added))
+	keys = append(keys, s.resultKey(b, v.Name, p.ID), s.outboxKey(b), s.memberResultsKey(b, a.removed),
+		s.periodKey(b, "z", v.Name, p.ID))
+	for _, m := range a.added {
+		keys = append(keys, s.memberResultsKey(b, m))
+	}
+	sum := sha1.Sum(a.old)
+	mode := "drop"
+	if a.recompute {
+		mode = "recompute"
+	}
+	args = make([]any, 0, 12+2*n)
+	args = append(args, hex.EncodeToString(sum[:]), string(a.result.JSON()), a.result.Digest, v.Name, p.ID,
+		itoa(p.Start.UnixMilli()), itoa(s.resultHorizon(b, v, p)), mode, itoa(a.expireMS), itoa(a.amendedMS),
+		itoa(a.result.Total), itoa(int64(n)))
+	for k := 0; k+2 < len(a.flat); k += 3 {
+		args = append(args, a.flat[k], a.flat[k+1])
 	}
 	return keys, args
 }
@@ -51,6 +108,26 @@ func (s *Store) resultsIndexKey(b *Board, view string) string {
 // resultKey holds one recorded result's JSON, exactly as served.
 func (s *Store) resultKey(b *Board, view, period string) string {
 	return s.keyPrefix(b) + "rs:" + view + ":" + period
+}
+
+// memberResultsKey is a member's reverse index of the recorded results
+// that list it: "<view>\n<period>" scored by the period's start in ms.
+func (s *Store) memberResultsKey(b *Board, member string) string {
+	return s.keyPrefix(b) + "rm:" + member
+}
+
+// resultListing is a result's member in the reverse index.
+func resultListing(view, period string) string { return view + "\n" + period }
+
+// resultHorizon is a time until which the result of p may still be in its
+// view's index while the recorder runs: it is trimmed when the
+// results_keep-th newer period is recorded, shortly after that period is
+// final. Steps are measured at p and given 1/8 more (months of 28 to 31
+// days, days of 23 to 25 hours), plus a day for the recorder's passes.
+func (s *Store) resultHorizon(b *Board, v View, p Period) int64 {
+	step := s.cfg.Calendar.Next(v, p).Start.Sub(p.Start)
+	step += step / 8
+	return p.End.Add(b.Lateness).Add(time.Duration(b.ResultsKeep+1) * step).Add(24 * time.Hour).UnixMilli()
 }
 
 // outboxKey is the board's stream of result events not yet relayed.

@@ -117,10 +117,12 @@ func (s *Store) unrecorded(ctx context.Context, b *Board, v View, now time.Time)
 // relayBatch bounds the outbox entries one relay pass reads per board.
 const relayBatch = 100
 
-// RelayResults relays every board's outbox entries, each once: results
-// to the results stream, every event to the webhooks that take it; then
-// deletes them from the outbox. It returns how many stream entries it
-// appended.
+// RelayResults drains every board's outbox, each entry once: result
+// events (result.recorded, result.amended) go to the results stream; a
+// member.removed event first amends the results that list the member (so a
+// removal whose process died before amending is still amended); every
+// event goes to the webhooks that take it. Entries are deleted from the
+// outbox once handled. It returns how many stream entries it appended.
 func (s *Store) RelayResults(ctx context.Context) (int, error) {
 	appended := 0
 	for _, b := range s.cfg.Boards {
@@ -141,8 +143,9 @@ func (s *Store) RelayResults(ctx context.Context) (int, error) {
 					return appended, err
 				}
 			}
-			// Deleted only once relayed: a crash before this line relays
-			// the entry again, and relay.lua drops the duplicate.
+			// Deleted only once handled: a crash before this line handles
+			// the entry again; relay.lua drops a duplicate copy, and an
+			// amendment already made is not made twice.
 			if err := s.rdb.XDel(ctx, s.outboxKey(b), m.ID).Err(); err != nil {
 				return appended, wrapRedis(err)
 			}

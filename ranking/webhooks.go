@@ -165,6 +165,15 @@ func (s *Store) relayEntry(ctx context.Context, b *Board, m redis.XMessage) (boo
 			"digest", str("digest"), "result", str("result")}
 		data = []byte(str("result"))
 	case "member.removed":
+		// Amend first: the entry stays in the outbox until the results
+		// listing the member are amended, however the removal's process
+		// ended. An amendment already made is not made twice.
+		member, at := str("member"), str("at")
+		if removedMS, err := parseInt(at); err == nil && member != "" {
+			if _, err := s.amendRemoved(ctx, b, member, removedMS); err != nil {
+				return false, err
+			}
+		}
 		data = marshalNoHTML(struct {
 			Board  string `json:"board"`
 			Member string `json:"member"`

@@ -71,3 +71,16 @@ local function redis_now()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
+
+-- index_result lists a recorded result ("<view>\n<period>", scored by the
+-- period's start) in a member's reverse index rm:<member> and makes the
+-- key live at least until horizon_ms: the key is shared by the member's
+-- results of every view, so its expiry only ever moves later.
+local function index_result(rm, start_ms, listing, horizon_ms, now)
+  redis.call('ZADD', rm, start_ms, listing)
+  local ttl = redis.call('PTTL', rm)
+  local horizon = tonumber(horizon_ms)
+  if ttl < 0 or now + ttl < horizon then
+    redis.call('PEXPIREAT', rm, fmt(horizon))
+  end
+end

@@ -1,24 +1,28 @@
 -- record.lua: record the result of one final period, exactly once.
 --
 -- (lib.lua is prepended: fmt, num, split, fmt_score, publish, append_entries,
--- redis_now.)
+-- redis_now, index_result.)
 --
 -- The caller read the period's total and top entries (read.lua) and built
 -- the result JSON and its digest from them. This script checks that nothing
 -- changed since (a removal may have run in between), that Redis's clock has
 -- not moved on much since the read (recorded_at is the read's now), and
 -- that the period is final; then it stores the result unless one is already
--- stored, indexes it, appends a result.recorded event to the board's
--- outbox, and trims the index to results_keep.
+-- stored, indexes it, lists it in the reverse index rm:<member> of every
+-- member it lists (so a removal finds the results to amend), appends a
+-- result.recorded event to the board's outbox, and trims the index to
+-- results_keep.
 --
 -- KEYS     (built by recordRequest in results_proto.go) 1 the period's
 --          z:<view>:<period>, 2 the results index res:<view>, 3 the result
 --          rs:<view>:<period>, 4 the outbox out, then rs:<view>:<id> of each
---          id the caller expects trimming may drop
+--          id the caller expects trimming may drop, then rm:<member> of
+--          each of the n members read, in order
 -- ARGV     1 total, 2 n (entries read), 3 read_now_ms, 4 final_ms (end +
 --          lateness), 5 result JSON, 6 digest, 7 start_ms (index score),
---          8 results_keep, 9 view, 10 period, 11 ndrop, then ndrop ids
---          (KEYS 5.. in order), then n (member, code) pairs as read
+--          8 results_keep, 9 view, 10 period, 11 ndrop, 12 horizon_ms (the
+--          rm keys live at least until then), then ndrop ids (KEYS 5.. in
+--          order), then n (member, code) pairs as read
 -- Returns  "recorded", "exists" (a result is already stored), "changed"
 --          (the period's total or top entries differ from the read),
 --          "stale" (Redis's now is more than 5 s past the read's now, or
@@ -28,6 +32,7 @@ local zkey, idx, rs, out = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local total, n = tonumber(ARGV[1]), tonumber(ARGV[2])
 local read_now, final_ms = tonumber(ARGV[3]), tonumber(ARGV[4])
 local keep, ndrop = tonumber(ARGV[8]), tonumber(ARGV[11])
+local base = 12 + ndrop
 
 if redis.call('EXISTS', rs) == 1 then
   return 'exists'
@@ -47,7 +52,6 @@ if n > 0 then
   if #flat ~= 2 * n then
     return 'changed'
   end
-  local base = 11 + ndrop
   for k = 1, 2 * n do
     if flat[k] ~= ARGV[base + k] then
       return 'changed'
@@ -60,6 +64,10 @@ redis.call('ZADD', idx, ARGV[7], ARGV[10])
 redis.call('XADD', out, 'MAXLEN', '~', '10000', '*',
   'type', 'result.recorded', 'view', ARGV[9], 'period', ARGV[10],
   'digest', ARGV[6], 'result', ARGV[5])
+local listing = ARGV[9] .. '\n' .. ARGV[10]
+for k = 1, n do
+  index_result(KEYS[4 + ndrop + k], ARGV[7], listing, ARGV[12], now)
+end
 
 -- Trim the index to keep: drop the oldest declared ids that fall outside
 -- it. An undeclared excess (the index grew since the caller looked) stays
@@ -67,7 +75,7 @@ redis.call('XADD', out, 'MAXLEN', '~', '10000', '*',
 local excess = redis.call('ZCARD', idx) - keep
 for k = 1, ndrop do
   if excess <= 0 then break end
-  local id = ARGV[11 + k]
+  local id = ARGV[12 + k]
   local r = redis.call('ZRANK', idx, id)
   if r and r < excess then
     redis.call('ZREM', idx, id)

@@ -1,5 +1,7 @@
 -- remove.lua: remove a member from every view and every retained period of
--- one board (cheater removal), and forget its display name.
+-- one board (cheater removal), forget its display name, and leave a
+-- member.removed event in the board's outbox so every recorded result that
+-- lists it is amended (results_amend.go), even if the caller dies now.
 --
 -- (lib.lua is prepended: fmt, num, split, fmt_score, publish, redis_now.)
 --
@@ -9,24 +11,31 @@
 -- the registry holds nothing undeclared and otherwise changes nothing and
 -- answers -1 (a write registered a period meanwhile: read and call again).
 --
--- KEYS     (built by removeKeys in remove_proto.go) 1 the registry k, 2 the
---          names hash n, then per declared entry: z:<entry>, x:<entry>
+-- A member listed in a recorded result (its reverse index rm:<member> is
+-- not empty) counts as present even when every period that held it has
+-- expired: its results are still amended.
+--
+-- KEYS     (built by removeRequest in remove_proto.go) 1 the registry k,
+--          2 the names hash n, 3 the outbox out, 4 the member's results
+--          index rm:<member>, then per declared entry: z:<entry>, x:<entry>
 -- ARGV     member, channel, board id, then the declared entries, in KEYS
 --          order
--- Returns  the number of period keys the member was removed from, or -1
---          when the registry holds an undeclared entry.
+-- Returns  {removed, listed, now_ms}: the number of period keys the member
+--          was removed from (-1 when the registry holds an undeclared
+--          entry), how many recorded results list it, and Redis's now
 
-local reg, names = KEYS[1], KEYS[2]
+local reg, names, out, rm = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local member, channel, board = ARGV[1], ARGV[2], ARGV[3]
+local now = redis_now()
 local declared = {}
 for k = 4, #ARGV do
-  declared[ARGV[k]] = 2 * (k - 4) + 3 -- index of its z key
+  declared[ARGV[k]] = 2 * (k - 4) + 5 -- index of its z key
 end
-redis.call('ZREMRANGEBYSCORE', reg, '-inf', '(' .. fmt(redis_now()))
+redis.call('ZREMRANGEBYSCORE', reg, '-inf', '(' .. fmt(now))
 local entries = redis.call('ZRANGE', reg, 0, -1)
 for _, entry in ipairs(entries) do
   if not declared[entry] then
-    return -1
+    return {-1, 0, now}
   end
 end
 local removed = 0
@@ -42,5 +51,10 @@ for _, entry in ipairs(entries) do
   redis.call('HDEL', KEYS[zi + 1], member)
 end
 redis.call('HDEL', names, member)
+local listed = redis.call('ZCARD', rm)
+if removed > 0 or listed > 0 then
+  redis.call('XADD', out, 'MAXLEN', '~', '10000', '*',
+    'type', 'member.removed', 'member', member, 'at', fmt(now))
+end
 publish(channel, board, changed)
-return removed
+return {removed, listed, now}

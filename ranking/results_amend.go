@@ -1,0 +1,153 @@
+package ranking
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// amendAttempts bounds retries of one result's amendment when the stored
+// result, the period or Redis's clock moves between the read and
+// amend.lua.
+const amendAttempts = 5
+
+// amendRemoved amends every recorded result of board b that lists member
+// and was recorded no later than removedMS (Redis's clock at the removal): a
+// member removed and later back on the board stays in the newer results.
+// The member's reverse index names the results, so nothing else is
+// scanned. It returns how many results it amended; running it again
+// amends none. Errors of one result do not stop the others.
+func (s *Store) amendRemoved(ctx context.Context, b *Board, member string, removedMS int64) (int, error) {
+	listings, err := s.rdb.ZRange(ctx, s.memberResultsKey(b, member), 0, -1).Result()
+	if err != nil {
+		return 0, wrapRedis(err)
+	}
+	amended := 0
+	var errs []error
+	for _, l := range listings {
+		ok, err := s.amendListed(ctx, b, member, removedMS, l)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if ok {
+			amended++
+		}
+	}
+	return amended, errors.Join(errs...)
+}
+
+// amendListed amends the one result a reverse index listing names, if it
+// still lists the member and was recorded before the removal. A listing
+// whose result is gone (trimmed), or no longer lists the member, is
+// forgotten.
+func (s *Store) amendListed(ctx context.Context, b *Board, member string, removedMS int64, listing string) (bool, error) {
+	rm := s.memberResultsKey(b, member)
+	forget := func() (bool, error) { return false, wrapRedis(s.rdb.ZRem(ctx, rm, listing).Err()) }
+	viewName, periodID, ok := strings.Cut(listing, "\n")
+	v, known := b.View(viewName)
+	if !ok || !known || !resultsView(v) {
+		return forget() // a view no longer configured: its results are not served
+	}
+	p, err := s.cfg.Calendar.ParsePeriod(v, periodID)
+	if err != nil {
+		return forget()
+	}
+	for attempt := 0; attempt < amendAttempts; attempt++ {
+		raw, err := s.rdb.Get(ctx, s.resultKey(b, v.Name, p.ID)).Bytes()
+		if errors.Is(err, redis.Nil) {
+			return forget()
+		}
+		if err != nil {
+			return false, wrapRedis(err)
+		}
+		var old Result
+		if err := json.Unmarshal(raw, &old); err != nil {
+			return false, Errorf(EINTERNAL, "stored result %s %s of board %q: %v", v.Name, p.ID, b.ID, err)
+		}
+		recorded, err := time.Parse(resultTimeLayout, old.RecordedAt)
+		if err != nil {
+			return false, Errorf(EINTERNAL, "stored result %s %s of board %q: recorded_at %q", v.Name, p.ID, b.ID, old.RecordedAt)
+		}
+		if recorded.UnixMilli() > removedMS {
+			// Read after the removal, so listed since it came back. A read in
+			// the removal's own millisecond cannot list it again: a member
+			// returns only by writes, never to a period already final.
+			return false, nil
+		}
+		at := slices.IndexFunc(old.Entries, func(e ResultEntry) bool { return e.Member == member })
+		if at < 0 {
+			return forget()
+		}
+		a, err := s.amendmentOf(ctx, b, v, p, raw, &old, at)
+		if err != nil {
+			return false, err
+		}
+		keys, args := s.amendRequest(b, v, p, a)
+		ans, err := amendScript.Run(ctx, s.rdb, keys, args...).Text()
+		if err != nil {
+			return false, wrapRedis(err)
+		}
+		switch ans {
+		case amendAmended:
+			return true, nil
+		case amendGone:
+			return false, nil
+		case amendMoved, amendChanged, amendStale:
+			continue
+		default:
+			return false, Errorf(EINTERNAL, "amend: unexpected reply %q", ans)
+		}
+	}
+	return false, Errorf(EUNAVAILABLE, "the result of %s %s of board %q kept changing while it was amended; try again", v.Name, p.ID, b.ID)
+}
+
+// amendmentOf builds the amended result of p without the member at
+// old.Entries[at]: read again from the period while it is retained, as
+// recordResult reads it; else that entry dropped, the ranks after it one
+// less and the total one less. recorded_at stays; amended_at is Redis's
+// now.
+func (s *Store) amendmentOf(ctx context.Context, b *Board, v View, p Period, raw []byte, old *Result, at int) (*amendment, error) {
+	now, err := s.rdb.Time(ctx).Result()
+	if err != nil {
+		return nil, wrapRedis(err)
+	}
+	r := *old
+	a := &amendment{old: raw, result: &r, removed: old.Entries[at].Member, expireMS: s.entry(b, v, p).expireAt, amendedMS: now.UnixMilli()}
+	if a.amendedMS < a.expireMS {
+		st, rep, err := s.read(ctx, b, v, p.ID, "page", "0", itoa(int64(b.ResultsTop)))
+		if err != nil {
+			return nil, err
+		}
+		if r.Entries, err = s.resultEntries(b, v, rep); err != nil {
+			return nil, err
+		}
+		r.Total, a.flat, a.recompute, a.amendedMS = st.Total, rep.flat, true, rep.nowMS
+		for _, e := range r.Entries {
+			if !slices.ContainsFunc(old.Entries, func(o ResultEntry) bool { return o.Member == e.Member }) {
+				a.added = append(a.added, e.Member)
+			}
+		}
+	} else {
+		gone := old.Entries[at]
+		r.Entries = make([]ResultEntry, 0, len(old.Entries)-1)
+		for i, e := range old.Entries {
+			if i == at {
+				continue
+			}
+			if e.Rank > gone.Rank { // a tie partner keeps its shared rank
+				e.Rank--
+			}
+			r.Entries = append(r.Entries, e)
+		}
+		r.Total--
+	}
+	r.AmendedAt = formatResultTime(a.amendedMS)
+	r.Digest = r.ComputeDigest()
+	return a, nil
+}

@@ -1,0 +1,77 @@
+-- amend.lua: replace a recorded result after a member it lists was
+-- removed, exactly once.
+--
+-- (lib.lua is prepended: fmt, num, split, fmt_score, publish, append_entries,
+-- redis_now, index_result.)
+--
+-- The caller read the stored result and built the amended one: recomputed
+-- from the period (read.lua) while the period is retained, else with the
+-- member's entry dropped and later ranks moved up. This script checks that
+-- the stored result is still the one the caller read (its SHA-1), that
+-- Redis's clock is close to amended_at, and for a recomputation that the
+-- period is still retained and its total and top entries are as read (for
+-- a drop, that the period's retention has ended); then it stores the
+-- amended result, appends a result.amended event to the board's outbox,
+-- takes the result out of the removed member's reverse index and lists it
+-- in the reverse index of every member it newly lists.
+--
+-- KEYS     (built by amendRequest in results_proto.go) 1 the result
+--          rs:<view>:<period>, 2 the outbox out, 3 rm:<removed member>,
+--          4 the period's z:<view>:<period>, then rm:<member> of each
+--          member the amended result newly lists
+-- ARGV     1 SHA-1 (hex) of the stored result read, 2 amended result JSON,
+--          3 its digest, 4 view, 5 period, 6 start_ms, 7 horizon_ms (the
+--          rm keys live at least until then), 8 mode "recompute" or "drop",
+--          9 the period's expire_ms, 10 amended_ms, 11 total, 12 n (entries
+--          read), then n (member, code) pairs as read
+-- Returns  "amended", "gone" (no result is stored: trimmed), "moved" (the
+--          stored result is not the one read), "changed" (the period's
+--          total or top entries differ from the read, or its retention
+--          ended or had not ended, as the mode assumed), "stale" (Redis's
+--          now is more than 5 s past amended_ms, or before it)
+
+local rs, out, rm, zkey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local listing = ARGV[4] .. '\n' .. ARGV[5]
+local expire, amended = tonumber(ARGV[9]), tonumber(ARGV[10])
+local total, n = tonumber(ARGV[11]), tonumber(ARGV[12])
+
+local stored = redis.call('GET', rs)
+if not stored then
+  redis.call('ZREM', rm, listing)
+  return 'gone'
+end
+if redis.sha1hex(stored) ~= ARGV[1] then
+  return 'moved'
+end
+local now = redis_now()
+if now < amended or now - amended > 5000 then
+  return 'stale'
+end
+if ARGV[8] == 'recompute' then
+  if now >= expire or redis.call('ZCARD', zkey) ~= total then
+    return 'changed'
+  end
+  if n > 0 then
+    local flat = redis.call('ZRANGE', zkey, 0, n - 1, 'WITHSCORES')
+    if #flat ~= 2 * n then
+      return 'changed'
+    end
+    for k = 1, 2 * n do
+      if flat[k] ~= ARGV[12 + k] then
+        return 'changed'
+      end
+    end
+  end
+elseif now < expire then
+  return 'changed'
+end
+
+redis.call('SET', rs, ARGV[2])
+redis.call('XADD', out, 'MAXLEN', '~', '10000', '*',
+  'type', 'result.amended', 'view', ARGV[4], 'period', ARGV[5],
+  'digest', ARGV[3], 'result', ARGV[2])
+redis.call('ZREM', rm, listing)
+for k = 5, #KEYS do
+  index_result(KEYS[k], ARGV[6], listing, ARGV[7], now)
+end
+return 'amended'
