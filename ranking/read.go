@@ -258,7 +258,13 @@ func (s *Store) RemoveMember(ctx context.Context, boardID, member string) (bool,
 			// entry, so the removal itself stands.
 			_, _ = s.amendRemoved(ctx, b, member, rep.nowMS)
 		}
-		return rep.removed > 0 || rep.listed > 0, nil
+		if rep.removed > 0 || rep.listed > 0 {
+			// The member.removed outbox entry (webhooks, and the amendment
+			// again) is relayed now rather than at the recorder's next pass.
+			s.KickRelay()
+			return true, nil
+		}
+		return false, nil
 	}
 	return false, Errorf(EUNAVAILABLE, "the board kept changing during the removal; try again")
 }

@@ -475,3 +475,67 @@ webhooks:
 		t.Errorf("webhooks not a list: %v", err)
 	}
 }
+
+// TestWebhookEventsOfARemoval: removing a member listed in a recorded
+// result makes a result.amended delivery carrying the amended result and a
+// member.removed delivery carrying {board, member}; each once, however
+// often the relay runs.
+func TestWebhookEventsOfARemoval(t *testing.T) {
+	ranking.GuardKeys(t)
+	ctx := context.Background()
+	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	m, rdb := MustMiniredis(t, at)
+	_, srv := newReceiver(t, func(int, *http.Request) int { return 200 })
+	cfg := MustConfig(t, fmt.Sprintf(`
+boards:
+  - {id: g, views: [day, all], keep: 1, lateness: 0s}
+webhooks:
+  - {url: %q, secret_env: %s, events: [result.amended, member.removed]}
+`, srv.URL, hookSecretEnv))
+	s := newStore(t, rdb, cfg, func() time.Time { return at })
+	for _, e := range []ranking.Event{{Member: "cheat", Value: 9}, {Member: "ann", Value: 5, Name: "Ann"}} {
+		if _, err := s.Write(ctx, "g", e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.SetTime(at.Add(15 * time.Hour)) // the 22nd is final
+	if n, err := s.RecordResults(ctx); err != nil || n != 1 {
+		t.Fatalf("recorded %d, %v", n, err)
+	}
+	if _, err := s.RelayResults(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if c := counts(t, s); c[ranking.DeliveryPending] != 0 {
+		t.Fatalf("period.final is not subscribed, yet %v", c)
+	}
+	if ok, err := s.RemoveMember(ctx, "g", "cheat"); err != nil || !ok {
+		t.Fatalf("remove: %v %v", ok, err)
+	}
+	for range 2 {
+		if _, err := s.RelayResults(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, err := s.Deliveries(ctx, ranking.DeliveryPending, 10)
+	if err != nil || len(list) != 2 {
+		t.Fatalf("pending %+v %v", list, err)
+	}
+	types := map[string]string{}
+	for _, d := range list {
+		body, err := rdb.HGet(ctx, "{"+s.ResultsStream()+"}:wh:d:"+d.ID, "body").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		types[d.Type] = body
+	}
+	stored, err := s.Result(ctx, "g", "day", "2026-11-22")
+	if err != nil || !strings.Contains(string(stored), `"amended_at"`) || strings.Contains(string(stored), "cheat") {
+		t.Fatalf("stored %s %v", stored, err)
+	}
+	if b := types["result.amended"]; !strings.HasSuffix(b, `"data":`+string(stored)+`}`) {
+		t.Errorf("result.amended body %s, want the amended result %s", b, stored)
+	}
+	if b := types["member.removed"]; !strings.HasSuffix(b, `"data":{"board":"g","member":"cheat"}}`) {
+		t.Errorf("member.removed body %s", b)
+	}
+}
