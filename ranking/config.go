@@ -19,6 +19,7 @@ type Config struct {
 	Boards     []*Board
 	Calendar   *Calendar
 	Webhooks   []*Webhook
+	Actions    []*Action
 }
 
 // Board returns the board with the given id.
@@ -94,7 +95,7 @@ func (p *configParser) parse(data []byte) *Config {
 	}
 	cfg := &Config{Timezone: "UTC", WeekStarts: time.Monday}
 	loc := time.UTC
-	var boardsNode, webhooksNode *yaml.Node
+	var boardsNode, webhooksNode, actionsNode *yaml.Node
 	seenKeys := map[string]int{}
 	forEachKey(doc.Content[0], func(key string, val *yaml.Node) {
 		if line, dup := seenKeys[key]; dup {
@@ -126,8 +127,10 @@ func (p *configParser) parse(data []byte) *Config {
 			boardsNode = val
 		case "webhooks":
 			webhooksNode = val
+		case "actions":
+			actionsNode = val
 		default:
-			p.addf("unknown key %q (line %d): the top level has timezone, week_starts, boards and webhooks", key, val.Line)
+			p.addf("unknown key %q (line %d): the top level has timezone, week_starts, boards, webhooks and actions", key, val.Line)
 		}
 	})
 	cfg.Calendar = NewCalendar(loc, cfg.WeekStarts)
@@ -150,6 +153,9 @@ func (p *configParser) parse(data []byte) *Config {
 	}
 	if webhooksNode != nil {
 		cfg.Webhooks = p.parseWebhooks(webhooksNode, seen, os.LookupEnv)
+	}
+	if actionsNode != nil {
+		cfg.Actions = p.parseActions(actionsNode, cfg.Boards)
 	}
 	return cfg
 }

@@ -124,3 +124,7 @@ func (s *Store) OutboxKey(board string) string {
 
 // RetryDelay is the backoff after failed attempt n.
 var RetryDelay = retryDelay
+
+// SetBeforeActionBoard sets a hook run before each board's write of an
+// action; an error it returns is that board's outcome.
+func (s *Store) SetBeforeActionBoard(f func(board string) error) { s.beforeActionBoard = f }

@@ -50,6 +50,8 @@ type Store struct {
 
 	hooks hookState // webhook settings and counters
 
+	beforeActionBoard func(board string) error // test hook: fails one board of an action
+
 	afterRelay   func() error // test hook: runs between relay.lua and the outbox XDEL
 	beforeRecord func()       // test hook: runs between a result's read and record.lua
 }

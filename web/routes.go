@@ -27,6 +27,7 @@ func (s *Server) routes() {
 	api.GET("/boards/:board/:view/results", s.handleResults)
 	api.GET("/boards/:board/:view/results/:period", s.handleResult)
 	api.DELETE("/boards/:board/members/:member", s.handleRemoveMember, s.requireAdmin)
+	api.POST("/actions/:action", s.handleAction, s.requireWriter)
 	api.GET("/webhooks/deliveries", s.handleDeliveries, s.requireAdmin)
 	api.POST("/webhooks/deliveries/:id/retry", s.handleRetryDelivery, s.requireAdmin)
 }

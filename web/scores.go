@@ -196,7 +196,20 @@ func parseEvent(b *ranking.Board, in eventJSON) (ranking.Event, error) {
 	if err != nil {
 		return ranking.Event{}, err
 	}
-	ev := ranking.Event{Member: in.Member, Value: v}
+	ev, err := eventFields(in)
+	if err != nil {
+		return ranking.Event{}, err
+	}
+	ev.Value = v
+	return ev, nil
+}
+
+// eventFields checks and converts an event's member, name, id and at.
+func eventFields(in eventJSON) (ranking.Event, error) {
+	if in.Member == "" {
+		return ranking.Event{}, ranking.Errorf(ranking.EINVALID, "member is required")
+	}
+	ev := ranking.Event{Member: in.Member}
 	if in.Name != nil {
 		if err := ranking.ValidateName(*in.Name); err != nil {
 			return ranking.Event{}, err

@@ -25,6 +25,7 @@ type Store interface {
 	scoredReader
 	resultsReader
 	webhookAdmin
+	actor
 }
 
 // scoreWriter applies score events (POST .../scores and .../scores/batch).
