@@ -19,6 +19,7 @@ func (s *Server) routes() {
 	e.GET("/metrics", s.handleMetrics)
 
 	api := e.Group("/api/v1")
+	api.GET("/openapi.json", s.handleOpenAPI)
 	api.GET("/boards", s.handleListBoards)
 	api.POST("/boards/:board/scores", s.handleWriteScore, s.requireWriter)
 	api.POST("/boards/:board/scores/batch", s.handleWriteBatch, s.requireWriter)
