@@ -73,7 +73,7 @@ func (s *Server) boardPageModel(b *ranking.Board, v ranking.View, pg *ranking.Pa
 		APIURL:     withQuery("/api/v1"+boardPath(b.ID, v.Name), "period", linkPeriod),
 		EmbedURL:   "/embed/" + b.ID + "/" + v.Name,
 	}
-	if v.Kind != ranking.All {
+	if v.Kind != ranking.All && b.ResultsKeep > 0 {
 		p.ResultsURL = resultsPath(b.ID, v.Name)
 	}
 	for _, ov := range b.Views {

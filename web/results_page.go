@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -170,5 +171,5 @@ func periodNoun(v ranking.View) string {
 func resultsPath(board, view string) string { return boardPath(board, view) + "/results" }
 
 func resultJSONPath(board, view, period string) string {
-	return "/api/v1" + resultsPath(board, view) + "/" + period
+	return "/api/v1" + resultsPath(board, view) + "/" + url.PathEscape(period)
 }
