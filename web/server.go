@@ -122,7 +122,7 @@ type Server struct {
 
 	notDurable bool
 	reads      *pageCache // current-period reads shared per tick
-	latest     *latestResults
+	latest     *latestResults // the index's latest results, shared per tick
 
 	hub          *hub
 	writeTimeout time.Duration
