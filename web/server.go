@@ -121,7 +121,7 @@ type Server struct {
 	metrics   *metrics
 
 	notDurable bool
-	reads      *pageCache // current-period reads shared per tick
+	reads      *pageCache     // current-period reads shared per tick
 	latest     *latestResults // the index's latest results, shared per tick
 
 	hub          *hub
