@@ -121,8 +121,9 @@ type Server struct {
 	metrics   *metrics
 
 	notDurable bool
-	reads      *pageCache     // current-period reads shared per tick
-	latest     *latestResults // the index's latest results, shared per tick
+	reads      *pageCache // current-period reads shared per tick
+	// latest holds the index's latest results, shared per tick.
+	latest *latestResults
 
 	hub          *hub
 	writeTimeout time.Duration
