@@ -83,9 +83,51 @@
     connect();
   }
 
+  // Countdowns: "Ends in 2d 4h 12m", the same text the server renders
+  // (web/board_page.go countdownText). The page carries Redis's clock at
+  // the read, so a browser with a wrong clock still counts right.
+  function countdownText(ms) {
+    var secs = Math.floor(ms / 1000);
+    if (secs <= 0) return "Ended";
+    var d = Math.floor(secs / 86400), h = Math.floor(secs % 86400 / 3600),
+      m = Math.floor(secs % 3600 / 60), s = secs % 60;
+    if (d > 0) return "Ends in " + d + "d " + h + "h " + m + "m";
+    if (h > 0) return "Ends in " + h + "h " + m + "m " + s + "s";
+    return "Ends in " + m + "m " + s + "s";
+  }
+
+  function countdowns() {
+    var els = document.querySelectorAll("[data-countdown-end]");
+    if (!els.length) return;
+    var items = [];
+    els.forEach(function (el) {
+      var end = Number(el.dataset.countdownEnd), now = Number(el.dataset.countdownNow);
+      if (!isFinite(end) || !isFinite(now)) return;
+      items.push({ el: el, end: end, skew: now - Date.now(), running: end > now });
+    });
+    var reloading = false;
+    function tick() {
+      items.forEach(function (it) {
+        var left = it.end - (Date.now() + it.skew);
+        var text = countdownText(left);
+        if (it.el.textContent !== text) it.el.textContent = text;
+        // A period that ran out while the page was open: show the next
+        // one. Only then, so that a page that loads already ended (a
+        // clock behind) never reloads in a loop.
+        if (left <= 0 && it.running && !reloading) {
+          reloading = true;
+          setTimeout(function () { location.reload(); }, 1500 + Math.random() * 1500);
+        }
+      });
+    }
+    tick();
+    setInterval(tick, 1000);
+  }
+
   function start() {
     var status = document.getElementById("live-status");
     if (status && status.dataset.ws && "WebSocket" in window) live(status);
+    countdowns();
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

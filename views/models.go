@@ -38,6 +38,13 @@ type BoardSummary struct {
 	LeadersOf   string // label of the view the leaders come from
 	Leaders     []Row
 	Unavailable bool // the leaders could not be read
+	// LeadersLabel heads the current leaders, e.g. "This week (so far)".
+	LeadersLabel string
+	// Winners is the podium of the board's latest recorded result, under
+	// WinnersLabel (e.g. "Week of 9 Nov 2026 — winners"); empty when none.
+	Winners      []Row
+	WinnersLabel string
+	WinnersURL   string // the result on the results page
 }
 
 // Row is one row of a standings table.
@@ -97,6 +104,60 @@ type BoardPage struct {
 	CSVURL     string
 	APIURL     string
 	EmbedURL   string
+	ResultsURL string // the view's results page; empty for all time
+	Ends       Ends
+}
+
+// Ends says when the period shown ends, or how it ended.
+type Ends struct {
+	Countdown *Countdown // a current calendar period
+	Rolling   string     // a current window, e.g. "rolling 7 days"
+	Closing   string     // ended, not final yet: the late-scores sentence
+	Final     *Final     // a final period
+}
+
+// Countdown is a live "Ends in 2d 4h 12m": rendered with the text the
+// script would show, which then ticks it from the Redis clock it carries.
+type Countdown struct {
+	Text   string // e.g. "Ends in 2d 4h 12m"
+	EndMS  int64  // the period's end, Unix ms
+	NowMS  int64  // Redis's clock when the page was read, Unix ms
+	Resets string // e.g. "resets Mon 00:00 Asia/Shanghai"
+}
+
+// Final links a final period to its recorded result.
+type Final struct {
+	Heading   string // e.g. "Final results — Week of 16 Nov 2026"
+	Recorded  bool   // false: the result is being recorded
+	Note      string // shown when there is no result to link
+	JSONURL   string
+	ResultURL string // the result on the results page
+}
+
+// ResultsPage is GET /boards/{board}/{view}/results.
+type ResultsPage struct {
+	Layout
+	BoardTitle string
+	ViewLabel  string
+	BoardURL   string
+	Tabs       []Link // the results pages of the views that have them
+	Results    []ResultItem
+	Empty      string // shown when there are no results
+	OlderURL   string
+	NewestURL  string
+}
+
+// ResultItem is one recorded period result with its podium.
+type ResultItem struct {
+	ID       string // the period id, also the element id
+	Label    string // e.g. "Week of 16 Nov 2026"
+	Podium   []Row
+	Total    string // e.g. "37 ranked"
+	Amended  string // e.g. "amended 2026-11-24 10:00 UTC"; empty when never
+	BoardURL string
+	CSVURL   string
+	JSONURL  string
+	Recorded string
 }
 
 // CardPage is GET /boards/{board}/{view}/members/{member}.
@@ -147,6 +208,7 @@ type EmbedPage struct {
 	Table      Table
 	BoardURL   string
 	NotDurable bool
+	Countdown  *Countdown // nil for windows and all time
 }
 
 // ErrorPage is an HTML error.

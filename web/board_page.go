@@ -1,10 +1,12 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/standings/standings/ranking"
@@ -44,6 +46,9 @@ func (s *Server) handleBoardPage(c echo.Context) error {
 	}
 	p := s.boardPageModel(b, v, pg, period, pageNo)
 	p.Query = c.QueryParam("q")
+	if p.Ends, err = s.periodEnds(c.Request().Context(), b, v, pg.Standing); err != nil {
+		return err
+	}
 	return s.renderPage(c, http.StatusOK, views.Board(p))
 }
 
@@ -67,6 +72,9 @@ func (s *Server) boardPageModel(b *ranking.Board, v ranking.View, pg *ranking.Pa
 		CSVURL:     withQuery(boardPath(b.ID, v.Name)+".csv", "period", linkPeriod),
 		APIURL:     withQuery("/api/v1"+boardPath(b.ID, v.Name), "period", linkPeriod),
 		EmbedURL:   "/embed/" + b.ID + "/" + v.Name,
+	}
+	if v.Kind != ranking.All && b.ResultsKeep > 0 {
+		p.ResultsURL = resultsPath(b.ID, v.Name)
 	}
 	for _, ov := range b.Views {
 		p.Tabs = append(p.Tabs, views.Link{Label: viewLabel(ov), URL: boardPath(b.ID, ov.Name), Current: ov.Name == v.Name})
@@ -132,4 +140,133 @@ func (s *Server) handleFindMember(c echo.Context) error {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, withQuery(cardPath(b.ID, view, member), "period", c.QueryParam("period")))
+}
+
+// resultDelay is how long after a period becomes final its result may
+// still be being recorded (contract: within 2 minutes).
+const resultDelay = 2 * time.Minute
+
+// periodEnds says when the period shown ends: a countdown for a current
+// calendar period, "rolling" for a current window, the late-scores
+// sentence while a period closes, and the link to its result once final.
+func (s *Server) periodEnds(ctx context.Context, b *ranking.Board, v ranking.View, st ranking.Standing) (views.Ends, error) {
+	var store resultsReader = s.store
+	cal := s.cfg.Calendar
+	loc := cal.Location()
+	p := st.Period
+	switch {
+	case v.Kind == ranking.All:
+		return views.Ends{}, nil
+	case st.Final:
+		f := &views.Final{Heading: "Final results — " + periodLabel(v, p, loc)}
+		if b.ResultsKeep == 0 {
+			return views.Ends{Final: f}, nil
+		}
+		_, err := store.Result(ctx, b.ID, v.Name, p.ID)
+		switch {
+		case err == nil:
+			f.Recorded = true
+			f.JSONURL = resultJSONPath(b.ID, v.Name, p.ID)
+			f.ResultURL = s.resultAnchor(b, v, p, st.Now)
+		case ranking.ErrorCode(err) != ranking.ENOTFOUND:
+			return views.Ends{}, err
+		case st.Now.Before(p.End.Add(b.Lateness + resultDelay)):
+			f.Note = "The result is being recorded."
+		default:
+			f.Note = "No result is kept for this period."
+		}
+		return views.Ends{Final: f}, nil
+	case cal.PeriodAt(v, st.Now).ID == p.ID:
+		if v.Kind == ranking.Window {
+			return views.Ends{Rolling: rollingText(v)}, nil
+		}
+		return views.Ends{Countdown: s.countdown(v, p, st.Now)}, nil
+	case !st.Now.Before(p.End):
+		return views.Ends{Closing: fmt.Sprintf("%s has ended. Late scores may still arrive until %s; the standings are final after that.",
+			capitalize(periodInline(v, p, loc)), zoned(p.End.Add(b.Lateness), loc, "Mon 2 Jan 15:04"))}, nil
+	}
+	return views.Ends{}, nil // a future period
+}
+
+// resultAnchor links a final period to its result on the results page:
+// the first page when the result is surely on it, else the page that
+// starts with it (before= the next period).
+func (s *Server) resultAnchor(b *ranking.Board, v ranking.View, p ranking.Period, now time.Time) string {
+	cal := s.cfg.Calendar
+	cur := cal.PeriodAt(v, now)
+	// Only final periods have results, so a period n periods before the
+	// current one is at most the n-th newest result.
+	n, q := 0, p
+	for q.ID != cur.ID && n <= ResultsPageSize {
+		q = cal.Next(v, q)
+		n++
+	}
+	if n <= ResultsPageSize {
+		return resultsPath(b.ID, v.Name) + "#" + p.ID
+	}
+	return withQuery(resultsPath(b.ID, v.Name), "before", cal.Next(v, p).ID) + "#" + p.ID
+}
+
+// countdown is the "Ends in …" of a current calendar period, read at now
+// on Redis's clock.
+func (s *Server) countdown(v ranking.View, p ranking.Period, now time.Time) *views.Countdown {
+	layout := "Mon 15:04"
+	if v.Kind == ranking.Month {
+		layout = "2 Jan 15:04"
+	}
+	return &views.Countdown{
+		Text:   countdownText(p.End.Sub(now)),
+		EndMS:  p.End.UnixMilli(),
+		NowMS:  now.UnixMilli(),
+		Resets: "resets " + zoned(p.End, s.cfg.Calendar.Location(), layout),
+	}
+}
+
+// countdownText is "Ends in 2d 4h 12m", with seconds once under a day,
+// and "Ended" at zero. static/app.js computes the same text as it ticks.
+func countdownText(d time.Duration) string {
+	secs := int64(d / time.Second)
+	if secs <= 0 {
+		return "Ended"
+	}
+	days, h, m, sec := secs/86400, secs%86400/3600, secs%3600/60, secs%60
+	switch {
+	case days > 0:
+		return fmt.Sprintf("Ends in %dd %dh %dm", days, h, m)
+	case h > 0:
+		return fmt.Sprintf("Ends in %dh %dm %ds", h, m, sec)
+	}
+	return fmt.Sprintf("Ends in %dm %ds", m, sec)
+}
+
+// rollingText describes a window, which never ends: "rolling 7 days".
+func rollingText(v ranking.View) string {
+	if v.Days == 1 {
+		return "rolling 1 day"
+	}
+	return fmt.Sprintf("rolling %d days", v.Days)
+}
+
+// zoned formats an instant in the board's zone, naming the zone.
+func zoned(t time.Time, loc *time.Location, layout string) string {
+	return t.In(loc).Format(layout) + " " + loc.String()
+}
+
+// currentName names a view's current period at the start of a sentence.
+func currentName(v ranking.View) string {
+	switch v.Kind {
+	case ranking.Window:
+		return fmt.Sprintf("The %d days to today", v.Days)
+	case ranking.All:
+		return "All time"
+	}
+	return capitalize(periodPhrase(v, ranking.Period{}, true, nil))
+}
+
+// capitalize upper-cases the first letter of an ASCII phrase.
+func capitalize(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
 }

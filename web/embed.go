@@ -47,5 +47,8 @@ func (s *Server) handleEmbed(c echo.Context) error {
 		Table:      s.table(b, v, pg, id, ""),
 		NotDurable: s.notDurable,
 	}
+	if v.Kind != ranking.All && v.Kind != ranking.Window {
+		p.Countdown = s.countdown(v, pg.Period, pg.Now)
+	}
 	return s.renderPage(c, http.StatusOK, views.Embed(p))
 }

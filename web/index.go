@@ -2,8 +2,11 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/standings/standings/ranking"
@@ -25,19 +28,117 @@ func (s *Server) handleIndex(c echo.Context) error {
 		}
 		v := b.Views[0]
 		sum.LeadersOf = periodPhrase(v, ranking.Period{}, true, nil)
+		sum.LeadersLabel = leadersLabel(v)
 		pg, err := store.Page(ctx, b.ID, v.Name, "", 0, leadersShown)
 		switch {
 		case err == nil:
 			sum.Leaders = rows(b, v.Name, "", pg.Entries, "")
-		case ranking.ErrorCode(err) == ranking.EUNAVAILABLE || ctx.Err() == context.DeadlineExceeded:
+		case unavailable(ctx, err):
 			// The rest of the page is still useful without Redis.
 			sum.Unavailable = true
 		default:
 			return err
 		}
+		if !sum.Unavailable {
+			if err := s.winners(ctx, b, &sum); err != nil && !unavailable(ctx, err) {
+				return err
+			}
+		}
 		p.Boards = append(p.Boards, sum)
 	}
 	return s.renderPage(c, http.StatusOK, views.Index(p))
+}
+
+// unavailable reports a read that failed for want of Redis.
+func unavailable(ctx context.Context, err error) bool {
+	return ranking.ErrorCode(err) == ranking.EUNAVAILABLE || ctx.Err() == context.DeadlineExceeded
+}
+
+// leadersLabel heads the current leaders of a view: "This week (so far)".
+func leadersLabel(v ranking.View) string {
+	switch v.Kind {
+	case ranking.All:
+		return "All time"
+	case ranking.Window:
+		return viewLabel(v)
+	}
+	return currentName(v) + " (so far)"
+}
+
+// winners adds the podium of the latest result of the board's first view
+// that records results; nothing when there is none yet.
+func (s *Server) winners(ctx context.Context, b *ranking.Board, sum *views.BoardSummary) error {
+	if b.ResultsKeep == 0 {
+		return nil
+	}
+	for _, v := range b.Views {
+		if v.Kind == ranking.All {
+			continue
+		}
+		raw, err := s.latest.Latest(ctx, b.ID, v.Name)
+		if err != nil || raw == nil {
+			return err
+		}
+		r, err := parseResult(raw)
+		if err != nil {
+			return err
+		}
+		per, err := s.cfg.Calendar.ParsePeriod(v, r.Period)
+		if err != nil {
+			return err
+		}
+		sum.Winners = resultRows(b, v.Name, r, leadersShown)
+		sum.WinnersLabel = periodLabel(v, per, s.cfg.Calendar.Location()) + " — winners"
+		sum.WinnersURL = resultsPath(b.ID, v.Name) + "#" + r.Period
+		return nil
+	}
+	return nil
+}
+
+// latestResults shares reads of each view's latest result between index
+// requests for a tick, as pageCache does for leaders: a result changes
+// once a period, so a tick-old one is as good as new.
+type latestResults struct {
+	store resultsReader
+	tick  time.Duration
+
+	mu      sync.Mutex
+	entries map[string]latestEntry
+}
+
+type latestEntry struct {
+	raw     json.RawMessage // nil: no result yet
+	expires time.Time
+}
+
+func newLatestResults(store resultsReader, tick time.Duration) *latestResults {
+	return &latestResults{store: store, tick: tick, entries: map[string]latestEntry{}}
+}
+
+// Latest returns the newest recorded result of a view, or nil when none.
+func (l *latestResults) Latest(ctx context.Context, boardID, viewName string) (json.RawMessage, error) {
+	key := boardID + "\x00" + viewName
+	now := time.Now()
+	l.mu.Lock()
+	e, ok := l.entries[key]
+	l.mu.Unlock()
+	if ok && now.Before(e.expires) {
+		return e.raw, nil
+	}
+	list, err := l.store.Results(ctx, boardID, viewName, "", 1)
+	if err != nil {
+		return nil, err
+	}
+	e = latestEntry{expires: now.Add(l.tick)}
+	if len(list) > 0 {
+		e.raw = list[0]
+	}
+	if l.tick > 0 {
+		l.mu.Lock()
+		l.entries[key] = e // one entry per board view: bounded by the config
+		l.mu.Unlock()
+	}
+	return e.raw, nil
 }
 
 // describe says in a few words how a board ranks.

@@ -10,6 +10,7 @@ func (s *Server) routes() {
 	e.GET("/boards/:board/:view", s.handleBoardPage) // also {view}.csv
 	e.GET("/boards/:board/:view/members", s.handleFindMember)
 	e.GET("/boards/:board/:view/members/:member", s.handleRankCard)
+	e.GET("/boards/:board/:view/results", s.handleResultsPage)
 	e.GET("/embed/:board/:view", s.handleEmbed)
 	e.GET("/static/*", s.handleStatic)
 	e.GET("/ws/:board/:view", s.handleLive)

@@ -127,6 +127,8 @@ type Server struct {
 
 	notDurable bool
 	reads      *pageCache // current-period reads shared per tick
+	// latest holds the index's latest results, shared per tick.
+	latest *latestResults
 
 	hub          *hub
 	writeTimeout time.Duration
@@ -175,6 +177,7 @@ func NewServer(opts Options) *Server {
 		tick = DefaultPageTick
 	}
 	s.reads = newPageCache(opts.Store, tick)
+	s.latest = newLatestResults(opts.Store, tick)
 	s.writeTimeout = orDefault(opts.LiveWriteTimeout, DefaultWriteTimeout)
 	s.pingInterval = orDefault(opts.LivePingInterval, DefaultPingInterval)
 	f := opts.Feed

@@ -1,0 +1,175 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/views"
+)
+
+// ResultsPageSize is how many results the results page lists at once.
+const ResultsPageSize = 20
+
+// podiumSize is how many entries of a result its podium shows.
+const podiumSize = 3
+
+// storedResult is a recorded result as stored. It is parsed here rather
+// than into ranking.Result so that fields a newer recorder adds (such as
+// amended_at) are read when present and tolerated when not.
+type storedResult struct {
+	Period    string                `json:"period"`
+	Total     int64                 `json:"total"`
+	AmendedAt string                `json:"amended_at"`
+	Entries   []ranking.ResultEntry `json:"entries"`
+}
+
+func parseResult(raw json.RawMessage) (storedResult, error) {
+	var r storedResult
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return r, fmt.Errorf("stored result: %w", err)
+	}
+	return r, nil
+}
+
+// handleResultsPage serves GET /boards/{board}/{view}/results?before=: the
+// recorded results of a view, newest first, ResultsPageSize at a time.
+func (s *Server) handleResultsPage(c echo.Context) error {
+	var store resultsReader = s.store
+	b, view, err := s.boardView(c)
+	if err != nil {
+		return err
+	}
+	v, _ := b.View(view)
+	before := c.QueryParam("before")
+	ctx := c.Request().Context()
+	// One more than shown tells whether there are older ones.
+	list, err := store.Results(ctx, b.ID, view, before, ResultsPageSize+1)
+	if err != nil {
+		return err
+	}
+	p := views.ResultsPage{
+		Layout:     s.layout("Results · " + b.Title + " · " + viewLabel(v)),
+		BoardTitle: b.Title,
+		ViewLabel:  viewLabel(v),
+		BoardURL:   boardPath(b.ID, v.Name),
+	}
+	for _, ov := range b.Views {
+		if ov.Kind != ranking.All {
+			p.Tabs = append(p.Tabs, views.Link{Label: viewLabel(ov), URL: resultsPath(b.ID, ov.Name), Current: ov.Name == v.Name})
+		}
+	}
+	if before != "" {
+		p.NewestURL = resultsPath(b.ID, v.Name)
+	}
+	older := len(list) > ResultsPageSize
+	if older {
+		list = list[:ResultsPageSize]
+	}
+	for _, raw := range list {
+		item, err := s.resultItem(b, v, raw)
+		if err != nil {
+			return err
+		}
+		p.Results = append(p.Results, item)
+	}
+	if older {
+		p.OlderURL = withQuery(resultsPath(b.ID, v.Name), "before", p.Results[len(p.Results)-1].ID)
+	}
+	if len(p.Results) == 0 {
+		p.Empty, err = s.noResults(c, b, v, before)
+		if err != nil {
+			return err
+		}
+	}
+	return s.renderPage(c, http.StatusOK, views.Results(p))
+}
+
+// resultItem lays out one stored result with its podium.
+func (s *Server) resultItem(b *ranking.Board, v ranking.View, raw json.RawMessage) (views.ResultItem, error) {
+	cal := s.cfg.Calendar
+	r, err := parseResult(raw)
+	if err != nil {
+		return views.ResultItem{}, err
+	}
+	per, err := cal.ParsePeriod(v, r.Period)
+	if err != nil {
+		return views.ResultItem{}, err
+	}
+	item := views.ResultItem{
+		ID:       r.Period,
+		Label:    periodLabel(v, per, cal.Location()),
+		Podium:   resultRows(b, v.Name, r, podiumSize),
+		Total:    fmt.Sprintf("%d ranked", r.Total),
+		BoardURL: withQuery(boardPath(b.ID, v.Name), "period", r.Period),
+		CSVURL:   withQuery(boardPath(b.ID, v.Name)+".csv", "period", r.Period),
+		JSONURL:  resultJSONPath(b.ID, v.Name, r.Period),
+	}
+	if t, err := time.Parse(time.RFC3339, r.AmendedAt); err == nil {
+		loc := cal.Location()
+		item.Amended = "amended " + t.In(loc).Format("2 Jan 2006 15:04") + " " + loc.String()
+	}
+	return item, nil
+}
+
+// resultRows turns a result's first n entries into rows; a tie shows as
+// equal ranks, the way the result records it.
+func resultRows(b *ranking.Board, view string, r storedResult, n int) []views.Row {
+	es := r.Entries[:min(n, len(r.Entries))]
+	out := make([]views.Row, 0, len(es))
+	for _, e := range es {
+		name := e.Member
+		if e.Name != nil && *e.Name != "" {
+			name = *e.Name
+		}
+		out = append(out, views.Row{
+			Rank: e.Rank, Member: e.Member, Name: name, Score: string(e.Score),
+			CardURL: withQuery(cardPath(b.ID, view, e.Member), "period", r.Period),
+		})
+	}
+	return out
+}
+
+// noResults says why a results page is empty: nothing before the period
+// asked for, or no period has finished yet and when the current one will.
+func (s *Server) noResults(c echo.Context, b *ranking.Board, v ranking.View, before string) (string, error) {
+	if b.ResultsKeep == 0 {
+		return "This board records no results.", nil
+	}
+	if before != "" {
+		return "No results recorded before this one.", nil
+	}
+	var store pageReader = s.reads
+	pg, err := store.Page(c.Request().Context(), b.ID, v.Name, "", 0, 1)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("No %s has finished yet. %s becomes final on %s.",
+		periodNoun(v), currentName(v), zoned(pg.Period.End.Add(b.Lateness), s.cfg.Calendar.Location(), "Mon 2 Jan 15:04")), nil
+}
+
+// periodNoun names one period of a view: "week", "7-day window".
+func periodNoun(v ranking.View) string {
+	switch v.Kind {
+	case ranking.Hour:
+		return "hour"
+	case ranking.Day:
+		return "day"
+	case ranking.Week:
+		return "week"
+	case ranking.Month:
+		return "month"
+	}
+	return fmt.Sprintf("%d-day window", v.Days)
+}
+
+// resultsPath is a view's results page; resultJSONPath one result's JSON.
+func resultsPath(board, view string) string { return boardPath(board, view) + "/results" }
+
+func resultJSONPath(board, view, period string) string {
+	return "/api/v1" + resultsPath(board, view) + "/" + url.PathEscape(period)
+}
