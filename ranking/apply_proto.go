@@ -37,13 +37,13 @@ func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time)
 	args = make([]any, 0, 16+len(views)*24+len(idx)*5)
 	args = append(args, string(b.Update), string(b.Ties), string(b.Order), itoa(b.Min), itoa(b.Max),
 		itoa(b.Lateness.Milliseconds()), itoa(DedupeWindow.Milliseconds()), s.Channel(), b.ID, boolArg(exact), itoa(int64(b.Decimals)), itoa(int64(len(views))))
-	for _, v := range views {
+	rows := make([][]periodEntry, len(views))
+	for vi, v := range views {
 		cd := b.codecs[v.Name]
-		var rows []periodEntry
 		if v.Kind == Window {
-			rows = s.windowRows(b, v, events, idx, now)
+			rows[vi] = s.windowRows(b, v, events, idx, now)
 		} else {
-			rows = s.periodRows(b, v, events, idx, now)
+			rows[vi] = s.periodRows(b, v, events, idx, now)
 		}
 		kind := "p"
 		switch {
@@ -52,8 +52,8 @@ func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time)
 		case v.Kind == Window:
 			kind = "w"
 		}
-		args = append(args, v.Name, itoa(max(cd.unit.ms, 1)), itoa(cd.span), kind, itoa(int64(v.Days)), itoa(cd.lo), itoa(cd.hi), itoa(int64(len(rows))))
-		for _, r := range rows {
+		args = append(args, v.Name, itoa(max(cd.unit.ms, 1)), itoa(cd.span), kind, itoa(int64(v.Days)), itoa(cd.lo), itoa(cd.hi), itoa(int64(len(rows[vi]))))
+		for _, r := range rows[vi] {
 			args = append(args, r.period.ID, itoa(r.startMS), itoa(r.endMS), itoa(r.base), itoa(r.expireAt), itoa(r.lastDay))
 			keys = append(keys, s.periodKey(b, "z", v.Name, r.period.ID))
 			if exact {
@@ -64,14 +64,56 @@ func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time)
 			}
 		}
 	}
+	// Segment boards the events name, in order of first use: each has the
+	// board's period table, so only its keys are listed (z per row, r per
+	// window row; exact times share the board's x hash, see apply.lua).
+	segIndex := map[Segment]int{}
+	var segs []Segment
+	evSegs := make([][]Segment, len(idx))
+	for j, i := range idx {
+		evSegs[j] = b.eventSegments(events[i].Segments)
+		for _, sg := range evSegs[j] {
+			if _, ok := segIndex[sg]; !ok {
+				segs = append(segs, sg)
+				segIndex[sg] = len(segs)
+			}
+		}
+	}
+	args = append(args, itoa(int64(len(segs))))
+	for _, sg := range segs {
+		args = append(args, sg.tag(), sg.Name, sg.Value)
+		for vi, v := range views {
+			for _, r := range rows[vi] {
+				keys = append(keys, s.segKey(b, "z", v, sg, r.period.ID))
+				if v.Kind == Window {
+					keys = append(keys, s.segKey(b, "r", v, sg, r.period.ID))
+				}
+			}
+		}
+	}
+	// The member record and the values index of each segment name, when
+	// some event has segments.
+	if len(segs) > 0 {
+		args = append(args, itoa(int64(len(b.Segments))), itoa(MaxSegmentValues))
+		keys = append(keys, s.boardKey(b, "sm"))
+		for _, name := range b.Segments {
+			args = append(args, name)
+			keys = append(keys, s.segIndexKey(b, name))
+		}
+	} else {
+		args = append(args, "0", itoa(MaxSegmentValues))
+	}
 	args = append(args, itoa(int64(len(idx))))
-	for _, i := range idx {
+	for j, i := range idx {
 		ev := events[i]
 		at := ""
 		if !ev.At.IsZero() {
 			at = itoa(ev.At.UnixMilli())
 		}
-		args = append(args, ev.Member, itoa(ev.Value), at, ev.Name, ev.ID)
+		args = append(args, ev.Member, itoa(ev.Value), at, ev.Name, ev.ID, itoa(int64(len(evSegs[j]))))
+		for _, sg := range evSegs[j] {
+			args = append(args, itoa(int64(segIndex[sg])))
+		}
 		if ev.ID != "" {
 			keys = append(keys, s.boardKey(b, "e:"+ev.ID))
 		}
@@ -95,10 +137,17 @@ const (
 
 // applyReply is apply.lua's reply, decoded.
 type applyReply struct {
-	status       int64
-	nowMS        int64
-	view, window string        // applyUnbuilt: the window to build
-	results      []WriteResult // applyDone: one per event sent
+	status  int64
+	nowMS   int64
+	unbuilt []unbuiltWindow // applyUnbuilt: the windows to build
+	results []WriteResult   // applyDone: one per event sent
+}
+
+// unbuiltWindow names today's window of a board or segment board that
+// apply.lua needs built.
+type unbuiltWindow struct {
+	view, window string
+	seg          Segment
 }
 
 // decodeApply decodes apply.lua's reply for events[idx...].
@@ -109,11 +158,17 @@ func decodeApply(b *Board, events []Event, idx []int, raw []any) (applyReply, er
 	rep := applyReply{status: asInt(raw[0]), nowMS: asInt(raw[1])}
 	switch rep.status {
 	case applyUnbuilt:
-		if len(raw) < 4 {
+		if len(raw) < 6 || (len(raw)-2)%4 != 0 {
 			return rep, fmt.Errorf("apply: malformed reply %v", raw)
 		}
-		rep.view, _ = raw[2].(string)
-		rep.window, _ = raw[3].(string)
+		for k := 2; k+3 < len(raw); k += 4 {
+			var u unbuiltWindow
+			u.view, _ = raw[k].(string)
+			u.window, _ = raw[k+1].(string)
+			u.seg.Name, _ = raw[k+2].(string)
+			u.seg.Value, _ = raw[k+3].(string)
+			rep.unbuilt = append(rep.unbuilt, u)
+		}
 	case applyDone:
 		if len(raw) != 2+len(idx) {
 			return rep, fmt.Errorf("apply: %d results for %d events", len(raw)-2, len(idx))

@@ -97,6 +97,9 @@ type Board struct {
 	// Stream makes the board also take events from its ingest stream
 	// (see RunStreamConsumer).
 	Stream bool
+	// Segments are the names an event may tag itself with (country,
+	// team); each (name, value) is a segment board (see Segment).
+	Segments []string
 
 	ResultsTop  int // entries in a recorded result (1..1000)
 	ResultsKeep int // recorded results kept per view; 0 records none

@@ -3,7 +3,9 @@ package ranking
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -19,6 +21,10 @@ type RankCard struct {
 	Card                   // the member's row and neighbours in the chosen period
 	History *History       // the periods of the view ending with the chosen one
 	Views   []ViewStanding // the current period of every view, in board order
+	// Segments are the member's standings, in the chosen period, in the
+	// segment boards of its latest value of each segment name (board
+	// order of names), where it has a score.
+	Segments []SegmentRank
 }
 
 // Bounds on the rounds of one rank card read: a round may learn Redis's
@@ -37,6 +43,14 @@ const (
 // current periods; past windows in the history that nobody built read as
 // absent.
 func (s *Store) RankCard(ctx context.Context, boardID, viewName, period, member string, around, historyN int) (*RankCard, error) {
+	return s.RankCardIn(ctx, boardID, viewName, Segment{}, period, member, around, historyN)
+}
+
+// RankCardIn is RankCard on a segment board (the board itself for the zero
+// Segment): the headline, history and views are the segment board's.
+// Segments lists the member's rank in each segment board it belongs to
+// either way.
+func (s *Store) RankCardIn(ctx context.Context, boardID, viewName string, seg Segment, period, member string, around, historyN int) (*RankCard, error) {
 	if around < 0 || around > MaxAround {
 		return nil, Errorf(EINVALID, "around must be from 0 to %d, got %d", MaxAround, around)
 	}
@@ -50,8 +64,20 @@ func (s *Store) RankCard(ctx context.Context, boardID, viewName, period, member 
 	if err != nil {
 		return nil, err
 	}
+	if err := b.ValidateSegment(seg); err != nil {
+		return nil, err
+	}
 	cal := s.cfg.Calendar
-	q := &cardQuery{b: b, v: v, member: member, around: around, n: historyN, unchecked: map[string]bool{}}
+	q := &cardQuery{b: b, v: v, seg: seg, member: member, around: around, n: historyN, unchecked: map[string]bool{}}
+	if len(b.Segments) > 0 {
+		// The member's latest segment values, so that card.lua can declare
+		// their keys; the ranks themselves are read in the card's snapshot.
+		rec, err := s.rdb.HGet(ctx, s.boardKey(b, "sm"), member).Result()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return nil, wrapRedis(err)
+		}
+		q.segs = parseMemberSegments(rec)
+	}
 	if period != "" {
 		p, err := cal.ParsePeriod(v, period)
 		if err != nil {
@@ -89,17 +115,24 @@ func (s *Store) RankCard(ctx context.Context, boardID, viewName, period, member 
 			// A chosen window nobody built yet: build it if it can still be
 			// built (not in the future, not past its retention), else read
 			// it as it is; either way read everything again.
-			wv, p, err := s.cardWindow(b, raw)
+			wv, wseg, p, err := s.cardWindow(b, raw)
+			if err != nil {
+				return nil, err
+			}
+			if wseg.IsZero() {
+				wseg = q.seg // the headline's and the views' windows are the card's board's
+			}
+			seen, err := s.segmentKnown(ctx, b, wseg)
 			if err != nil {
 				return nil, err
 			}
 			tomorrow := cal.Next(wv, cal.PeriodAt(wv, redisNow))
-			if round < cardRounds/2 && !p.End.After(tomorrow.End) && nowMS < s.entry(b, wv, p).expireAt {
-				if err := s.ensureWindow(ctx, b, wv, p); err != nil {
+			if seen && round < cardRounds/2 && !p.End.After(tomorrow.End) && nowMS < s.entry(b, wv, p).expireAt {
+				if err := s.ensureSegWindow(ctx, b, wv, wseg, p); err != nil {
 					return nil, err
 				}
 			} else {
-				q.unchecked[wv.Name+":"+p.ID] = true
+				q.unchecked[wv.Name+wseg.tag()+":"+p.ID] = true
 			}
 			continue
 		}
@@ -113,10 +146,12 @@ func (s *Store) RankCard(ctx context.Context, boardID, viewName, period, member 
 type cardQuery struct {
 	b         *Board
 	v         View
+	seg       Segment   // the segment board read (zero: the board)
+	segs      []Segment // the member's segment boards, for Segments
 	fixed     *Period
 	member    string
 	around, n int
-	unchecked map[string]bool // "view:period"
+	unchecked map[string]bool // "view[@name=value]:period"
 
 	// Set by cardRequest: the view's periods, oldest first (the last
 	// ncand are the headline's candidates), and each view's candidates.
@@ -163,47 +198,71 @@ func (s *Store) cardRequest(q *cardQuery, now time.Time) ([]string, []any) {
 	prefix := s.keyPrefix(b)
 	keys := []string{prefix + "n"}
 	args := []any{v.Name, string(b.Ties), q.member, itoa(int64(q.around)), itoa(int64(q.n)), itoa(int64(q.ncand)), itoa(int64(len(b.Views)))}
-	add := func(ov View, p Period, explicit bool) {
-		keys = append(keys, prefix+"z:"+ov.Name+":"+p.ID, prefix+"r:"+ov.Name+":"+p.ID)
+	add := func(ov View, sg Segment, p Period, explicit bool) {
+		keys = append(keys, s.segKey(b, "z", ov, sg, p.ID), s.segKey(b, "r", ov, sg, p.ID))
 		// An explicit period, and the all period, is read whatever the time.
 		start, end := int64(0), int64(math.MaxInt64/2)
 		if !explicit && !p.IsAll() {
 			start, end = p.Start.UnixMilli(), p.End.UnixMilli()
 		}
-		check := ov.Kind == Window && !q.unchecked[ov.Name+":"+p.ID]
+		check := ov.Kind == Window && !q.unchecked[ov.Name+sg.tag()+":"+p.ID]
 		args = append(args, p.ID, itoa(start), itoa(end), boolArg(check))
 	}
 	for _, p := range q.periods {
-		add(v, p, q.fixed != nil)
+		add(v, q.seg, p, q.fixed != nil)
 	}
 	for i, ov := range b.Views {
 		args = append(args, ov.Name, itoa(int64(len(q.views[i]))))
 		for _, p := range q.views[i] {
-			add(ov, p, false)
+			add(ov, q.seg, p, false)
+		}
+	}
+	// Each of the member's segment boards at the headline's candidates.
+	args = append(args, itoa(int64(len(q.segs))))
+	for _, sg := range q.segs {
+		args = append(args, sg.Name, sg.Value)
+		for _, p := range q.periods[q.n-1:] {
+			add(v, sg, p, q.fixed != nil)
 		}
 	}
 	return keys, args
 }
 
-// cardWindow decodes a "needs build" answer: the view and its period.
-func (s *Store) cardWindow(b *Board, raw []any) (View, Period, error) {
-	if len(raw) < 4 {
-		return View{}, Period{}, Errorf(EINTERNAL, "card: short answer (%d items)", len(raw))
+// parseMemberSegments reads a member record of apply.lua: "name=value"
+// lines.
+func parseMemberSegments(rec string) []Segment {
+	var out []Segment
+	for _, line := range strings.Split(rec, "\n") {
+		if name, value, ok := strings.Cut(line, "="); ok {
+			out = append(out, Segment{Name: name, Value: value})
+		}
+	}
+	return out
+}
+
+// cardWindow decodes a "needs build" answer: the view, the segment board
+// (zero: the board) and the period.
+func (s *Store) cardWindow(b *Board, raw []any) (View, Segment, Period, error) {
+	if len(raw) < 6 {
+		return View{}, Segment{}, Period{}, Errorf(EINTERNAL, "card: short answer (%d items)", len(raw))
 	}
 	name, _ := raw[2].(string)
 	id, _ := raw[3].(string)
+	var seg Segment
+	seg.Name, _ = raw[4].(string)
+	seg.Value, _ = raw[5].(string)
 	v, ok := b.View(name)
 	if !ok || v.Kind != Window {
-		return View{}, Period{}, Errorf(EINTERNAL, "card: no rolling view %q on board %q", name, b.ID)
+		return View{}, seg, Period{}, Errorf(EINTERNAL, "card: no rolling view %q on board %q", name, b.ID)
 	}
 	p, err := s.cfg.Calendar.ParsePeriod(v, id)
-	return v, p, err
+	return v, seg, p, err
 }
 
 // decodeCard turns card.lua's answer into a RankCard.
 func (s *Store) decodeCard(q *cardQuery, now time.Time, raw []any) (*RankCard, error) {
 	b, v := q.b, q.v
-	if len(raw) < 5 {
+	if len(raw) < 6 {
 		return nil, Errorf(EINTERNAL, "card: short answer (%d items)", len(raw))
 	}
 	head, _ := raw[2].([]any)
@@ -223,7 +282,8 @@ func (s *Store) decodeCard(q *cardQuery, now time.Time, raw []any) (*RankCard, e
 	if pos < 0 {
 		return nil, Errorf(ENOTFOUND, "member %q has no score in %s %s of board %q", q.member, v.Name, p.ID, b.ID)
 	}
-	if len(head) < 6 || len(hist) != q.n || len(vs) != len(b.Views) {
+	sgs, _ := raw[5].([]any)
+	if len(head) < 6 || len(hist) != q.n || len(vs) != len(b.Views) || len(sgs) != len(q.segs) {
 		return nil, Errorf(EINTERNAL, "card: malformed answer (%d, %d, %d items)", len(head), len(hist), len(vs))
 	}
 	code, err := parseCode(head[3])
@@ -272,6 +332,15 @@ func (s *Store) decodeCard(q *cardQuery, now time.Time, raw []any) (*RankCard, e
 		vp := q.views[i][k-1]
 		rc.Views[i] = ViewStanding{View: ov, Period: vp, Final: b.Final(vp, now), Total: pt.Total,
 			Score: pt.Score, Rank: pt.Rank, Present: pt.Present}
+	}
+	for i, sg := range q.segs {
+		pt, err := s.cardPoint(b, v.Name, sgs[i])
+		if err != nil {
+			return nil, err
+		}
+		if pt.Present {
+			rc.Segments = append(rc.Segments, SegmentRank{Segment: sg, Total: pt.Total, Rank: pt.Rank, Score: pt.Score})
+		}
 	}
 	return rc, nil
 }

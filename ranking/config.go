@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -325,8 +326,10 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 					fail(key, val, "%q must be true or false", s)
 				}
 			}
+		case "segments":
+			b.Segments = p.parseSegments(name, val, failed)
 		default:
-			fail(key, val, "unknown key; a board has id, title, order, update, decimals, min_score, max_score, max_step, ties, views, keep, lateness, results_top, results_keep, stream")
+			fail(key, val, "unknown key; a board has id, title, order, update, decimals, min_score, max_score, max_step, ties, views, keep, lateness, results_top, results_keep, stream, segments")
 		}
 	}
 	if fields["id"] == nil {
@@ -440,4 +443,35 @@ func (p *configParser) parseViews(name string, b *Board, n *yaml.Node) []View {
 		views = append(views, v)
 	}
 	return views
+}
+
+// parseSegments returns a board's segment names, reporting bad ones.
+func (p *configParser) parseSegments(name string, n *yaml.Node, failed map[string]bool) []string {
+	bad := func(format string, args ...any) {
+		p.addf("%s: field \"segments\" (line %d): %s", name, n.Line, fmt.Sprintf(format, args...))
+		failed["segments"] = true
+	}
+	if n.Kind != yaml.SequenceNode {
+		bad("must be a list of up to %d names like [country, team]", MaxSegmentNames)
+		return nil
+	}
+	if len(n.Content) > MaxSegmentNames {
+		bad("%d names given; a board has at most %d", len(n.Content), MaxSegmentNames)
+	}
+	var names []string
+	for _, sn := range n.Content {
+		if sn.Kind != yaml.ScalarNode || !segmentNamePattern.MatchString(sn.Value) {
+			bad("%q must match [a-z][a-z0-9_]{0,15}", sn.Value)
+			continue
+		}
+		if slices.Contains(names, sn.Value) {
+			bad("segment %q is listed twice", sn.Value)
+			continue
+		}
+		names = append(names, sn.Value)
+	}
+	if len(names) > MaxSegmentNames {
+		names = names[:MaxSegmentNames]
+	}
+	return names
 }

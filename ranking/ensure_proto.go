@@ -15,21 +15,29 @@ var ensureScript = newScript(ensureLua)
 
 // ensureWindow runs ensure.lua for window p of view v.
 func (s *Store) ensureWindow(ctx context.Context, b *Board, v View, p Period) error {
-	keys, args := s.ensureRequest(b, v, p)
+	return s.ensureSegWindow(ctx, b, v, Segment{}, p)
+}
+
+// ensureSegWindow runs ensure.lua for window p of view v of a segment
+// board: the same build over the segment board's own day totals.
+func (s *Store) ensureSegWindow(ctx context.Context, b *Board, v View, seg Segment, p Period) error {
+	keys, args := s.ensureRequest(b, v, seg, p)
 	err := ensureScript.Run(ctx, s.rdb, keys, args...).Err()
 	return wrapRedis(err)
 }
 
 // ensureRequest builds KEYS and ARGV for ensure.lua: window p of view v,
 // the window before it and the N+1 day totals they are made of.
-func (s *Store) ensureRequest(b *Board, v View, p Period) (keys []string, args []any) {
+// For a segment board the keys carry its tag and ARGV's view is
+// "<view>@<name>=<value>" (the registry's and the change message's name).
+func (s *Store) ensureRequest(b *Board, v View, seg Segment, p Period) (keys []string, args []any) {
 	cal := s.cfg.Calendar
 	cd, dcd := b.codecs[v.Name], b.codecs[dayTotals.Name]
 	target := s.entry(b, v, p)
 	prev := s.entry(b, v, cal.Prev(v, p))
-	keys = []string{s.periodKey(b, "z", v.Name, p.ID), s.periodKey(b, "r", v.Name, p.ID),
-		s.periodKey(b, "z", v.Name, prev.period.ID), s.periodKey(b, "r", v.Name, prev.period.ID), s.boardKey(b, "k")}
-	args = []any{v.Name, itoa(int64(v.Days)), itoa(cd.unit.ms), itoa(cd.span), string(b.Order), itoa(cd.lo), itoa(cd.hi),
+	keys = []string{s.segKey(b, "z", v, seg, p.ID), s.segKey(b, "r", v, seg, p.ID),
+		s.segKey(b, "z", v, seg, prev.period.ID), s.segKey(b, "r", v, seg, prev.period.ID), s.boardKey(b, "k")}
+	args = []any{v.Name + seg.tag(), itoa(int64(v.Days)), itoa(cd.unit.ms), itoa(cd.span), string(b.Order), itoa(cd.lo), itoa(cd.hi),
 		s.Channel(), b.ID, p.ID, itoa(target.base), itoa(target.startMS), itoa(target.expireAt),
 		prev.period.ID, itoa(prev.base), itoa(dcd.unit.ms), itoa(dcd.span), itoa(dcd.lo), itoa(dcd.hi)}
 	// days e-N .. e, oldest first
@@ -41,7 +49,7 @@ func (s *Store) ensureRequest(b *Board, v View, p Period) (keys []string, args [
 	}
 	for _, d := range days {
 		args = append(args, d.ID, itoa(s.entry(b, dayTotals, d).base))
-		keys = append(keys, s.periodKey(b, "z", dayTotals.Name, d.ID))
+		keys = append(keys, s.segKey(b, "z", dayTotals, seg, d.ID))
 	}
 	return keys, args
 }

@@ -13,10 +13,12 @@ type Change struct {
 	Periods []ViewPeriod
 }
 
-// ViewPeriod names one period of one view.
+// ViewPeriod names one period of one view, of the board or of one of its
+// segment boards.
 type ViewPeriod struct {
-	View   string
-	Period string
+	View    string
+	Period  string
+	Segment Segment // zero: the board itself
 }
 
 // Subscription receives the change feed of every app instance on the same
@@ -57,7 +59,9 @@ func (sub *Subscription) C() <-chan Change { return sub.c }
 func (sub *Subscription) Close() error { return sub.ps.Close() }
 
 // ParseChange decodes a change message: the board id, then one
-// "view:period" per line.
+// "view:period" per line, where a segment board's view reads
+// "view@name=value" (a write names the board's periods and those of each
+// segment board it changed).
 func ParseChange(payload string) (Change, bool) {
 	lines := strings.Split(payload, "\n")
 	if len(lines) < 2 || lines[0] == "" {
@@ -69,7 +73,15 @@ func ParseChange(payload string) (Change, bool) {
 		if !ok {
 			return Change{}, false
 		}
-		ch.Periods = append(ch.Periods, ViewPeriod{View: view, Period: period})
+		vp := ViewPeriod{View: view, Period: period}
+		if v, tag, isSeg := strings.Cut(view, "@"); isSeg {
+			name, value, ok := strings.Cut(tag, "=")
+			if !ok {
+				return Change{}, false
+			}
+			vp.View, vp.Segment = v, Segment{Name: name, Value: value}
+		}
+		ch.Periods = append(ch.Periods, vp)
 	}
 	return ch, true
 }

@@ -39,6 +39,10 @@ type modelBoard struct {
 	cal   *ranking.Calendar
 	views []*modelView
 	ids   map[string]modelID
+	// segs are the segment boards, each a model board of its own fed the
+	// events tagged with it (ids belong to the board, not to them).
+	seg  ranking.Segment
+	segs map[ranking.Segment]*modelBoard
 }
 
 type modelID struct {
@@ -48,7 +52,7 @@ type modelID struct {
 }
 
 func newModelBoard(cfg *ranking.Config, b *ranking.Board) *modelBoard {
-	mb := &modelBoard{b: b, cal: cfg.Calendar, ids: map[string]modelID{}}
+	mb := &modelBoard{b: b, cal: cfg.Calendar, ids: map[string]modelID{}, segs: map[ranking.Segment]*modelBoard{}}
 	for _, v := range b.Views {
 		unit := map[string]int64{"1ms": 1, "1s": 1000, "1min": 60000, "1h": 3600000, "": 1}[b.TieResolution(v.Name)]
 		mb.views = append(mb.views, &modelView{view: v, unitMS: unit, periods: map[string]map[string]*modelEntry{}})
@@ -137,13 +141,62 @@ func (mb *modelBoard) apply(ev ranking.Event, t int64, now int64) (res ranking.W
 	if !ev.At.IsZero() && (t < now-b.Lateness.Milliseconds() || t > now+5000) {
 		return res, ranking.EINVALID
 	}
-	type change struct {
-		mv     *modelView
-		period string
-		next   modelEntry
-		write  bool
+	plan, code := mb.plan(ev, t)
+	if code != "" {
+		return res, code
 	}
-	var plan []change
+	// Every segment board of the event changes with the board or nothing does.
+	var segPlans [][]modelChange
+	var segBoards []*modelBoard
+	for _, name := range b.Segments {
+		value, ok := ev.Segments[name]
+		if !ok {
+			continue
+		}
+		sg := ranking.Segment{Name: name, Value: value}
+		sb := mb.segs[sg]
+		if sb == nil {
+			sb = &modelBoard{b: b, cal: mb.cal, seg: sg}
+			for _, mv := range mb.views {
+				sb.views = append(sb.views, &modelView{view: mv.view, unitMS: mv.unitMS, periods: map[string]map[string]*modelEntry{}})
+			}
+		}
+		sp, code := sb.plan(ev, t)
+		if code != "" {
+			return res, code
+		}
+		segPlans, segBoards = append(segPlans, sp), append(segBoards, sb)
+	}
+	for k, sb := range segBoards {
+		mb.segs[sb.seg] = sb
+		sb.commit(ev, segPlans[k])
+	}
+	periods := mb.commit(ev, plan)
+	for i, c := range plan {
+		vs := ranking.ViewScore{View: c.mv.view.Name, Period: periods[i]}
+		if e := c.mv.periods[c.period][ev.Member]; e != nil {
+			vs.Score, vs.Rank = e.value, mb.rank(c.mv, c.period, ev.Member)
+		}
+		res.Views = append(res.Views, vs)
+	}
+	if ev.ID != "" {
+		mb.ids[ev.ID] = modelID{fingerprint: fp, periods: periods, at: now}
+	}
+	return res, ""
+}
+
+// modelChange is an event's planned change to one period of one view.
+type modelChange struct {
+	mv     *modelView
+	period string
+	next   modelEntry
+	write  bool
+}
+
+// plan computes an event's change to every view, or the refusal code.
+func (mb *modelBoard) plan(ev ranking.Event, t int64) (plan []modelChange, code string) {
+	b := mb.b
+	type change = modelChange
 	for _, mv := range mb.views {
 		p := mb.cal.PeriodAt(mv.view, time.UnixMilli(t)).ID
 		unit := floorDiv(t, mv.unitMS)
@@ -176,11 +229,15 @@ func (mb *modelBoard) apply(ev ranking.Event, t int64, now int64) (res ranking.W
 			}
 		}
 		if next.value < b.Min || next.value > b.Max {
-			return res, ranking.EINVALID
+			return nil, ranking.EINVALID
 		}
 		plan = append(plan, change{mv, p, next, write})
 	}
-	var periods []string
+	return plan, ""
+}
+
+// commit applies a plan; it returns the period of each view.
+func (mb *modelBoard) commit(ev ranking.Event, plan []modelChange) (periods []string) {
 	for _, c := range plan {
 		if c.write {
 			if c.mv.periods[c.period] == nil {
@@ -191,17 +248,7 @@ func (mb *modelBoard) apply(ev ranking.Event, t int64, now int64) (res ranking.W
 		}
 		periods = append(periods, c.period)
 	}
-	for i, c := range plan {
-		vs := ranking.ViewScore{View: c.mv.view.Name, Period: periods[i]}
-		if e := c.mv.periods[c.period][ev.Member]; e != nil {
-			vs.Score, vs.Rank = e.value, mb.rank(c.mv, c.period, ev.Member)
-		}
-		res.Views = append(res.Views, vs)
-	}
-	if ev.ID != "" {
-		mb.ids[ev.ID] = modelID{fingerprint: fp, periods: periods, at: now}
-	}
-	return res, ""
+	return periods
 }
 
 func boolInt(b bool) int64 {
@@ -224,7 +271,8 @@ func floorDiv(a, b int64) int64 {
 // wide board whose all view falls back to the 1h resolution.
 func modelConfig(tz string, lateness time.Duration) string {
 	l := lateness.String()
-	return fmt.Sprintf(`
+	// Every board has two segment names; events carry none, one or both.
+	return strings.ReplaceAll(fmt.Sprintf(`
 timezone: %s
 week_starts: monday
 boards:
@@ -236,7 +284,7 @@ boards:
   - {id: latest-asc-shared, update: latest, order: asc, ties: shared, views: [day, month, all], lateness: %s}
   - {id: wide-inc, update: increment, max_score: 10000000000, views: [hour, day, week, month, all], lateness: %s}
   - {id: wide-latest, update: latest, max_score: 10000000000, views: [day, week, month, all], lateness: %s}
-`, tz, l, l, l, l, l, l, l, l)
+`, tz, l, l, l, l, l, l, l, l), "{id:", "{segments: [country, team], id:")
 }
 
 // workload drives one store and its model with random batches.
@@ -301,6 +349,15 @@ func (w *workload) event(b *ranking.Board) ranking.Event {
 	}
 	if r.IntN(4) == 0 {
 		ev.Name = "Name of " + ev.Member
+	}
+	if k := r.IntN(4); k > 0 {
+		ev.Segments = map[string]string{}
+		if k&1 != 0 {
+			ev.Segments["country"] = []string{"FR", "DE", "us"}[r.IntN(3)]
+		}
+		if k&2 != 0 {
+			ev.Segments["team"] = []string{"red", "blue"}[r.IntN(2)]
+		}
 	}
 	if r.IntN(5) == 0 {
 		if len(w.usedID) > 0 && r.IntN(3) == 0 {
@@ -387,64 +444,81 @@ func codeOf(err error) string {
 // verify compares every period of every view, row by row, and a card for
 // every member.
 func (w *workload) verify() {
-	ctx := context.Background()
 	checked := 0
 	for _, b := range w.cfg.Boards {
-		mb := w.models[b.ID]
-		for _, mv := range mb.views {
-			for p := range mv.periods {
-				rows := mb.sorted(mv, p)
-				w.verifyCodes(mb, mv, p, rows)
-				period := p
-				if period == "all" && w.rng.IntN(2) == 0 {
-					period = "2026-01-01"
-				}
-				var got []ranking.Entry
-				for off := 0; ; off += 7 {
-					pg, err := w.store.Page(ctx, b.ID, mv.view.Name, period, off, 7)
-					if err != nil {
-						w.t.Fatalf("page %s/%s/%s: %v", b.ID, mv.view.Name, p, err)
-					}
-					if pg.Total != int64(len(rows)) {
-						w.t.Fatalf("%s/%s/%s: total %d, model %d", b.ID, mv.view.Name, p, pg.Total, len(rows))
-					}
-					got = append(got, pg.Entries...)
-					if len(pg.Entries) < 7 {
-						break
-					}
-				}
-				if len(got) != len(rows) {
-					w.t.Fatalf("%s/%s/%s: %d rows, model %d", b.ID, mv.view.Name, p, len(got), len(rows))
-				}
-				for i, e := range rows {
-					wantRank := mb.rank(mv, p, e.member)
-					if got[i].Member != e.member || got[i].Score != e.value || got[i].Rank != wantRank {
-						w.t.Fatalf("%s/%s/%s row %d: got %+v, model %s %d rank %d", b.ID, mv.view.Name, p, i, got[i], e.member, e.value, wantRank)
-					}
-					around := w.rng.IntN(4)
-					card, err := w.store.Member(ctx, b.ID, mv.view.Name, p, e.member, around)
-					if err != nil {
-						w.t.Fatalf("card %s: %v", e.member, err)
-					}
-					if card.Rank != wantRank || card.Score != e.value || card.Total != int64(len(rows)) {
-						w.t.Fatalf("card %s/%s/%s %s: got rank %d score %d total %d", b.ID, mv.view.Name, p, e.member, card.Rank, card.Score, card.Total)
-					}
-					lo, hi := max(i-around, 0), min(i+around+1, len(rows))
-					if !slices.Equal(card.Around, got[lo:hi]) {
-						w.t.Fatalf("card %s around: got %+v want %+v", e.member, card.Around, got[lo:hi])
-					}
-					checked++
-				}
-			}
+		boards := []*modelBoard{w.models[b.ID]}
+		for _, sb := range w.models[b.ID].segs {
+			boards = append(boards, sb)
+		}
+		for _, mb := range boards {
+			checked += w.verifyBoard(mb)
 		}
 	}
 	w.t.Logf("verified %d rows and cards", checked)
 }
 
+// verifyBoard compares every period of every view of a board or segment
+// board, row by row, with a card for every member.
+func (w *workload) verifyBoard(mb *modelBoard) (checked int) {
+	ctx := context.Background()
+	b, seg := mb.b, mb.seg
+	for _, mv := range mb.views {
+		for p := range mv.periods {
+			rows := mb.sorted(mv, p)
+			w.verifyCodes(mb, mv, p, rows)
+			period := p
+			if period == "all" && w.rng.IntN(2) == 0 {
+				period = "2026-01-01"
+			}
+			var got []ranking.Entry
+			for off := 0; ; off += 7 {
+				pg, err := w.store.PageIn(ctx, b.ID, mv.view.Name, seg, period, off, 7)
+				if err != nil {
+					w.t.Fatalf("page %s/%s/%s %v: %v", b.ID, mv.view.Name, p, seg, err)
+				}
+				if pg.Total != int64(len(rows)) {
+					w.t.Fatalf("%s/%s/%s %v: total %d, model %d", b.ID, mv.view.Name, p, seg, pg.Total, len(rows))
+				}
+				got = append(got, pg.Entries...)
+				if len(pg.Entries) < 7 {
+					break
+				}
+			}
+			if len(got) != len(rows) {
+				w.t.Fatalf("%s/%s/%s %v: %d rows, model %d", b.ID, mv.view.Name, p, seg, len(got), len(rows))
+			}
+			for i, e := range rows {
+				wantRank := mb.rank(mv, p, e.member)
+				if got[i].Member != e.member || got[i].Score != e.value || got[i].Rank != wantRank {
+					w.t.Fatalf("%s/%s/%s %v row %d: got %+v, model %s %d rank %d", b.ID, mv.view.Name, p, seg, i, got[i], e.member, e.value, wantRank)
+				}
+				around := w.rng.IntN(4)
+				card, err := w.store.MemberIn(ctx, b.ID, mv.view.Name, seg, p, e.member, around)
+				if err != nil {
+					w.t.Fatalf("card %s %v: %v", e.member, seg, err)
+				}
+				if card.Rank != wantRank || card.Score != e.value || card.Total != int64(len(rows)) {
+					w.t.Fatalf("card %s/%s/%s %v %s: got rank %d score %d total %d", b.ID, mv.view.Name, p, seg, e.member, card.Rank, card.Score, card.Total)
+				}
+				lo, hi := max(i-around, 0), min(i+around+1, len(rows))
+				if !slices.Equal(card.Around, got[lo:hi]) {
+					w.t.Fatalf("card %s around: got %+v want %+v", e.member, card.Around, got[lo:hi])
+				}
+				checked++
+			}
+		}
+	}
+	return checked
+}
+
 // verifyCodes checks the raw sorted-set scores the script wrote against the
 // Go twin of the encoding: value and time part exactly as the model says.
 func (w *workload) verifyCodes(mb *modelBoard, mv *modelView, period string, rows []*modelEntry) {
-	key := w.prefix + "{" + mb.b.ID + "}:z:" + mv.view.Name + ":" + period
+	tag := ""
+	if !mb.seg.IsZero() {
+		tag = "@" + mb.seg.Name + "=" + mb.seg.Value
+	}
+	key := w.prefix + "{" + mb.b.ID + "}:z:" + mv.view.Name + tag + ":" + period
 	zs, err := w.rdb.ZRangeWithScores(context.Background(), key, 0, -1).Result()
 	if err != nil {
 		w.t.Fatal(err)

@@ -22,11 +22,20 @@ const MaxScored = 1000
 // window nobody has built reads as empty (writes build today's window
 // before they change anything, so a member that scored is in it).
 func (s *Store) Scored(ctx context.Context, boardID, viewName string, members []string) ([]bool, error) {
+	return s.ScoredIn(ctx, boardID, viewName, Segment{}, members)
+}
+
+// ScoredIn is Scored on a segment board (the board itself for the zero
+// Segment).
+func (s *Store) ScoredIn(ctx context.Context, boardID, viewName string, seg Segment, members []string) ([]bool, error) {
 	if len(members) > MaxScored {
 		return nil, Errorf(EINVALID, "at most %d members at once, got %d", MaxScored, len(members))
 	}
 	b, v, err := s.boardView(boardID, viewName)
 	if err != nil {
+		return nil, err
+	}
+	if err := b.ValidateSegment(seg); err != nil {
 		return nil, err
 	}
 	out := make([]bool, len(members))
@@ -38,7 +47,7 @@ func (s *Store) Scored(ctx context.Context, boardID, viewName string, members []
 		return nil, err
 	}
 	p := s.cfg.Calendar.PeriodAt(v, now)
-	key := s.keyPrefix(b) + "z:" + v.Name + ":" + p.ID
+	key := s.segKey(b, "z", v, seg, p.ID)
 	args := make([]any, 0, 2+len(members))
 	args = append(args, "ZMSCORE", key)
 	for _, m := range members {

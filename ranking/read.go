@@ -51,6 +51,13 @@ const (
 // any form ParsePeriod accepts, or "" for the current period by Redis's
 // clock. An empty, future or expired period has Total 0.
 func (s *Store) Page(ctx context.Context, boardID, viewName, period string, offset, limit int) (*Page, error) {
+	return s.PageIn(ctx, boardID, viewName, Segment{}, period, offset, limit)
+}
+
+// PageIn is Page on a segment board (the board itself for the zero
+// Segment). An unknown segment name is EINVALID; a value never seen reads
+// as an empty period.
+func (s *Store) PageIn(ctx context.Context, boardID, viewName string, seg Segment, period string, offset, limit int) (*Page, error) {
 	if offset < 0 {
 		return nil, Errorf(EINVALID, "offset must be >= 0, got %d", offset)
 	}
@@ -61,7 +68,10 @@ func (s *Store) Page(ctx context.Context, boardID, viewName, period string, offs
 	if err != nil {
 		return nil, err
 	}
-	st, rep, err := s.read(ctx, b, v, period, "page", itoa(int64(offset)), itoa(int64(limit)))
+	if err := b.ValidateSegment(seg); err != nil {
+		return nil, err
+	}
+	st, rep, err := s.readSeg(ctx, b, v, seg, period, "page", itoa(int64(offset)), itoa(int64(limit)))
 	if err != nil {
 		return nil, err
 	}
@@ -73,6 +83,12 @@ func (s *Store) Page(ctx context.Context, boardID, viewName, period string, offs
 // Member reads one member's card: its row and up to around neighbours on
 // each side. A member without a score in that period is ENOTFOUND.
 func (s *Store) Member(ctx context.Context, boardID, viewName, period, member string, around int) (*Card, error) {
+	return s.MemberIn(ctx, boardID, viewName, Segment{}, period, member, around)
+}
+
+// MemberIn is Member on a segment board (the board itself for the zero
+// Segment); ranks, total and neighbours are the segment board's.
+func (s *Store) MemberIn(ctx context.Context, boardID, viewName string, seg Segment, period, member string, around int) (*Card, error) {
 	if around < 0 || around > MaxAround {
 		return nil, Errorf(EINVALID, "around must be from 0 to %d, got %d", MaxAround, around)
 	}
@@ -83,7 +99,10 @@ func (s *Store) Member(ctx context.Context, boardID, viewName, period, member st
 	if err != nil {
 		return nil, err
 	}
-	st, rep, err := s.read(ctx, b, v, period, "member", member, itoa(int64(around)))
+	if err := b.ValidateSegment(seg); err != nil {
+		return nil, err
+	}
+	st, rep, err := s.readSeg(ctx, b, v, seg, period, "member", member, itoa(int64(around)))
 	if err != nil {
 		return nil, err
 	}
@@ -112,6 +131,13 @@ func (s *Store) Member(ctx context.Context, boardID, viewName, period, member st
 // read runs read.lua for one view, resolving the period by Redis's clock
 // when it is not given.
 func (s *Store) read(ctx context.Context, b *Board, v View, period string, mode ...string) (Standing, readReply, error) {
+	return s.readSeg(ctx, b, v, Segment{}, period, mode...)
+}
+
+// readSeg is read on a segment board. A window of a segment value never
+// written is not built (a read must not create keys for any value a
+// client names); it reads as empty.
+func (s *Store) readSeg(ctx context.Context, b *Board, v View, seg Segment, period string, mode ...string) (Standing, readReply, error) {
 	cal := s.cfg.Calendar
 	var fixed *Period
 	if period != "" {
@@ -138,7 +164,7 @@ func (s *Store) read(ctx context.Context, b *Board, v View, period string, mode 
 			}
 		}
 		// An explicit period is read whatever the time.
-		keys, args := s.readRequest(b, v, cands, fixed != nil, check, mode...)
+		keys, args := s.readRequest(b, v, seg, cands, fixed != nil, check, mode...)
 		local := s.clock()
 		raw, err := readScript.Run(ctx, s.rdb, keys, args...).Slice()
 		if err != nil {
@@ -155,8 +181,12 @@ func (s *Store) read(ctx context.Context, b *Board, v View, period string, mode 
 			// (not in the future, not past its retention), then read again.
 			p := cands[rep.unbuilt-1]
 			tomorrow := cal.Next(v, cal.PeriodAt(v, now))
-			if attempt < 3 && !p.End.After(tomorrow.End) && now.UnixMilli() < s.entry(b, v, p).expireAt {
-				if err := s.ensureWindow(ctx, b, v, p); err != nil {
+			seen, err := s.segmentKnown(ctx, b, seg)
+			if err != nil {
+				return Standing{}, readReply{}, err
+			}
+			if seen && attempt < 3 && !p.End.After(tomorrow.End) && now.UnixMilli() < s.entry(b, v, p).expireAt {
+				if err := s.ensureSegWindow(ctx, b, v, seg, p); err != nil {
 					return Standing{}, readReply{}, err
 				}
 			} else {

@@ -18,7 +18,8 @@ var readScript = newScript(readLua)
 // of view v. fixed: the one candidate is an explicit period, read whatever
 // the time. check: a window must be built (else the reply is "unbuilt").
 // mode is "page", offset, limit or "member", member, around.
-func (s *Store) readRequest(b *Board, v View, cands []Period, fixed, check bool, mode ...string) (keys []string, args []any) {
+// seg picks a segment board's keys (the board's for the zero Segment).
+func (s *Store) readRequest(b *Board, v View, seg Segment, cands []Period, fixed, check bool, mode ...string) (keys []string, args []any) {
 	window := v.Kind == Window
 	keys = make([]string, 1, 1+2*len(cands))
 	keys[0] = s.boardKey(b, "n")
@@ -30,9 +31,9 @@ func (s *Store) readRequest(b *Board, v View, cands []Period, fixed, check bool,
 			start, end = p.Start.UnixMilli(), p.End.UnixMilli()
 		}
 		args = append(args, p.ID, itoa(start), itoa(end))
-		keys = append(keys, s.periodKey(b, "z", v.Name, p.ID))
+		keys = append(keys, s.segKey(b, "z", v, seg, p.ID))
 		if window {
-			keys = append(keys, s.periodKey(b, "r", v.Name, p.ID))
+			keys = append(keys, s.segKey(b, "r", v, seg, p.ID))
 		}
 	}
 	for _, m := range mode {

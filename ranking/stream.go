@@ -264,9 +264,7 @@ func (c *streamConsumer) parse(m redis.XMessage) (Event, error) {
 	}
 	for _, f := range sortedFields(m.Values) {
 		switch f {
-		case "member", "value", "name", "id", "at":
-		case "segments":
-			return ev, Errorf(EINVALID, "field \"segments\" is not accepted: board %q has no segments", c.b.ID)
+		case "member", "value", "name", "id", "at", "segments":
 		default:
 			return ev, Errorf(EINVALID, "unknown field %q; an entry has member, value, name, id, at, segments", f)
 		}
@@ -317,6 +315,16 @@ func (c *streamConsumer) parse(m redis.XMessage) (Event, error) {
 			return ev, Errorf(EINVALID, "at %q is not an RFC 3339 time like 2026-03-01T12:00:00Z", at)
 		}
 		ev.At = t
+	}
+	if segs, ok, err := text("segments"); err != nil {
+		return ev, err
+	} else if ok {
+		if ev.Segments, err = parseSegmentsJSON(segs); err != nil {
+			return ev, err
+		}
+		if err := c.b.ValidateSegments(ev.Segments); err != nil {
+			return ev, err
+		}
 	}
 	return ev, nil
 }

@@ -63,8 +63,9 @@ func (s *Store) RunWindowPreparer(ctx context.Context, every time.Duration, onEr
 	}
 }
 
-// ensureWindowID builds the window of view named id, if needed.
-func (s *Store) ensureWindowID(ctx context.Context, b *Board, viewName, id string) error {
+// ensureWindowID builds the window of view named id of a segment board (or
+// of the board, for the zero Segment), if needed.
+func (s *Store) ensureWindowID(ctx context.Context, b *Board, viewName string, seg Segment, id string) error {
 	v, ok := b.View(viewName)
 	if !ok || v.Kind != Window {
 		return Errorf(EINTERNAL, "no rolling view %q on board %q", viewName, b.ID)
@@ -73,5 +74,5 @@ func (s *Store) ensureWindowID(ctx context.Context, b *Board, viewName, id strin
 	if err != nil {
 		return err
 	}
-	return s.ensureWindow(ctx, b, v, p)
+	return s.ensureSegWindow(ctx, b, v, seg, p)
 }

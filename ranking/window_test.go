@@ -28,7 +28,19 @@ type windowEvent struct {
 	value  int64
 	ms     int64
 	day    string
+	segs   map[string]string
 }
+
+// in reports whether the event feeds segment board seg (every event feeds
+// the board itself).
+func (ev windowEvent) in(seg ranking.Segment) bool {
+	return seg.IsZero() || ev.segs[seg.Name] == seg.Value
+}
+
+// windowSegments are the segment boards the window workload writes to,
+// the board itself first.
+var windowSegments = []ranking.Segment{{}, {Name: "country", Value: "FR"}, {Name: "country", Value: "DE"},
+	{Name: "team", Value: "red"}, {Name: "team", Value: "blue"}}
 
 type windowModel struct {
 	t      *testing.T
@@ -46,7 +58,7 @@ func (wm *windowModel) dayOf(ms int64) string {
 }
 
 // expected returns window e of view v in rank order.
-func (wm *windowModel) expected(b *ranking.Board, v ranking.View, e string) []ranking.Entry {
+func (wm *windowModel) expected(b *ranking.Board, v ranking.View, seg ranking.Segment, e string) []ranking.Entry {
 	cal := wm.cfg.Calendar
 	p, err := cal.ParsePeriod(v, e)
 	if err != nil {
@@ -58,7 +70,7 @@ func (wm *windowModel) expected(b *ranking.Board, v ranking.View, e string) []ra
 	}
 	sums := map[string]*acc{}
 	for _, ev := range wm.events[b.ID] {
-		if ev.ms < p.Start.UnixMilli() || ev.ms >= p.End.UnixMilli() || ev.value == 0 {
+		if ev.ms < p.Start.UnixMilli() || ev.ms >= p.End.UnixMilli() || ev.value == 0 || !ev.in(seg) {
 			continue
 		}
 		a := sums[ev.member]
@@ -110,23 +122,25 @@ func (wm *windowModel) check(e string, expired bool) {
 			if v.Kind != ranking.Window {
 				continue
 			}
-			want := wm.expected(b, v, e)
-			if expired {
-				want = nil
-			}
-			pg, err := wm.store.Page(ctx, b.ID, v.Name, e, 0, 1000)
-			if err != nil {
-				wm.t.Fatalf("%s/%s/%s: %v", b.ID, v.Name, e, err)
-			}
-			if pg.Period.ID != e || pg.Total != int64(len(want)) || (len(want) > 0 && !slices.Equal(pg.Entries, want)) {
-				if wm.debug != nil {
-					wm.debug()
+			for _, seg := range windowSegments {
+				want := wm.expected(b, v, seg, e)
+				if expired {
+					want = nil
 				}
-				wm.t.Fatalf("%s/%s window ending %s:\n got %d %+v\nwant %d %+v", b.ID, v.Name, e, pg.Total, pg.Entries, len(want), want)
-			}
-			for _, en := range pg.Entries {
-				if en.Score < b.Min || en.Score > b.Max {
-					wm.drifted++
+				pg, err := wm.store.PageIn(ctx, b.ID, v.Name, seg, e, 0, 1000)
+				if err != nil {
+					wm.t.Fatalf("%s/%s/%s %v: %v", b.ID, v.Name, e, seg, err)
+				}
+				if pg.Period.ID != e || pg.Total != int64(len(want)) || (len(want) > 0 && !slices.Equal(pg.Entries, want)) {
+					if wm.debug != nil {
+						wm.debug()
+					}
+					wm.t.Fatalf("%s/%s %v window ending %s:\n got %d %+v\nwant %d %+v", b.ID, v.Name, seg, e, pg.Total, pg.Entries, len(want), want)
+				}
+				for _, en := range pg.Entries {
+					if en.Score < b.Min || en.Score > b.Max {
+						wm.drifted++
+					}
 				}
 			}
 		}
@@ -136,10 +150,10 @@ func (wm *windowModel) check(e string, expired bool) {
 const windowBoards = `
 timezone: America/New_York
 boards:
-  - {id: w, views: [day, 1d, 7d, 30d, all], min_score: -1000000, max_score: 1000000, lateness: %s, keep: %d}
-  - {id: wa, order: asc, decimals: 1, min_score: -1000000, max_score: 1000000, views: [3d, 10d], lateness: %s, keep: %d}
-  - {id: ws, ties: shared, min_score: -1000000, max_score: 1000000, views: [2d, 7d], lateness: %s, keep: %d}
-  - {id: wn, min_score: -6, max_score: 6, views: [day, 3d, 7d], lateness: %s, keep: %d}
+  - {id: w, segments: [country, team], views: [day, 1d, 7d, 30d, all], min_score: -1000000, max_score: 1000000, lateness: %s, keep: %d}
+  - {id: wa, segments: [country, team], order: asc, decimals: 1, min_score: -1000000, max_score: 1000000, views: [3d, 10d], lateness: %s, keep: %d}
+  - {id: ws, segments: [country, team], ties: shared, min_score: -1000000, max_score: 1000000, views: [2d, 7d], lateness: %s, keep: %d}
+  - {id: wn, segments: [country, team], min_score: -6, max_score: 6, views: [day, 3d, 7d], lateness: %s, keep: %d}
 `
 
 // wideBoards are the window boards whose bounds no event reaches.
@@ -172,6 +186,15 @@ func (wm *windowModel) write(rng *rand.Rand, now time.Time, late time.Duration) 
 				ev.At = now.Add(-back)
 			}
 		}
+		if k := rng.IntN(4); k > 0 {
+			ev.Segments = map[string]string{}
+			if k&1 != 0 {
+				ev.Segments["country"] = windowSegments[1+rng.IntN(2)].Value
+			}
+			if k&2 != 0 {
+				ev.Segments["team"] = windowSegments[3+rng.IntN(2)].Value
+			}
+		}
 		batch[i] = ev
 	}
 	res, err := wm.store.Apply(ctx, b.ID, batch)
@@ -187,14 +210,14 @@ func (wm *windowModel) write(rng *rand.Rand, now time.Time, late time.Duration) 
 			wm.refusals++
 			continue
 		}
-		wm.events[b.ID] = append(wm.events[b.ID], windowEvent{ev.Member, ev.Value, ms, wm.dayOf(ms)})
+		wm.events[b.ID] = append(wm.events[b.ID], windowEvent{ev.Member, ev.Value, ms, wm.dayOf(ms), ev.Segments})
 		for _, vs := range res[i].Views {
 			v, _ := b.View(vs.View)
 			if v.Kind != ranking.Window {
 				continue
 			}
 			var want ranking.Entry
-			for _, e := range wm.expected(b, v, vs.Period) {
+			for _, e := range wm.expected(b, v, ranking.Segment{}, vs.Period) {
 				if e.Member == ev.Member {
 					want = e
 				}
@@ -208,9 +231,9 @@ func (wm *windowModel) write(rng *rand.Rand, now time.Time, late time.Duration) 
 
 // sum is a member's brute-force total over [from, to) and whether it has
 // a non-zero event there (is present in a view).
-func (wm *windowModel) sum(board, member string, from, to int64) (v int64, present bool) {
+func (wm *windowModel) sum(board string, seg ranking.Segment, member string, from, to int64) (v int64, present bool) {
 	for _, ev := range wm.events[board] {
-		if ev.member == member && ev.ms >= from && ev.ms < to {
+		if ev.member == member && ev.ms >= from && ev.ms < to && ev.in(seg) {
 			v += ev.value
 			present = present || ev.value != 0
 		}
@@ -224,8 +247,30 @@ func (wm *windowModel) sum(board, member string, from, to int64) (v int64, prese
 // out when a day leaves it, and come back). Windows not built yet are
 // summed from the day totals later and refuse nothing; which ones are
 // built is read from their markers (today's always is: a write builds it).
+//
+// An event with segments is refused when the board or any of its segment
+// boards refuses it.
 func (wm *windowModel) refused(b *ranking.Board, ev ranking.Event, ms int64, now time.Time) string {
+	if why := wm.refusedIn(b, ranking.Segment{}, ev, ms, now); why != "" {
+		return why
+	}
+	for _, name := range b.Segments {
+		if value, ok := ev.Segments[name]; ok {
+			if why := wm.refusedIn(b, ranking.Segment{Name: name, Value: value}, ev, ms, now); why != "" {
+				return why
+			}
+		}
+	}
+	return ""
+}
+
+// refusedIn is refused for the board or one segment board.
+func (wm *windowModel) refusedIn(b *ranking.Board, seg ranking.Segment, ev ranking.Event, ms int64, now time.Time) string {
 	cal := wm.cfg.Calendar
+	tag := ""
+	if !seg.IsZero() {
+		tag = "@" + seg.Name + "=" + seg.Value
+	}
 	ctx := context.Background()
 	outside := func(v int64) int64 { return max(b.Min-v, v-b.Max, 0) }
 	S := max(b.Max-b.Min, b.Max, -b.Max, b.Min, -b.Min)
@@ -242,7 +287,7 @@ func (wm *windowModel) refused(b *ranking.Board, ev ranking.Event, ms int64, now
 				}
 				built := w.ID == today.ID
 				if !built {
-					n, err := wm.store.RDB().Exists(ctx, wm.store.Prefix()+"{"+b.ID+"}:r:"+v.Name+":"+w.ID).Result()
+					n, err := wm.store.RDB().Exists(ctx, wm.store.Prefix()+"{"+b.ID+"}:r:"+v.Name+tag+":"+w.ID).Result()
 					if err != nil {
 						wm.t.Fatal(err)
 					}
@@ -251,7 +296,7 @@ func (wm *windowModel) refused(b *ranking.Board, ev ranking.Event, ms int64, now
 				if !built {
 					continue
 				}
-				old, present := wm.sum(b.ID, ev.Member, w.Start.UnixMilli(), w.End.UnixMilli())
+				old, present := wm.sum(b.ID, seg, ev.Member, w.Start.UnixMilli(), w.End.UnixMilli())
 				next := old + ev.Value
 				if (ev.Value != 0 || present) && outside(next) > 0 && !(present && outside(next) <= outside(old)) {
 					return fmt.Sprintf("window %s %s would be %d", v.Name, w.ID, next)
@@ -259,14 +304,14 @@ func (wm *windowModel) refused(b *ranking.Board, ev ranking.Event, ms int64, now
 			}
 		default:
 			p := cal.PeriodAt(v, at)
-			old, present := wm.sum(b.ID, ev.Member, p.Start.UnixMilli(), p.End.UnixMilli())
+			old, present := wm.sum(b.ID, seg, ev.Member, p.Start.UnixMilli(), p.End.UnixMilli())
 			if next := old + ev.Value; (ev.Value != 0 || present) && outside(next) > 0 {
 				return fmt.Sprintf("%s %s would be %d", v.Name, p.ID, next)
 			}
 		}
 	}
 	d := cal.PeriodAt(day, at)
-	old, _ := wm.sum(b.ID, ev.Member, d.Start.UnixMilli(), d.End.UnixMilli())
+	old, _ := wm.sum(b.ID, seg, ev.Member, d.Start.UnixMilli(), d.End.UnixMilli())
 	if next := old + ev.Value; next < -S || next > S {
 		return fmt.Sprintf("day total %s would be %d", d.ID, next)
 	}
@@ -404,7 +449,7 @@ func TestPrepareWhileWriting(t *testing.T) {
 				mu.Lock()
 				for i, ev := range batch {
 					ms := res[i].At.UnixMilli()
-					wm.events[b.ID] = append(wm.events[b.ID], windowEvent{ev.Member, ev.Value, ms, wm.dayOf(ms)})
+					wm.events[b.ID] = append(wm.events[b.ID], windowEvent{ev.Member, ev.Value, ms, wm.dayOf(ms), ev.Segments})
 				}
 				mu.Unlock()
 			}

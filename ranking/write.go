@@ -13,6 +13,9 @@ type Event struct {
 	Name   string    // optional display name
 	ID     string    // optional idempotency key
 	At     time.Time // optional event instant; zero means Redis's now
+	// Segments tags the event with at most one value per segment name of
+	// the board (country: FR); it then also updates those segment boards.
+	Segments map[string]string
 }
 
 // ViewScore is a member's standing in one period of one view.
@@ -89,6 +92,9 @@ func (b *Board) validate(ev Event) error {
 		if err := ValidateEventID(ev.ID); err != nil {
 			return err
 		}
+	}
+	if err := b.ValidateSegments(ev.Segments); err != nil {
+		return err
 	}
 	if !ev.At.IsZero() && (ev.At.Before(minInstant) || !ev.At.Before(maxInstant)) {
 		return Errorf(EINVALID, "at %s is outside the accepted range [now - lateness, now + 5s]", ev.At.Format(time.RFC3339))
@@ -202,9 +208,12 @@ func (s *Store) applyChunk(ctx context.Context, b *Board, events []Event, idx []
 		}
 		s.learnNow(rep.nowMS, local)
 		if rep.status == applyUnbuilt && attempt < 3 {
-			// Today's window was never prepared: build it, then apply.
-			if err := s.ensureWindowID(ctx, b, rep.view, rep.window); err != nil {
-				return err
+			// Today's window (of the board or of a segment board) was never
+			// prepared: build them, then apply.
+			for _, u := range rep.unbuilt {
+				if err := s.ensureWindowID(ctx, b, u.view, u.seg, u.window); err != nil {
+					return err
+				}
 			}
 			continue
 		}

@@ -16,7 +16,8 @@ import (
 
 const (
 	benchBoard   = "points"
-	benchConfig  = "boards: [{id: points, views: [hour, day, week, month, all]}]\n"
+	benchConfig  = "boards: [{id: points, views: [hour, day, week, month, all]}, {id: pseg, segments: [country, team], views: [hour, day, week, month, all]}]\n"
+	segBoard     = "pseg" // the board the segment comparison writes to
 	benchPrefix  = "bench:"
 	ingestBatch  = 100     // events per Apply call and per pipeline
 	ingestIDs    = 100_000 // distinct members the events are drawn from
@@ -73,7 +74,70 @@ func runIngest(ctx context.Context, e *env) error {
 	for _, c := range contenders[1:] {
 		e.out.ratio("ingest_vs_"+c.short, divide(rates["ingest"], rates[c.name]))
 	}
+	return runSegmentIngest(ctx, e, store, members)
+}
+
+// Segment values of the segment comparison: a member's country and team
+// are fixed, drawn from these many values.
+const (
+	benchCountries = 20
+	benchTeams     = 50
+)
+
+// runSegmentIngest compares events/s into a board with segments, without
+// and with 2 segment values per event (each a segment board of 5 views
+// updated in the same script call). Two rounds, best of each, so the first
+// measurement's warm-up does not bias the ratio.
+func runSegmentIngest(ctx context.Context, e *env, store *ranking.Store, members []string) error {
+	rates := map[string]float64{}
+	for _, nseg := range []int{0, 2, 0, 2} {
+		name := fmt.Sprintf("ingest_%dseg", nseg)
+		e.logf("- %s: Store.Apply, %d events per call, %d segment values per event (country of %d, team of %d)", name, ingestBatch, nseg, benchCountries, benchTeams)
+		newWork := segmentWork(store, segBoard, nseg)
+		m, err := e.measure(ctx, name, func(writer int) work {
+			return newWork(newEventGen(members, uint64(writer)))
+		})
+		if err != nil {
+			return err
+		}
+		rates[name] = max(rates[name], m.eventsPerSecond())
+	}
+	e.out.bench("ingest_0seg_events_per_s", rates["ingest_0seg"], "events/s")
+	e.out.bench("ingest_2seg_events_per_s", rates["ingest_2seg"], "events/s")
+	e.logf("  target: RATIO ingest_2seg_vs_0seg >= 0.6")
+	e.out.ratio("ingest_2seg_vs_0seg", divide(rates["ingest_2seg"], rates["ingest_0seg"]))
 	return nil
+}
+
+// segmentWork is applyWork with nseg (0..2) segment values per event; a
+// member's values are fixed (its country and team), as in real traffic.
+func segmentWork(store *ranking.Store, board string, nseg int) func(*eventGen) work {
+	return func(g *eventGen) work {
+		events := make([]ranking.Event, ingestBatch)
+		return func(ctx context.Context) (int, error) {
+			for i := range events {
+				k := g.rnd.IntN(len(g.members))
+				ev := ranking.Event{Member: g.members[k], Value: 1 + g.rnd.Int64N(maxEventVal)}
+				if nseg > 0 {
+					ev.Segments = map[string]string{"country": "c" + strconv.Itoa(k%benchCountries)}
+					if nseg > 1 {
+						ev.Segments["team"] = "t" + strconv.Itoa(k%benchTeams)
+					}
+				}
+				events[i] = ev
+			}
+			res, err := store.Apply(ctx, board, events)
+			if err != nil {
+				return 0, err
+			}
+			for _, r := range res {
+				if r.Err != nil {
+					return 0, fmt.Errorf("event for %s refused: %w", r.Member, r.Err)
+				}
+			}
+			return len(events), nil
+		}
+	}
 }
 
 // newBenchStore returns a Store for the benchmark board.

@@ -43,6 +43,7 @@ func TestSuitesPrintEveryResult(t *testing.T) {
 		"BENCH raw_zincrby_events_per_s", "BENCH multi_events_per_s",
 		"BENCH multi_pipelined_events_per_s", "BENCH cas_events_per_s",
 		"RATIO ingest_vs_raw", "RATIO ingest_vs_multi", "RATIO ingest_vs_multi_pipelined", "RATIO ingest_vs_cas",
+		"BENCH ingest_0seg_events_per_s", "BENCH ingest_2seg_events_per_s", "RATIO ingest_2seg_vs_0seg",
 		"BENCH memory_bytes_per_member_view", "BENCH plain_zset_bytes_per_member_view",
 		"RATIO memory_vs_plain",
 		"BENCH window_7d_events_per_s", "BENCH window_30d_events_per_s", "BENCH window_90d_events_per_s",

@@ -7,8 +7,11 @@
 --          board's hash tag, so the script runs on one cluster node)
 --   1 the names hash n, 2 the registry k, then per view and period row in
 --   ARGV order: z:<view>:<period>, x:<view>:<period> (only when exact_times
---   is 1), r:<view>:<period> (only for kind "w"), then e:<id> for each
---   event that carries an id, in event order.
+--   is 1), r:<view>:<period> (only for kind "w"), then per segment board
+--   (below) and per view and period row: z:<view>@<name>=<value>:<period>
+--   and, for kind "w", its r key; then, when there are segment boards, the
+--   member record sm and seg:<name> for each of the board's segment names;
+--   then e:<id> for each event that carries an id, in event order.
 -- ARGV     (flat; built by applyArgs in apply_proto.go)
 --   policy ("increment"|"best"|"latest"), ties ("first"|"shared"),
 --   order ("desc"|"asc"), min, max (scaled integers), lateness_ms,
@@ -24,8 +27,13 @@
 --     per period: id, start_ms, end_ms, base_unit, expire_at_ms (0 = never),
 --       last_day_ms (windows: start of the window's last day; else 0).
 --       Window rows are consecutive days in order.
+--   nsegs, per segment board: tag ("@<name>=<value>"), name, value (its
+--     rows are the board's; exact times go to the board's x hash under
+--     "<member>\0<tag>"),
+--   nnames (0 when nsegs is 0, else the board's segment names), the cap of
+--     values per name, then the names,
 --   nevents, per event: member, value, at_ms ("" = Redis now), name ("" =
---     none), id ("" = none)
+--     none), id ("" = none), nseg, then nseg 1-based segment board indexes
 -- Returns  {1, now_ms, r1, r2, ...} with one r per event:
 --            {1, duplicate(0|1), event_ms (0 for a duplicate), period_1, score_1, rank_1, ...,
 --             period_V, score_V, rank_V}   (answered views only; a window
@@ -34,8 +42,13 @@
 --          {-1, now_ms} when Redis's now (or an event without at_ms) falls in
 --          no listed period: the caller's clock estimate was off; nothing
 --          was written; the caller retries with periods around now_ms.
---          {-2, now_ms, view, window id} when today's window is not built
---          yet: nothing was written; the caller runs ensure.lua and retries.
+--          {-2, now_ms, view, window id, segment name, segment value, ...}
+--          (4 per window; "" "" for the board's own) when today's window of
+--          the board or of a segment board is not built yet: nothing was
+--          written; the caller runs ensure.lua for each and retries.
+-- An event tagged with segments also changes, in the same step, the same
+-- targets of each of its segment boards: all of them or none (bounds hold
+-- in each). A new value of a name whose index holds the cap is refused.
 
 local i = 1
 local function nextarg()
@@ -74,7 +87,7 @@ for v = 1, nviews do
   local np = tonumber(nextarg())
   for p = 1, np do
     local per = {id = nextarg(), s = tonumber(nextarg()), e = tonumber(nextarg()),
-                 base = tonumber(nextarg()), exp = tonumber(nextarg()), last = tonumber(nextarg())}
+                 base = tonumber(nextarg()), exp = tonumber(nextarg()), last = tonumber(nextarg()), j = p}
     per.suffix = view.name .. ':' .. per.id -- the registry's name for it, not a key
     per.zkey = nextkey()
     if exact then per.xkey = nextkey() end
@@ -85,10 +98,74 @@ for v = 1, nviews do
   views[v] = view
 end
 
+-- Segment boards: each has every view's period rows of the board (same
+-- periods, own keys). segrow(sb, v, j) mirrors views[v].periods[j]; rows
+-- are made when first used (a batch may name many segment boards, each
+-- touching few of its rows).
+local nsegs = tonumber(nextarg())
+local segs = {}
+local seg_keys, voff = 0, {} -- keys per segment board; offset of each view's
+for v = 1, nviews do
+  voff[v] = seg_keys
+  local stride = 1
+  if views[v].kind == 'w' then stride = 2 end
+  seg_keys = seg_keys + stride * #views[v].periods
+end
+for g = 1, nsegs do
+  segs[g] = {tag = nextarg(), name = nextarg(), value = nextarg(), k0 = ki, rows = {}}
+  ki = ki + seg_keys
+  for v = 1, nviews do segs[g].rows[v] = {} end
+end
+local function segrow(sb, v, j)
+  local per = sb.rows[v][j]
+  if per then return per end
+  local view, bp = views[v], views[v].periods[j]
+  per = {id = bp.id, s = bp.s, e = bp.e, base = bp.base, exp = bp.exp, last = bp.last, j = j, seg = true}
+  per.suffix = view.name .. sb.tag .. ':' .. bp.id
+  if view.kind == 'w' then
+    local k = sb.k0 + voff[v] + 2 * (j - 1)
+    per.zkey, per.rkey = KEYS[k], KEYS[k + 1]
+  else
+    per.zkey = KEYS[sb.k0 + voff[v] + j - 1]
+  end
+  -- Exact times share the board's hash, under the field
+  -- "<member>\0@<name>=<value>": member ids hold no NUL, so no field of
+  -- the board itself looks like one of a segment board.
+  per.xkey = bp.xkey
+  per.xtag = '\0' .. sb.tag
+  sb.rows[v][j] = per
+  return per
+end
+-- The member record (sm) and the values index of each segment name.
+local nindex = tonumber(nextarg())
+local seg_cap = tonumber(nextarg())
+local sm_key, index_key, seg_names = nil, {}, {}
+if nindex > 0 then
+  sm_key = nextkey()
+  for g = 1, nindex do
+    seg_names[g] = nextarg()
+    index_key[seg_names[g]] = nextkey()
+  end
+end
+
 local now = redis_now()
 
+-- known says whether a segment board's value is in its name's index; full,
+-- whether it is new and the index already holds seg_cap values (then every
+-- event naming it is refused and nothing is built for it).
+local function known(sb)
+  if sb.known == nil then
+    sb.known = call('ZSCORE', index_key[sb.name], sb.value) ~= false
+  end
+  return sb.known
+end
+local function full(sb)
+  return not known(sb) and call('ZCARD', index_key[sb.name]) >= seg_cap
+end
+
 -- Windows: find today's row by Redis's clock; it and tomorrow's row must be
--- listed, and today's window must be built (ready) before anything changes.
+-- listed, and today's window must be built (ready) before anything changes,
+-- on the board and on every segment board of the batch.
 local ready_cache = {}
 local function ready(per)
   local r = ready_cache[per]
@@ -106,6 +183,7 @@ local function window_row(view, ms)
   return nil
 end
 
+local unbuilt = {-2, now}
 for v = 1, nviews do
   local view = views[v]
   if view.kind == 'w' then
@@ -115,16 +193,35 @@ for v = 1, nviews do
     end
     view.today = k
     if not ready(view.periods[k]) then
-      return {-2, now, view.name, view.periods[k].id}
+      unbuilt[#unbuilt + 1] = view.name
+      unbuilt[#unbuilt + 1] = view.periods[k].id
+      unbuilt[#unbuilt + 1] = ''
+      unbuilt[#unbuilt + 1] = ''
+    end
+    for _, sb in ipairs(segs) do
+      if ready(segrow(sb, v, k)) or full(sb) then
+        -- built, or every event naming it is refused
+      elseif not known(sb) then
+        -- A value never written has no data at all: its window is empty,
+        -- and the write that first fills it also marks it built.
+        segrow(sb, v, k).fresh = true
+      else
+        unbuilt[#unbuilt + 1] = view.name
+        unbuilt[#unbuilt + 1] = view.periods[k].id
+        unbuilt[#unbuilt + 1] = sb.name
+        unbuilt[#unbuilt + 1] = sb.value
+      end
     end
   end
 end
+if #unbuilt > 2 then return unbuilt end
 
 -- Pass 1: resolve every event's time and targets; write nothing.
 local nevents = tonumber(nextarg())
 local events = {}
 for e = 1, nevents do
-  local ev = {member = nextarg(), value = tonumber(nextarg()), at = nextarg(), name = nextarg(), id = nextarg()}
+  local ev = {member = nextarg(), value = tonumber(nextarg()), at = nextarg(), name = nextarg(), id = nextarg(), segs = {}}
+  for g = 1, tonumber(nextarg()) do ev.segs[g] = segs[tonumber(nextarg())] end
   if ev.id ~= '' then ev.idkey = nextkey() end
   if ev.at == '' then
     ev.t = now
@@ -154,6 +251,12 @@ for e = 1, nevents do
           if ready(per) then
             ev.targets[#ev.targets + 1] = {v, per}
           end
+          for _, sb in ipairs(ev.segs) do
+            local sper = segrow(sb, v, j)
+            if sper.fresh or ready(sper) then
+              ev.targets[#ev.targets + 1] = {v, sper}
+            end
+          end
         end
         ev.answer[v] = view.periods[view.today]
       else
@@ -170,6 +273,9 @@ for e = 1, nevents do
           break
         end
         ev.targets[#ev.targets + 1] = {v, found}
+        for _, sb in ipairs(ev.segs) do
+          ev.targets[#ev.targets + 1] = {v, segrow(sb, v, found.j)}
+        end
         ev.answer[v] = found
       end
     end
@@ -218,6 +324,18 @@ local function state(view, zkey, member)
   return value_of(view, q), rank_of(zkey, member, code)
 end
 
+-- segment_full explains why an event naming a new segment value is
+-- refused when its name's index is full, or is nil.
+local function segment_full(ev)
+  for _, sb in ipairs(ev.segs) do
+    if full(sb) then
+      return 'segment ' .. sb.name .. ' already has ' .. fmt(seg_cap) .. ' values on board ' ..
+        board .. ', so the new value ' .. sb.value .. ' is refused'
+    end
+  end
+  return nil
+end
+
 local touched = {}
 local touched_list = {}
 local plan_code, plan_value, plan_change, plan_present = {}, {}, {}, {}
@@ -264,6 +382,8 @@ for e = 1, nevents do
     end
   elseif ev.err then
     res = {0, 'invalid_argument', ev.err, ev.t}
+  elseif segment_full(ev) then
+    res = {0, 'invalid_argument', segment_full(ev), ev.t}
   else
     -- Compute every target's new code first; write only if all are in
     -- range. The plan lives in arrays reused across events: this loop is
@@ -293,7 +413,7 @@ for e = 1, nevents do
         else -- latest: the newest event by event time wins; equal times, the later write
           local ot
           if exact then
-            ot = tonumber(call('HGET', per.xkey, member) or '0')
+            ot = tonumber(call('HGET', per.xkey, per.xtag and member .. per.xtag or member) or '0')
           else
             ot = (per.base + r) * view.unit
           end
@@ -335,9 +455,16 @@ for e = 1, nevents do
       for k = 1, #targets do
         local per = targets[k][2]
         if plan_change[k] then
-          call('ZADD', per.zkey, fmt(plan_code[k]), member)
+          if call('ZADD', per.zkey, fmt(plan_code[k]), member) == 1 then
+            per.added = true
+          end
           if exact then
-            call('HSET', per.xkey, member, fmt(et))
+            call('HSET', per.xkey, per.xtag and member .. per.xtag or member, fmt(et))
+          end
+          if per.fresh then
+            call('SET', per.rkey, '1', 'PXAT', fmt(per.exp))
+            per.fresh = nil
+            ready_cache[per] = true
           end
           if not touched[per] then
             touched[per] = true
@@ -372,6 +499,29 @@ for e = 1, nevents do
       if ev.name ~= '' then
         call('HSET', names_key, member, ev.name)
       end
+      if #ev.segs > 0 then
+        -- The values seen, and the member's latest value of each name
+        -- ("name=value" lines, in the board's order of names) for its card.
+        local latest = {}
+        local old_rec = call('HGET', sm_key, member) or ''
+        for line in string.gmatch(old_rec, '[^\n]+') do
+          local n, val = string.match(line, '^([^=]+)=(.*)$')
+          if n then latest[n] = val end
+        end
+        for _, sb in ipairs(ev.segs) do
+          if not sb.known then
+            call('ZADD', index_key[sb.name], 0, sb.value)
+            sb.known = true
+          end
+          latest[sb.name] = sb.value
+        end
+        local lines = {}
+        for _, n in ipairs(seg_names) do
+          if latest[n] then lines[#lines + 1] = n .. '=' .. latest[n] end
+        end
+        local rec = table.concat(lines, '\n')
+        if rec ~= old_rec then call('HSET', sm_key, member, rec) end
+      end
       if ev.id ~= '' then
         local rec = {}
         for v = 1, nviews do
@@ -395,7 +545,12 @@ if #touched_list > 0 then
   call('ZREMRANGEBYSCORE', reg, '-inf', '(' .. fmt(now))
   local changed = {}
   for _, per in ipairs(touched_list) do
-    if per.exp > 0 then
+    if per.seg and not per.added then
+      -- A segment board's period key gets its expiry and registry entry
+      -- when a member first enters it (the exact-time hash is the board's):
+      -- one call per key instead of one per key per batch, as segment
+      -- boards are many.
+    elseif per.exp > 0 then
       call('PEXPIREAT', per.zkey, fmt(per.exp))
       if exact then call('PEXPIREAT', per.xkey, fmt(per.exp)) end
       call('ZADD', reg, fmt(per.exp), per.suffix)

@@ -15,23 +15,32 @@
 --               n+ncand-1 entries of the view, oldest first: the last ncand
 --               are the candidates of the headline period, the history is
 --               the n entries that end with the chosen one; then
---               per view of the board: view name, ncand, ncand entries.
+--               per view of the board: view name, ncand, ncand entries;
+--               then nsegs, per segment board of the member: name, value,
+--               ncand entries of the view (its keys
+--               "z:<view>@<name>=<value>:<period>", "r:…").
+--               The view's and the views' keys are those of the segment
+--               board read (z:<view>@<name>=<value>:…) for a segment card.
 --               An entry is: period id, start_ms, end_ms, check ("1": a
 --               rolling window that must be built; an unbuilt history period
 --               reads as absent). An explicit period is one candidate
 --               covering all time.
 -- Returns       {now_ms, 0} when some view has no candidate containing now
 --               (the caller retries with candidates around now_ms),
---               {now_ms, -2, view, period} when a chosen window must be
---               built first ("needs build"; the caller runs ensure.lua, or
---               sends check "0" for a window that can no longer be built),
---               else {now_ms, 1, head, history, views}:
+--               {now_ms, -2, view, period, segment name, segment value}
+--               when a chosen window must be built first ("needs build";
+--               the caller runs ensure.lua, or sends check "0" for a window
+--               that can no longer be built; the segment is "" "" for the
+--               card's own board), else {now_ms, 1, head, history, views,
+--               segments}:
 --               head    {chosen, total, pos (0 = absent), code, name,
 --                        first_rank, m1, code1, name1, ...}: the neighbours
 --                        and the member in rank order; history and views
 --                        are empty when the member is absent
 --               history n × {total, rank (0 = absent), code}, oldest first
 --               views   per view {chosen, total, rank (0 = absent), code}
+--               segments per segment board {total, rank (0 = absent), code}
+--                        in the chosen period
 
 local view = ARGV[1]
 local ties = ARGV[2]
@@ -86,15 +95,31 @@ for j = 1, nviews do
   if vchosen[j] == 0 then return {now, 0} end
 end
 
+-- The member's segment boards: the headline's candidates of each.
+local nsegs = tonumber(ARGV[a])
+a = a + 1
+local segs = {}
+for g = 1, nsegs do
+  local sg = {name = ARGV[a], value = ARGV[a + 1]}
+  a = a + 2
+  local cands = {}
+  for c = 1, ncand do cands[c] = entry(view) end
+  sg.e = cands[mchosen]
+  segs[g] = sg
+end
+
 local function built(e)
   return not e.check or redis.call('EXISTS', e.rkey) == 1
 end
 
 local head = mcands[mchosen]
-if not built(head) then return {now, -2, head.view, head.id} end
+if not built(head) then return {now, -2, head.view, head.id, '', ''} end
 for j = 1, nviews do
   local e = vcands[j][vchosen[j]]
-  if not built(e) then return {now, -2, e.view, e.id} end
+  if not built(e) then return {now, -2, e.view, e.id, '', ''} end
+end
+for _, sg in ipairs(segs) do
+  if not built(sg.e) then return {now, -2, view, sg.e.id, sg.name, sg.value} end
 end
 
 -- rank_of is the rank of code in zkey: 1 + members ranked strictly before
@@ -119,7 +144,7 @@ end
 local total = redis.call('ZCARD', head.zkey)
 local r = redis.call('ZRANK', head.zkey, member)
 if not r then
-  return {now, 1, {mchosen, total, 0}, {}, {}}
+  return {now, 1, {mchosen, total, 0}, {}, {}, {}}
 end
 local code = redis.call('ZSCORE', head.zkey, member)
 local lo = r - around
@@ -139,4 +164,9 @@ for j = 1, nviews do
   table.insert(views, {vchosen[j], s[1], s[2], s[3]})
 end
 
-return {now, 1, hrow, history, views}
+local seg_standings = {}
+for _, sg in ipairs(segs) do
+  table.insert(seg_standings, standing(sg.e))
+end
+
+return {now, 1, hrow, history, views, seg_standings}

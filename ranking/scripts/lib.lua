@@ -43,7 +43,8 @@ local function fmt_score(n, decimals)
 end
 
 -- publish sends the change message of a script call: the board id, then
--- one "view:period" line per changed period. Consumers (the live hub)
+-- one "view:period" line per changed period, where a segment board's view
+-- is "view@name=value". Consumers (the live hub, through ParseChange)
 -- parse exactly this shape; nothing else writes to the channel.
 local function publish(channel, board, changed)
   if #changed == 0 then return end
