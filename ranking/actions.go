@@ -151,24 +151,48 @@ type ActionResult struct {
 // written. Each board's update is atomic; across boards, an event with an
 // ID is idempotent per board, so retrying a partly applied action
 // completes it without counting anything twice. A board that fails has
-// its error in its ActionResult; the others stand.
+// its error in its ActionResult; the others stand. Each board gets the
+// event's segments it has; a segment no board of the action has is
+// refused.
 func (s *Store) Act(ctx context.Context, name string, ev Event) ([]ActionResult, error) {
 	a, ok := s.cfg.Action(name)
 	if !ok {
 		return nil, Errorf(ENOTFOUND, "no action %q", name)
 	}
-	for _, t := range a.Targets {
+	// Each board takes the segments it has; a name no board of the action
+	// has is refused.
+	for name := range ev.Segments {
+		found := false
+		for _, t := range a.Targets {
+			b, _ := s.cfg.Board(t.Board)
+			found = found || b.HasSegment(name)
+		}
+		if !found {
+			return nil, Errorf(EINVALID, "no board of action %q has the segment %q", a.Name, name)
+		}
+	}
+	events := make([]Event, len(a.Targets))
+	for i, t := range a.Targets {
 		b, _ := s.cfg.Board(t.Board)
 		e := ev
 		e.Value = t.Value
+		e.Segments = nil
+		for name, val := range ev.Segments {
+			if b.HasSegment(name) {
+				if e.Segments == nil {
+					e.Segments = map[string]string{}
+				}
+				e.Segments[name] = val
+			}
+		}
 		if err := b.validate(e); err != nil {
 			return nil, err
 		}
+		events[i] = e
 	}
 	out := make([]ActionResult, len(a.Targets))
 	for i, t := range a.Targets {
-		e := ev
-		e.Value = t.Value
+		e := events[i]
 		out[i].Board = t.Board
 		if s.beforeActionBoard != nil {
 			if err := s.beforeActionBoard(t.Board); err != nil {

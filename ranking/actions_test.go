@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/standings/standings/ranking"
 )
@@ -100,5 +101,36 @@ func TestActionRetryCompletesIt(t *testing.T) {
 				t.Errorf("a refused action wrote something")
 			}
 		})
+	}
+}
+
+// TestActionSegments: each board of an action takes the event's segments
+// it has; a segment no board of the action has is refused, writing nothing.
+func TestActionSegments(t *testing.T) {
+	ctx := context.Background()
+	_, rdb := MustMiniredis(t, time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC))
+	s := newStore(t, rdb, MustConfig(t, `
+boards:
+  - {id: reads, segments: [country], views: [day, all]}
+  - {id: points, views: [all]}
+actions:
+  read: [{board: reads}, {board: points, value: 3}]
+`), nil)
+	res, err := s.Act(ctx, "read", ranking.Event{Member: "ann", Segments: map[string]string{"country": "FR"}})
+	if err != nil || res[0].Err != nil || res[1].Err != nil {
+		t.Fatalf("%+v %v", res, err)
+	}
+	pg, err := s.PageIn(ctx, "reads", "all", ranking.Segment{Name: "country", Value: "FR"}, "", 0, 10)
+	if err != nil || pg.Total != 1 || pg.Entries[0].Member != "ann" {
+		t.Fatalf("segment FR: %+v %v", pg, err)
+	}
+	if _, err := s.Act(ctx, "read", ranking.Event{Member: "bob", Segments: map[string]string{"team": "red"}}); ranking.ErrorCode(err) != ranking.EINVALID {
+		t.Fatalf("unknown segment: %v", err)
+	}
+	if _, err := s.Act(ctx, "read", ranking.Event{Member: "bob", Segments: map[string]string{"country": "bad value!"}}); ranking.ErrorCode(err) != ranking.EINVALID {
+		t.Fatalf("bad value: %v", err)
+	}
+	if pg, _ := s.Page(ctx, "points", "all", "", 0, 10); pg.Total != 1 {
+		t.Fatalf("refused actions wrote to points: total %d", pg.Total)
 	}
 }

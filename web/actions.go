@@ -46,8 +46,8 @@ func (s *Server) handleAction(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if in.Segments != nil && len(*in.Segments) > 0 {
-		return ranking.Errorf(ranking.EINVALID, "field \"segments\" is not accepted: board %q has no segments", a.Targets[0].Board)
+	if in.Segments != nil {
+		ev.Segments = *in.Segments
 	}
 	if err := s.takeRate(c, len(a.Targets)); err != nil {
 		return err
