@@ -13,6 +13,7 @@ func (s *Server) routes() {
 	e.GET("/boards/:board/:view/results", s.handleResultsPage)
 	e.GET("/embed/:board/:view", s.handleEmbed)
 	e.GET("/static/*", s.handleStatic)
+	e.GET("/api", s.handleAPIPage)
 	e.GET("/ws/:board/:view", s.handleLive)
 
 	e.GET("/healthz", s.handleHealthz)
