@@ -83,7 +83,9 @@ func buildAPIPage(src []byte) views.APIPage {
 				for n := range props {
 					names = append(names, n)
 				}
-				sort.Slice(names, func(i, j int) bool { return fieldOrder(names[i], required) < fieldOrder(names[j], required) || fieldOrder(names[i], required) == fieldOrder(names[j], required) && names[i] < names[j] })
+				sort.Slice(names, func(i, j int) bool {
+					return fieldOrder(names[i], required) < fieldOrder(names[j], required) || fieldOrder(names[i], required) == fieldOrder(names[j], required) && names[i] < names[j]
+				})
 				for _, n := range names {
 					ps := resolve(props[n])
 					f := views.APIField{Name: n, Type: typeText(ps), Description: strings.Join(strings.Fields(str(ps["description"])), " ")}
