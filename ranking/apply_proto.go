@@ -91,9 +91,11 @@ func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time)
 			}
 		}
 	}
-	// The member record and the values index of each segment name, when
-	// some event has segments.
-	if len(segs) > 0 {
+	// The member record and the values index of each segment name, on
+	// every board with segments: an event without segments changes the
+	// record too (the member is no longer pure in any name: see Mirrors in
+	// apply.lua).
+	if len(b.Segments) > 0 {
 		args = append(args, itoa(int64(len(b.Segments))), itoa(MaxSegmentValues))
 		keys = append(keys, s.boardKey(b, "sm"))
 		for _, name := range b.Segments {

@@ -9,7 +9,7 @@
 --   ARGV order: z:<view>:<period>, x:<view>:<period> (only when exact_times
 --   is 1), r:<view>:<period> (only for kind "w"), then per segment board
 --   (below) and per view and period row: z:<view>@<name>=<value>:<period>
---   and, for kind "w", its r key; then, when there are segment boards, the
+--   and, for kind "w", its r key; then, when the board has segments, the
 --   member record sm and seg:<name> for each of the board's segment names;
 --   then e:<id> for each event that carries an id, in event order.
 -- ARGV     (flat; built by applyArgs in apply_proto.go)
@@ -30,7 +30,7 @@
 --   nsegs, per segment board: tag ("@<name>=<value>"), name, value (its
 --     rows are the board's; exact times go to the board's x hash under
 --     "<member>\0<tag>"),
---   nnames (0 when nsegs is 0, else the board's segment names), the cap of
+--   nnames (0 when the board has no segments, else its segment names), the cap of
 --     values per name, then the names,
 --   nevents, per event: member, value, at_ms ("" = Redis now), name ("" =
 --     none), id ("" = none), nseg, then nseg 1-based segment board indexes
@@ -248,13 +248,15 @@ for e = 1, nevents do
         -- tomorrow's prepared one
         for j = k, math.min(k + view.days - 1, view.today + 1) do
           local per = view.periods[j]
+          local m = nil
           if ready(per) then
             ev.targets[#ev.targets + 1] = {v, per}
+            m = #ev.targets
           end
           for _, sb in ipairs(ev.segs) do
             local sper = segrow(sb, v, j)
             if sper.fresh or ready(sper) then
-              ev.targets[#ev.targets + 1] = {v, sper}
+              ev.targets[#ev.targets + 1] = {v, sper, m, sb}
             end
           end
         end
@@ -273,8 +275,10 @@ for e = 1, nevents do
           break
         end
         ev.targets[#ev.targets + 1] = {v, found}
+        local m = #ev.targets
+        if view.name == 'all' then ev.all_zkey = found.zkey end
         for _, sb in ipairs(ev.segs) do
-          ev.targets[#ev.targets + 1] = {v, segrow(sb, v, found.j)}
+          ev.targets[#ev.targets + 1] = {v, segrow(sb, v, found.j), m, sb}
         end
         ev.answer[v] = found
       end
@@ -391,64 +395,103 @@ for e = 1, nevents do
     -- not blocked.
     local member, value, et = ev.member, ev.value, ev.t
     local targets = ev.targets
+    -- Mirrors: a member every one of whose events on this board carried
+    -- the same value of a segment name (it is "pure" in that name) has,
+    -- in every period of every view, the same code on that segment board
+    -- as on the board itself: the same events make both. Its segment
+    -- targets then copy the board's plan instead of reading their own
+    -- codes. Purity is kept in the member record's field "<member>\0p"
+    -- (the pure names, one per line); it starts with a member's first
+    -- event on the board (known by an absent record and no score in the
+    -- all view) and a name leaves it for good with the first event that
+    -- does not carry the same value.
+    local pure_after = nil
+    if sm_key then
+      local got = call('HMGET', sm_key, member, member .. '\0p')
+      ev.old_rec, ev.old_pure = got[1] or '', got[2] or ''
+      local carried = {}
+      for _, sb in ipairs(ev.segs) do carried[sb.name] = sb.value end
+      pure_after = {}
+      if not got[1] then
+        if #ev.segs > 0 and ev.all_zkey and not call('ZSCORE', ev.all_zkey, member) then
+          for n, val in pairs(carried) do pure_after[n] = val end
+        end
+      else
+        local latest = {}
+        for line in string.gmatch(ev.old_rec, '[^\n]+') do
+          local n, val = string.match(line, '^([^=]+)=(.*)$')
+          if n then latest[n] = val end
+        end
+        for n in string.gmatch(ev.old_pure, '[^\n]+') do
+          if carried[n] and carried[n] == latest[n] then pure_after[n] = carried[n] end
+        end
+      end
+      ev.pure_after = pure_after
+    end
     for k = 1, #targets do
       local view = views[targets[k][1]]
       local per = targets[k][2]
-      local unit = math.floor(et / view.unit) - per.base
-      local old = call('ZSCORE', per.zkey, member)
-      local nv, nt, change, ov
-      if old then
-        local q, r = split(num(old), view.span)
-        ov = value_of(view, q)
-        nv, nt, change = ov, r, false
-        if policy == 'increment' then
-          if value ~= 0 then
-            nv, change = ov + value, true
-            if unit > r then nt = unit end
-          end
-        elseif policy == 'best' then
-          if better(value, ov) or (value == ov and unit < r and ties ~= 'shared') then
-            nv, nt, change = value, unit, true
-          end
-        else -- latest: the newest event by event time wins; equal times, the later write
-          local ot
-          if exact then
-            ot = tonumber(call('HGET', per.xkey, per.xtag and member .. per.xtag or member) or '0')
-          else
-            ot = (per.base + r) * view.unit
-          end
-          if et >= ot then
-            nv, nt, change = value, unit, true
-          end
-        end
-      elseif policy == 'increment' and value == 0 then
-        nv, nt, change = 0, unit, false -- adds nothing: an absent member stays absent
+      local m, sb = targets[k][3], targets[k][4]
+      if m and pure_after[sb.name] then
+        plan_code[k], plan_value[k] = plan_code[m], plan_value[m]
+        plan_change[k], plan_present[k] = plan_change[m], plan_present[m]
       else
-        nv, nt, change = value, unit, true
-      end
-      if view.kind == 'h' then
-        -- A day total is bounded by ±S only, so every window (N of them
-        -- summed) stays within its codes' range.
-        if nv < view.lo or nv > view.hi then
-          res = {0, 'invalid_argument', "the member's net change on " .. per.id .. ' would be ' ..
-            fmt_score(nv, decimals) .. ', outside ±' .. fmt_score(view.hi, decimals) ..
-            ' that rolling windows can hold', et}
+        local unit = math.floor(et / view.unit) - per.base
+        local old = call('ZSCORE', per.zkey, member)
+        local nv, nt, change, ov
+        if old then
+          local q, r = split(num(old), view.span)
+          ov = value_of(view, q)
+          nv, nt, change = ov, r, false
+          if policy == 'increment' then
+            if value ~= 0 then
+              nv, change = ov + value, true
+              if unit > r then nt = unit end
+            end
+          elseif policy == 'best' then
+            if better(value, ov) or (value == ov and unit < r and ties ~= 'shared') then
+              nv, nt, change = value, unit, true
+            end
+          else -- latest: the newest event by event time wins; equal times, the later write
+            local ot
+            if exact then
+              ot = tonumber(call('HGET', per.xkey, per.xtag and member .. per.xtag or member) or '0')
+            else
+              ot = (per.base + r) * view.unit
+            end
+            if et >= ot then
+              nv, nt, change = value, unit, true
+            end
+          end
+        elseif policy == 'increment' and value == 0 then
+          nv, nt, change = 0, unit, false -- adds nothing: an absent member stays absent
+        else
+          nv, nt, change = value, unit, true
+        end
+        if view.kind == 'h' then
+          -- A day total is bounded by ±S only, so every window (N of them
+          -- summed) stays within its codes' range.
+          if nv < view.lo or nv > view.hi then
+            res = {0, 'invalid_argument', "the member's net change on " .. per.id .. ' would be ' ..
+              fmt_score(nv, decimals) .. ', outside ±' .. fmt_score(view.hi, decimals) ..
+              ' that rolling windows can hold', et}
+            break
+          end
+        elseif (change or old) and outside(nv) > 0 and
+            not (view.kind == 'w' and old and outside(nv) <= outside(ov)) then
+          -- A window that drifted out of [min, max] when a day left it may
+          -- move back, but no event moves a score further out.
+          res = {0, 'invalid_argument', 'the score in view ' .. view.name .. ' would be ' ..
+            fmt_score(nv, decimals) .. ', outside [' .. fmt_score(vmin, decimals) .. ', ' ..
+            fmt_score(vmax, decimals) .. ']', et}
           break
         end
-      elseif (change or old) and outside(nv) > 0 and
-          not (view.kind == 'w' and old and outside(nv) <= outside(ov)) then
-        -- A window that drifted out of [min, max] when a day left it may
-        -- move back, but no event moves a score further out.
-        res = {0, 'invalid_argument', 'the score in view ' .. view.name .. ' would be ' ..
-          fmt_score(nv, decimals) .. ', outside [' .. fmt_score(vmin, decimals) .. ', ' ..
-          fmt_score(vmax, decimals) .. ']', et}
-        break
+        if view.span == 1 then nt = 0 end
+        plan_code[k] = rank_value(view, nv) * view.span + nt
+        plan_value[k] = nv
+        plan_change[k] = change
+        plan_present[k] = change or old ~= false
       end
-      if view.span == 1 then nt = 0 end
-      plan_code[k] = rank_value(view, nv) * view.span + nt
-      plan_value[k] = nv
-      plan_change[k] = change
-      plan_present[k] = change or old ~= false
     end
     if not res then
       local answered = {}
@@ -499,11 +542,12 @@ for e = 1, nevents do
       if ev.name ~= '' then
         call('HSET', names_key, member, ev.name)
       end
-      if #ev.segs > 0 then
+      if sm_key then
         -- The values seen, and the member's latest value of each name
-        -- ("name=value" lines, in the board's order of names) for its card.
+        -- ("name=value" lines, in the board's order of names) for its card,
+        -- with the names it is pure in (see Mirrors).
         local latest = {}
-        local old_rec = call('HGET', sm_key, member) or ''
+        local old_rec = ev.old_rec
         for line in string.gmatch(old_rec, '[^\n]+') do
           local n, val = string.match(line, '^([^=]+)=(.*)$')
           if n then latest[n] = val end
@@ -520,7 +564,14 @@ for e = 1, nevents do
           if latest[n] then lines[#lines + 1] = n .. '=' .. latest[n] end
         end
         local rec = table.concat(lines, '\n')
-        if rec ~= old_rec then call('HSET', sm_key, member, rec) end
+        local pure = {}
+        for _, n in ipairs(seg_names) do
+          if ev.pure_after[n] then pure[#pure + 1] = n end
+        end
+        pure = table.concat(pure, '\n')
+        if rec ~= old_rec or pure ~= ev.old_pure then
+          call('HSET', sm_key, member, rec, member .. '\0p', pure)
+        end
       end
       if ev.id ~= '' then
         local rec = {}
