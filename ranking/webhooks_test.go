@@ -272,15 +272,7 @@ func TestWebhookSenderKilledMidDelivery(t *testing.T) {
 			prefix := redistest.Namespace(t) + ":"
 			a := ranking.NewStore(rdb, cfg, ranking.Options{Prefix: prefix})
 			b := ranking.NewStore(rdb, cfg, ranking.Options{Prefix: prefix})
-			if _, err := a.Write(ctx, "g", ranking.Event{Member: "a", Value: 1}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := a.RecordResults(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := a.RelayResults(ctx); err != nil {
-				t.Fatal(err)
-			}
+			mustDeliveryOfLastHour(t, a)
 			opts := fastHooks
 			opts.Lease = time.Second
 			stopA := runHooks(t, a, opts)
@@ -314,15 +306,7 @@ func TestWebhookLeaseDecidesWhoReports(t *testing.T) {
 	m, rdb := MustMiniredis(t, at)
 	_, srv := newReceiver(t, func(int, *http.Request) int { return 200 })
 	s := newStore(t, rdb, hookConfig(t, srv.URL, ""), func() time.Time { return at })
-	if _, err := s.Write(ctx, "g", ranking.Event{Member: "a", Value: 1}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.RecordResults(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.RelayResults(ctx); err != nil {
-		t.Fatal(err)
-	}
+	mustDeliveryOfLastHour(t, s)
 	first, err := s.ClaimDelivery(ctx, 5, time.Second, "one")
 	if err != nil || len(first) != 1 {
 		t.Fatalf("claim: %v %v", first, err)
@@ -362,15 +346,7 @@ func TestWebhookGivesUpThenAdminRetry(t *testing.T) {
 	_, srv := newReceiver(t, func(int, *http.Request) int { mu.Lock(); defer mu.Unlock(); return status })
 	cfg := hookConfig(t, srv.URL, "")
 	s := ranking.NewStore(redistest.Client(t), cfg, ranking.Options{Prefix: redistest.Namespace(t) + ":", WebhookGiveUp: 300 * time.Millisecond})
-	if _, err := s.Write(ctx, "g", ranking.Event{Member: "a", Value: 1}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.RecordResults(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.RelayResults(ctx); err != nil {
-		t.Fatal(err)
-	}
+	mustDeliveryOfLastHour(t, s)
 	stop := runHooks(t, s, fastHooks)
 	defer stop()
 	waitFor(t, "failed", func() bool { return counts(t, s)[ranking.DeliveryFailed] == 1 })
@@ -537,5 +513,21 @@ webhooks:
 	}
 	if b := types["member.removed"]; !strings.HasSuffix(b, `"data":{"board":"g","member":"cheat"}}`) {
 		t.Errorf("member.removed body %s", b)
+	}
+}
+
+// mustDeliveryOfLastHour writes to board g, then records and relays: the
+// last hour's (empty) result makes one delivery.
+func mustDeliveryOfLastHour(t *testing.T, s *ranking.Store) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := s.Write(ctx, "g", ranking.Event{Member: "a", Value: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RecordResults(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RelayResults(ctx); err != nil {
+		t.Fatal(err)
 	}
 }

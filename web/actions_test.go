@@ -3,11 +3,7 @@ package web_test
 import (
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/alicebob/miniredis/v2"
-	"github.com/redis/go-redis/v9"
-	"github.com/standings/standings/ranking"
 	"github.com/standings/standings/web"
 )
 
@@ -16,24 +12,13 @@ import (
 // board; unknown actions are 404, bad input 422 and changes nothing,
 // writes need a key.
 func TestActionRoute(t *testing.T) {
-	cfg, err := ranking.ParseConfig([]byte(`
+	f := MustFixtureOf(t, `
 boards:
   - {id: reads, views: [day, all]}
   - {id: points, decimals: 1, views: [week, all]}
 actions:
   article.read: [{board: reads}, {board: points, value: 2.5}]
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mr := miniredis.RunT(t)
-	mr.SetTime(testNow)
-	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	t.Cleanup(func() { rdb.Close() })
-	store := ranking.NewStore(rdb, cfg, ranking.Options{Clock: func() time.Time { return testNow }})
-	srv := web.NewServer(web.Options{Store: store, Config: cfg, WriteKeys: []string{writeKey}, AdminKeys: []string{adminKey}, WriteRate: -1})
-	t.Cleanup(srv.Close)
-	f := &fixture{mr: mr, srv: srv, handler: srv.Handler()}
+`, web.Options{WriteRate: -1})
 
 	body := `{"member":"ann","name":"Ann","id":"r1"}`
 	r := MustOK(t, f.do(t, "POST", "/api/v1/actions/article.read", writeKey, body))

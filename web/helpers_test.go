@@ -46,6 +46,7 @@ boards:
 // fixture is a Server on a real ranking.Store on miniredis.
 type fixture struct {
 	mr      *miniredis.Miniredis
+	store   *ranking.Store
 	srv     *web.Server
 	handler http.Handler
 }
@@ -62,7 +63,13 @@ func MustFixture(tb testing.TB) *fixture {
 // the keys are the fixture's.
 func MustFixtureWith(tb testing.TB, opts web.Options) *fixture {
 	tb.Helper()
-	cfg, err := ranking.ParseConfig([]byte(testBoards))
+	return MustFixtureOf(tb, testBoards, opts)
+}
+
+// MustFixtureOf is MustFixtureWith on the boards file given.
+func MustFixtureOf(tb testing.TB, boards string, opts web.Options) *fixture {
+	tb.Helper()
+	cfg, err := ranking.ParseConfig([]byte(boards))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -76,7 +83,7 @@ func MustFixtureWith(tb testing.TB, opts web.Options) *fixture {
 	opts.WriteKeys, opts.AdminKeys = []string{writeKey}, []string{adminKey}
 	srv := web.NewServer(opts)
 	tb.Cleanup(srv.Close)
-	return &fixture{mr: mr, srv: srv, handler: srv.Handler()}
+	return &fixture{mr: mr, store: store, srv: srv, handler: srv.Handler()}
 }
 
 // response is a recorded answer.

@@ -10,11 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
-	"github.com/redis/go-redis/v9"
 	"github.com/standings/standings/ranking"
 	"github.com/standings/standings/web"
 )
@@ -26,7 +24,7 @@ import (
 // schema), as are the requests that succeed.
 func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 	t.Setenv("STANDINGS_TEST_HOOK_SECRET", "s3cret")
-	cfg, err := ranking.ParseConfig([]byte(`
+	f := MustFixtureOf(t, `
 boards:
   - {id: points, title: Points, decimals: 1, min_score: -1000, max_score: 1000, views: [day, week, all], lateness: 1h, keep: 1}
   - {id: lap, order: asc, update: best, ties: shared, decimals: 3, max_score: 3600, views: [week, all]}
@@ -34,17 +32,8 @@ webhooks:
   - {url: "http://127.0.0.1:9/hook", secret_env: STANDINGS_TEST_HOOK_SECRET, events: [period.final]}
 actions:
   article.read: [{board: points}, {board: lap, value: 61.5}]
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mr := miniredis.RunT(t)
-	mr.SetTime(testNow)
-	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	t.Cleanup(func() { rdb.Close() })
-	store := ranking.NewStore(rdb, cfg, ranking.Options{Clock: func() time.Time { return testNow }})
-	srv := web.NewServer(web.Options{Store: store, Config: cfg, WriteKeys: []string{writeKey}, AdminKeys: []string{adminKey}, WriteRate: -1})
-	t.Cleanup(srv.Close)
+`, web.Options{WriteRate: -1})
+	mr, store, srv := f.mr, f.store, f.srv
 	h := srv.Handler()
 
 	serve := func(method, path, key, body string) *httptest.ResponseRecorder {

@@ -7,9 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
-	"github.com/redis/go-redis/v9"
-	"github.com/standings/standings/ranking"
 	"github.com/standings/standings/web"
 )
 
@@ -18,22 +15,12 @@ import (
 // 422 and changes nothing; /metrics counts deliveries by state.
 func TestWebhookAdminRoutes(t *testing.T) {
 	t.Setenv("STANDINGS_TEST_HOOK_SECRET", "s3cret")
-	cfg, err := ranking.ParseConfig([]byte(`
+	f := MustFixtureOf(t, `
 boards: [{id: points, views: [day, all], lateness: 1h, keep: 1}]
 webhooks:
   - {url: "http://127.0.0.1:9/hook", secret_env: STANDINGS_TEST_HOOK_SECRET, events: [period.final]}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mr := miniredis.RunT(t)
-	mr.SetTime(testNow)
-	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	t.Cleanup(func() { rdb.Close() })
-	store := ranking.NewStore(rdb, cfg, ranking.Options{Clock: func() time.Time { return testNow }})
-	srv := web.NewServer(web.Options{Store: store, Config: cfg, WriteKeys: []string{writeKey}, AdminKeys: []string{adminKey}, WriteRate: -1})
-	t.Cleanup(srv.Close)
-	f := &fixture{mr: mr, srv: srv, handler: srv.Handler()}
+`, web.Options{WriteRate: -1})
+	mr, store := f.mr, f.store
 
 	MustOK(t, f.do(t, "POST", "/api/v1/boards/points/scores", writeKey, `{"member":"a","value":3}`))
 	mr.SetTime(time.Date(2026, 11, 23, 1, 0, 0, 0, time.UTC)) // the 22nd is final
