@@ -42,12 +42,9 @@ func (s *Server) handleAction(c echo.Context) error {
 	if err := decodeJSON(c.Request().Body, &in); err != nil {
 		return err
 	}
-	ev, err := eventFields(eventJSON{Member: in.Member, Name: in.Name, ID: in.ID, At: in.At})
+	ev, err := eventFields(eventJSON{Member: in.Member, Name: in.Name, ID: in.ID, At: in.At, Segments: in.Segments})
 	if err != nil {
 		return err
-	}
-	if in.Segments != nil {
-		ev.Segments = *in.Segments
 	}
 	if err := s.takeRate(c, len(a.Targets)); err != nil {
 		return err

@@ -167,9 +167,9 @@ func TestListBoards(t *testing.T) {
 	r := MustOK(t, f.get(t, "/api/v1/boards")).Body
 	want := `{"boards":[` +
 		`{"id":"points","title":"Points","order":"desc","update":"increment","ties":"first","decimals":1,"min_score":-1000,"max_score":1000,` +
-		`"views":[{"view":"day","tie_resolution":"1ms"},{"view":"week","tie_resolution":"1ms"},{"view":"all","tie_resolution":"1s"}]},` +
+		`"views":[{"view":"day","tie_resolution":"1ms"},{"view":"week","tie_resolution":"1ms"},{"view":"all","tie_resolution":"1s"}],"segments":[]},` +
 		`{"id":"lap","title":"Fastest lap","order":"asc","update":"best","ties":"shared","decimals":3,"min_score":0,"max_score":3600,` +
-		`"views":[{"view":"week"},{"view":"all"}]}]}`
+		`"views":[{"view":"week"},{"view":"all"}],"segments":[]}]}`
 	if got := strings.TrimSpace(r); got != want {
 		t.Fatalf("boards\n got %s\nwant %s", got, want)
 	}

@@ -20,6 +20,7 @@ type boardJSON struct {
 	MinScore json.RawMessage `json:"min_score"`
 	MaxScore json.RawMessage `json:"max_score"`
 	Views    []viewJSON      `json:"views"`
+	Segments []string        `json:"segments"`
 }
 
 type viewJSON struct {
@@ -34,7 +35,7 @@ func (s *Server) handleListBoards(c echo.Context) error {
 		bj := boardJSON{
 			ID: b.ID, Title: b.Title, Order: b.Order, Update: b.Update, Ties: b.Ties, Decimals: b.Decimals,
 			MinScore: json.RawMessage(b.FormatScore(b.Min)), MaxScore: json.RawMessage(b.FormatScore(b.Max)),
-			Views: make([]viewJSON, 0, len(b.Views)),
+			Views: make([]viewJSON, 0, len(b.Views)), Segments: append([]string{}, b.Segments...),
 		}
 		for _, v := range b.Views {
 			bj.Views = append(bj.Views, viewJSON{View: v.Name, TieResolution: b.TieResolution(v.Name)})
@@ -73,6 +74,7 @@ func nameOf(n string) *string {
 type pageJSON struct {
 	Board   string      `json:"board"`
 	View    string      `json:"view"`
+	Segment *string     `json:"segment,omitempty"` // "NAME:VALUE" when one was asked for
 	Period  string      `json:"period"`
 	Start   *string     `json:"start"` // null for the all view
 	End     *string     `json:"end"`
@@ -91,7 +93,7 @@ func instant(t time.Time, loc *time.Location) *string {
 
 // handlePage serves GET /api/v1/boards/{board}/{view}?period=&offset=&limit=.
 func (s *Server) handlePage(c echo.Context) error {
-	var store pageReader = s.store
+	var store segmentPageReader = s.store
 	offset, err := intParam(c, "offset", 0, 0, MaxOffset)
 	if err != nil {
 		return err
@@ -104,13 +106,17 @@ func (s *Server) handlePage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	pg, err := store.Page(c.Request().Context(), b.ID, view, c.QueryParam("period"), offset, limit)
+	seg, err := segmentParam(c, b)
+	if err != nil {
+		return err
+	}
+	pg, err := store.PageIn(c.Request().Context(), b.ID, view, seg, c.QueryParam("period"), offset, limit)
 	if err != nil {
 		return err
 	}
 	loc := s.cfg.Calendar.Location()
 	return render(c, http.StatusOK, pageJSON{
-		Board: b.ID, View: view, Period: pg.Period.ID,
+		Board: b.ID, View: view, Segment: segmentOf(seg), Period: pg.Period.ID,
 		Start: instant(pg.Period.Start, loc), End: instant(pg.Period.End, loc),
 		Final: pg.Final, Total: pg.Total, Entries: entriesJSON(b, pg.Entries),
 	})
@@ -120,6 +126,7 @@ func (s *Server) handlePage(c echo.Context) error {
 type cardJSON struct {
 	Board      string          `json:"board"`
 	View       string          `json:"view"`
+	Segment    *string         `json:"segment,omitempty"` // "NAME:VALUE" when one was asked for
 	Period     string          `json:"period"`
 	Member     string          `json:"member"`
 	Name       *string         `json:"name"`
@@ -145,12 +152,16 @@ func (s *Server) handleMember(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	card, err := store.Member(c.Request().Context(), b.ID, view, c.QueryParam("period"), member, around)
+	seg, err := segmentParam(c, b)
+	if err != nil {
+		return err
+	}
+	card, err := store.MemberIn(c.Request().Context(), b.ID, view, seg, c.QueryParam("period"), member, around)
 	if err != nil {
 		return err
 	}
 	return render(c, http.StatusOK, cardJSON{
-		Board: b.ID, View: view, Period: card.Period.ID, Member: card.Member, Name: nameOf(card.Name),
+		Board: b.ID, View: view, Segment: segmentOf(seg), Period: card.Period.ID, Member: card.Member, Name: nameOf(card.Name),
 		Rank: card.Rank, Score: json.RawMessage(b.FormatScore(card.Score)), Total: card.Total,
 		TopPercent: card.TopPercent, Around: entriesJSON(b, card.Around),
 	})
@@ -193,4 +204,35 @@ func (s *Server) boardView(c echo.Context) (*ranking.Board, string, error) {
 		return nil, "", ranking.Errorf(ranking.ENOTFOUND, "board %q has no view %q", b.ID, view)
 	}
 	return b, view, nil
+}
+
+// segmentOf is a read's segment as answered: nil for the whole board.
+func segmentOf(seg ranking.Segment) *string {
+	if seg.IsZero() {
+		return nil
+	}
+	str := seg.String()
+	return &str
+}
+
+// handleSegmentValues serves GET /api/v1/boards/{board}/segments/{name}:
+// the values of a segment name seen on the board, sorted.
+func (s *Server) handleSegmentValues(c echo.Context) error {
+	var store segmentLister = s.store
+	b, err := s.board(c)
+	if err != nil {
+		return err
+	}
+	name, err := pathParam(c, "name")
+	if err != nil {
+		return err
+	}
+	values, err := store.SegmentValues(c.Request().Context(), b.ID, name)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, struct {
+		Segment string   `json:"segment"`
+		Values  []string `json:"values"`
+	}{name, values})
 }

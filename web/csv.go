@@ -21,7 +21,7 @@ const csvChunk = ranking.MaxLimit
 // status; a failure mid-stream aborts the connection, so a download is
 // never silently cut short.
 func (s *Server) handleCSV(c echo.Context) error {
-	var store pageReader = s.store
+	var store segmentPageReader = s.store
 	view := strings.TrimSuffix(c.Param("view"), ".csv")
 	b, err := s.board(c)
 	if err != nil {
@@ -30,9 +30,13 @@ func (s *Server) handleCSV(c echo.Context) error {
 	if _, ok := b.View(view); !ok {
 		return ranking.Errorf(ranking.ENOTFOUND, "board %q has no view %q", b.ID, view)
 	}
+	seg, err := segmentParam(c, b)
+	if err != nil {
+		return err
+	}
 	ctx := c.Request().Context()
 	period := c.QueryParam("period")
-	pg, err := store.Page(ctx, b.ID, view, period, 0, csvChunk)
+	pg, err := store.PageIn(ctx, b.ID, view, seg, period, 0, csvChunk)
 	if err != nil {
 		return err
 	}
@@ -63,7 +67,7 @@ func (s *Server) handleCSV(c echo.Context) error {
 		}
 		// The request's deadline covers one read; a long export gets a
 		// fresh one per chunk, bounded by the client staying connected.
-		pg, err = s.readChunk(c, store, b.ID, view, period, offset)
+		pg, err = s.readChunk(c, store, b.ID, view, seg, period, offset)
 		if err != nil {
 			s.logger.Warn("csv export aborted", "board", b.ID, "view", view, "period", period, "rows", offset, "err", err)
 			panic(http.ErrAbortHandler)
@@ -82,7 +86,7 @@ func csvCell(s string) string {
 
 // readChunk reads the next slice of an export with a deadline of its own,
 // and gives the connection time to send it.
-func (s *Server) readChunk(c echo.Context, store pageReader, board, view, period string, offset int) (*ranking.Page, error) {
+func (s *Server) readChunk(c echo.Context, store segmentPageReader, board, view string, seg ranking.Segment, period string, offset int) (*ranking.Page, error) {
 	base, ok := c.Get(baseContextKey).(context.Context)
 	if !ok {
 		base = c.Request().Context()
@@ -90,7 +94,7 @@ func (s *Server) readChunk(c echo.Context, store pageReader, board, view, period
 	ctx, cancel := context.WithTimeout(base, StoreTimeout)
 	defer cancel()
 	_ = http.NewResponseController(c.Response()).SetWriteDeadline(time.Now().Add(csvWriteTimeout))
-	return store.Page(ctx, board, view, period, offset, csvChunk)
+	return store.PageIn(ctx, board, view, seg, period, offset, csvChunk)
 }
 
 // csvWriteTimeout is how long the client has to take each chunk.

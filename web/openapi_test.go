@@ -26,7 +26,7 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 	t.Setenv("STANDINGS_TEST_HOOK_SECRET", "s3cret")
 	f := MustFixtureOf(t, `
 boards:
-  - {id: points, title: Points, decimals: 1, min_score: -1000, max_score: 1000, views: [day, week, all], lateness: 1h, keep: 1}
+  - {id: points, title: Points, segments: [country], decimals: 1, min_score: -1000, max_score: 1000, views: [day, week, all], lateness: 1h, keep: 1}
   - {id: lap, order: asc, update: best, ties: shared, decimals: 3, max_score: 3600, views: [week, all]}
 webhooks:
   - {url: "http://127.0.0.1:9/hook", secret_env: STANDINGS_TEST_HOOK_SECRET, events: [period.final]}
@@ -115,6 +115,13 @@ actions:
 		{"POST", "/api/v1/boards/points/scores", writeKey, `{"member":"cy","value":-2.5,"name":"Cy","id":"e-1","at":"2026-11-23T00:30:00Z"}`, 200},
 		{"POST", "/api/v1/boards/points/scores", writeKey, `{"member":"cy","value":-2.5,"name":"Cy","id":"e-1","at":"2026-11-23T00:30:00Z"}`, 200},
 		{"POST", "/api/v1/boards/points/scores", writeKey, `{"member":"cy","value":1,"id":"e-1"}`, 409},
+		{"POST", "/api/v1/boards/points/scores", writeKey, `{"member":"eve","value":4,"segments":{"country":"FR"}}`, 200},
+		{"POST", "/api/v1/boards/points/scores", writeKey, `{"member":"eve","value":4,"segments":{"team":"red"}}`, 422},
+		{"GET", "/api/v1/boards/points/day?segment=country:FR", "", "", 200},
+		{"GET", "/api/v1/boards/points/day?segment=team:red", "", "", 422},
+		{"GET", "/api/v1/boards/points/all/members/eve?segment=country:FR", "", "", 200},
+		{"GET", "/api/v1/boards/points/segments/country", "", "", 200},
+		{"GET", "/api/v1/boards/points/segments/team", "", "", 422},
 		{"POST", "/api/v1/boards/points/scores", writeKey, `{"member":"cy","value":10000}`, 422},
 		{"POST", "/api/v1/boards/points/scores", writeKey, `{"member":`, 400},
 		{"POST", "/api/v1/boards/points/scores", "", `{"member":"cy","value":1}`, 401},

@@ -56,3 +56,9 @@ func parseDigits(s string) (int, bool) {
 	n, err := strconv.Atoi(s)
 	return n, err == nil
 }
+
+// segmentParam reads ?segment=NAME:VALUE for board b (absent or empty: the
+// whole board). An unknown name or a bad value is 422.
+func segmentParam(c echo.Context, b *ranking.Board) (ranking.Segment, error) {
+	return b.ParseSegment(c.QueryParam("segment"))
+}

@@ -19,6 +19,8 @@ type eventJSON struct {
 	Name   *string         `json:"name"` // pointers: "" given is refused, absent is not
 	ID     *string         `json:"id"`
 	At     *string         `json:"at"`
+	// Segments tags the event: {"country": "FR"} (boards with segments).
+	Segments *map[string]string `json:"segments"`
 }
 
 // batchJSON is the body of a batch write.
@@ -210,6 +212,9 @@ func eventFields(in eventJSON) (ranking.Event, error) {
 		return ranking.Event{}, ranking.Errorf(ranking.EINVALID, "member is required")
 	}
 	ev := ranking.Event{Member: in.Member}
+	if in.Segments != nil {
+		ev.Segments = *in.Segments
+	}
 	if in.Name != nil {
 		if err := ranking.ValidateName(*in.Name); err != nil {
 			return ranking.Event{}, err

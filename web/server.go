@@ -18,6 +18,7 @@ import (
 type Store interface {
 	scoreWriter
 	pageReader
+	segmentPageReader
 	memberReader
 	memberRemover
 	pinger
@@ -26,6 +27,7 @@ type Store interface {
 	resultsReader
 	webhookAdmin
 	actor
+	segmentLister
 }
 
 // scoreWriter applies score events (POST .../scores and .../scores/batch).
@@ -39,9 +41,21 @@ type pageReader interface {
 	Page(ctx context.Context, boardID, viewName, period string, offset, limit int) (*ranking.Page, error)
 }
 
+// segmentPageReader reads a slice of a view's period of the board or of
+// one of its segment boards (the list API and CSV).
+type segmentPageReader interface {
+	PageIn(ctx context.Context, boardID, viewName string, seg ranking.Segment, period string, offset, limit int) (*ranking.Page, error)
+}
+
 // memberReader reads a member's card (GET .../{view}/members/{member}).
 type memberReader interface {
 	Member(ctx context.Context, boardID, viewName, period, member string, around int) (*ranking.Card, error)
+	MemberIn(ctx context.Context, boardID, viewName string, seg ranking.Segment, period, member string, around int) (*ranking.Card, error)
+}
+
+// segmentLister lists a segment name's values (GET .../segments/{name}).
+type segmentLister interface {
+	SegmentValues(ctx context.Context, boardID, name string) ([]string, error)
 }
 
 // memberRemover removes a member from a board (DELETE .../members/{member}).
