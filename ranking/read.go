@@ -80,6 +80,54 @@ func (s *Store) PageIn(ctx context.Context, boardID, viewName string, seg Segmen
 	return pg, err
 }
 
+// MaxMembersList bounds a member list ("friends") read.
+const MaxMembersList = 100
+
+// MembersIn reads the ranked ones among members (1..MaxMembersList valid
+// ids; repeats count once) in one period of a view of the board or a
+// segment board, in rank order, each with its rank on the whole period;
+// the Page's Total is the period's. Members without a score are left out.
+func (s *Store) MembersIn(ctx context.Context, boardID, viewName string, seg Segment, period string, members []string) (*Page, error) {
+	b, v, err := s.boardView(boardID, viewName)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.ValidateSegment(seg); err != nil {
+		return nil, err
+	}
+	if len(members) == 0 || len(members) > MaxMembersList {
+		return nil, Errorf(EINVALID, "members must list 1 to %d member ids, got %d", MaxMembersList, len(members))
+	}
+	seen := make(map[string]bool, len(members))
+	args := []string{"members", ""}
+	for _, m := range members {
+		if err := ValidateMember(m); err != nil {
+			return nil, err
+		}
+		if !seen[m] {
+			seen[m] = true
+			args = append(args, m)
+		}
+	}
+	args[1] = itoa(int64(len(args) - 2))
+	st, rep, err := s.readSeg(ctx, b, v, seg, period, args...)
+	if err != nil {
+		return nil, err
+	}
+	pg := &Page{Standing: st}
+	for k := 0; k+3 < len(rep.flat); k += 4 {
+		m, _ := rep.flat[k+1].(string)
+		code, err := parseCode(rep.flat[k+2])
+		if err != nil {
+			return nil, err
+		}
+		name, _ := rep.flat[k+3].(string)
+		score, _ := b.decode(v.Name, code)
+		pg.Entries = append(pg.Entries, Entry{Rank: asInt(rep.flat[k]), Member: m, Name: name, Score: score})
+	}
+	return pg, nil
+}
+
 // Member reads one member's card: its row and up to around neighbours on
 // each side. A member without a score in that period is ENOTFOUND.
 func (s *Store) Member(ctx context.Context, boardID, viewName, period, member string, around int) (*Card, error) {

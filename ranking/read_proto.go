@@ -58,7 +58,7 @@ type readReply struct {
 	code      any   // member: its code
 	name      string
 	firstRank any   // rank of the first entry
-	flat      []any // (member, code, name) triples
+	flat      []any // (member, code, name) triples; members: (rank, member, code, name)
 }
 
 // decodeRead decodes read.lua's reply in the given mode.
@@ -80,6 +80,11 @@ func decodeRead(raw []any, mode string) (readReply, error) {
 			return r, bad
 		}
 		r.total, r.firstRank, r.flat = asInt(raw[2]), raw[3], raw[4:]
+	case mode == "members":
+		if len(raw) < 3 || (len(raw)-3)%4 != 0 {
+			return r, bad
+		}
+		r.total, r.flat = asInt(raw[2]), raw[3:]
 	default:
 		if len(raw) < 7 {
 			return r, bad

@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -110,7 +111,21 @@ func (s *Server) handlePage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	pg, err := store.PageIn(c.Request().Context(), b.ID, view, seg, c.QueryParam("period"), offset, limit)
+	var pg *ranking.Page
+	if c.QueryParams().Has("members") {
+		// A member list: the ranked ones among them, with their ranks on
+		// the whole board; offset and limit do not apply.
+		if c.QueryParam("offset") != "" || c.QueryParam("limit") != "" {
+			return ranking.Errorf(ranking.EINVALID, "members cannot be combined with offset or limit")
+		}
+		ids := strings.Split(c.QueryParam("members"), ",")
+		if c.QueryParam("members") == "" {
+			ids = nil
+		}
+		pg, err = store.MembersIn(c.Request().Context(), b.ID, view, seg, c.QueryParam("period"), ids)
+	} else {
+		pg, err = store.PageIn(c.Request().Context(), b.ID, view, seg, c.QueryParam("period"), offset, limit)
+	}
 	if err != nil {
 		return err
 	}

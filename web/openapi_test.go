@@ -118,6 +118,8 @@ actions:
 		{"POST", "/api/v1/boards/points/scores", writeKey, `{"member":"eve","value":4,"segments":{"country":"FR"}}`, 200},
 		{"POST", "/api/v1/boards/points/scores", writeKey, `{"member":"eve","value":4,"segments":{"team":"red"}}`, 422},
 		{"GET", "/api/v1/boards/points/day?segment=country:FR", "", "", 200},
+		{"GET", "/api/v1/boards/points/day?members=ann,nobody,bob", "", "", 200},
+		{"GET", "/api/v1/boards/points/day?members=ann&limit=5", "", "", 422},
 		{"GET", "/api/v1/boards/points/day?segment=team:red", "", "", 422},
 		{"GET", "/api/v1/boards/points/all/members/eve?segment=country:FR", "", "", 200},
 		{"GET", "/api/v1/boards/points/segments/country", "", "", 200},

@@ -35,6 +35,14 @@ func TestSegmentsAPI(t *testing.T) {
 	if body := MustOK(t, f.get(t, "/api/v1/boards/points/all?segment=country:IT")).Body; !strings.Contains(body, `"total":0`) {
 		t.Errorf("a value never seen: %s", body)
 	}
+	friends := MustOK(t, f.get(t, "/api/v1/boards/points/all?members=dee,cy,nobody,cy")).Body
+	if !strings.Contains(friends, `"total":4,"entries":[{"rank":1,"member":"dee","name":null,"score":9},{"rank":4,"member":"cy","name":null,"score":3}]`) {
+		t.Errorf("members: %s", friends)
+	}
+	frFriends := MustOK(t, f.get(t, "/api/v1/boards/points/all?members=cy,bob&segment=country:FR")).Body
+	if !strings.Contains(frFriends, `"total":2,"entries":[{"rank":2,"member":"cy","name":null,"score":3}]`) {
+		t.Errorf("members in FR: %s", frFriends)
+	}
 	card := MustOK(t, f.get(t, "/api/v1/boards/points/day/members/cy?segment=country:FR")).Body
 	if !strings.Contains(card, `"segment":"country:FR"`) || !strings.Contains(card, `"rank":2`) || !strings.Contains(card, `"total":2`) {
 		t.Errorf("card: %s", card)
@@ -61,6 +69,10 @@ func TestSegmentsAPI(t *testing.T) {
 		{"GET", "/api/v1/boards/points/all?segment=country", "", 422},
 		{"GET", "/api/v1/boards/points/all/members/ann?segment=country:F%20R", "", 422},
 		{"GET", "/api/v1/boards/points/segments/league", "", 422},
+		{"GET", "/api/v1/boards/points/all?members=", "", 422},
+		{"GET", "/api/v1/boards/points/all?members=a,,b", "", 422},
+		{"GET", "/api/v1/boards/points/all?members=a&offset=1", "", 422},
+		{"GET", "/api/v1/boards/points/all?members=" + strings.Repeat("a,", 100) + "b", "", 422},
 		{"GET", "/api/v1/boards/nosuch/segments/country", "", 404},
 		{"GET", "/api/v1/boards/plain/segments/country", "", 422},
 	} {

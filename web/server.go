@@ -45,6 +45,7 @@ type pageReader interface {
 // one of its segment boards (the list API and CSV).
 type segmentPageReader interface {
 	PageIn(ctx context.Context, boardID, viewName string, seg ranking.Segment, period string, offset, limit int) (*ranking.Page, error)
+	MembersIn(ctx context.Context, boardID, viewName string, seg ranking.Segment, period string, members []string) (*ranking.Page, error)
 }
 
 // memberReader reads a member's card (GET .../{view}/members/{member}).

@@ -16,6 +16,7 @@
 --          all time), then
 --          "page", offset, limit
 --          | "member", member, around
+--          | "members", k, member_1 .. member_k
 -- Returns  {now_ms, 0} when no candidate contains now (the caller retries
 --          with candidates around now_ms),
 --          {now_ms, -2, chosen} when the chosen window is not built (the
@@ -24,6 +25,9 @@
 --          member: {now_ms, chosen, total, rank (0 = absent), code, name,
 --                   first_rank, m1, code1, name1, ...} where the entries are
 --                   the member's neighbours and the member, in rank order.
+--          members: {now_ms, chosen, total, rank1, m1, code1, name1, ...}:
+--                   the ranked ones among the members, in rank order, each
+--                   with its rank on the whole period.
 
 local ties = ARGV[2]
 local window = ARGV[3] == '1'
@@ -72,6 +76,36 @@ if mode == 'page' then
   if #flat > 0 then fr = first_rank(offset, flat[2]) end
   local out = {now, chosen, total, fr}
   append_entries(out, flat, nkey)
+  return out
+end
+
+if mode == 'members' then
+  -- A member list ("friends"): each listed member's code, then rank order
+  -- (code, then member, as the sorted set orders them).
+  local k = tonumber(ARGV[i + 1])
+  local found = {}
+  for j = 1, k do
+    local m = ARGV[i + 1 + j]
+    local code = redis.call('ZSCORE', zkey, m)
+    if code then found[#found + 1] = {m, code, tonumber(code)} end
+  end
+  table.sort(found, function(a, b)
+    if a[3] ~= b[3] then return a[3] < b[3] end
+    return a[1] < b[1]
+  end)
+  local out = {now, chosen, total}
+  for _, f in ipairs(found) do
+    local rank
+    if ties == 'shared' then
+      rank = redis.call('ZCOUNT', zkey, '-inf', '(' .. f[2]) + 1
+    else
+      rank = redis.call('ZRANK', zkey, f[1]) + 1
+    end
+    out[#out + 1] = rank
+    out[#out + 1] = f[1]
+    out[#out + 1] = f[2]
+    out[#out + 1] = redis.call('HGET', nkey, f[1])
+  end
   return out
 end
 

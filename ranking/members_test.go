@@ -1,0 +1,87 @@
+package ranking_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/standings/standings/ranking"
+)
+
+// TestMembersIn: a member list answers the ranked ones among the ids, in
+// rank order, with the ranks and scores the whole list gives them (ties
+// first and shared, a segment board too); unranked and repeated ids are
+// left out or counted once; bad lists are refused.
+func TestMembersIn(t *testing.T) {
+	ranking.GuardKeys(t)
+	for _, be := range backends()[:2] {
+		t.Run(be.name, func(t *testing.T) {
+			ctx := context.Background()
+			s := newStore(t, be.rdb(t), MustConfig(t, `
+boards:
+  - {id: first, segments: [team], views: [day, all]}
+  - {id: shared, ties: shared, order: asc, views: [all]}
+`), nil)
+			r := rand.New(rand.NewPCG(7, 9))
+			for _, board := range []string{"first", "shared"} {
+				var evs []ranking.Event
+				for i := range 300 {
+					ev := ranking.Event{Member: fmt.Sprintf("m%03d", r.IntN(150)), Value: int64(r.IntN(6))}
+					if board == "first" && i%2 == 0 {
+						ev.Segments = map[string]string{"team": []string{"red", "blue"}[r.IntN(2)]}
+					}
+					evs = append(evs, ev)
+				}
+				if _, err := s.Apply(ctx, board, evs); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, c := range []struct {
+				board string
+				seg   ranking.Segment
+			}{{"first", ranking.Segment{}}, {"first", ranking.Segment{Name: "team", Value: "red"}}, {"shared", ranking.Segment{}}} {
+				full, err := s.PageIn(ctx, c.board, "all", c.seg, "", 0, 1000)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := map[string]ranking.Entry{}
+				for _, e := range full.Entries {
+					want[e.Member] = e
+				}
+				for round := range 20 {
+					var ids []string
+					for range 1 + r.IntN(30) {
+						ids = append(ids, fmt.Sprintf("m%03d", r.IntN(170))) // some never scored
+					}
+					ids = append(ids, ids[0]) // a repeat
+					pg, err := s.MembersIn(ctx, c.board, "all", c.seg, "", ids)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if pg.Total != full.Total {
+						t.Fatalf("total %d, want %d", pg.Total, full.Total)
+					}
+					var expect []ranking.Entry
+					seen := map[string]bool{}
+					for _, e := range full.Entries { // the list's order is rank order
+						for _, id := range ids {
+							if e.Member == id && !seen[id] {
+								seen[id] = true
+								expect = append(expect, e)
+							}
+						}
+					}
+					if fmt.Sprint(pg.Entries) != fmt.Sprint(expect) {
+						t.Fatalf("%s %v round %d: %v\nwant %v", c.board, c.seg, round, pg.Entries, expect)
+					}
+				}
+			}
+			for _, bad := range [][]string{nil, make([]string, 101), {""}, {"ok", "bad\x01"}} {
+				if _, err := s.MembersIn(ctx, "first", "all", ranking.Segment{}, "", bad); ranking.ErrorCode(err) != ranking.EINVALID {
+					t.Errorf("%q: %v", bad, err)
+				}
+			}
+		})
+	}
+}
