@@ -32,8 +32,8 @@ func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time)
 	if b.hasWindows() {
 		views = append(views[:len(views):len(views)], dayTotals)
 	}
-	keys = make([]string, 2, 2+len(views)*8+len(idx))
-	keys[0], keys[1] = s.boardKey(b, "n"), s.boardKey(b, "k")
+	keys = make([]string, 3, 3+len(views)*8+len(idx))
+	keys[0], keys[1], keys[2] = s.boardKey(b, "n"), s.boardKey(b, "k"), s.nameIndexKey(b)
 	args = make([]any, 0, 16+len(views)*24+len(idx)*5)
 	args = append(args, string(b.Update), string(b.Ties), string(b.Order), itoa(b.Min), itoa(b.Max),
 		itoa(b.Lateness.Milliseconds()), itoa(DedupeWindow.Milliseconds()), s.Channel(), b.ID, boolArg(exact), itoa(int64(b.Decimals)), itoa(int64(len(views))))
@@ -112,7 +112,11 @@ func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time)
 		if !ev.At.IsZero() {
 			at = itoa(ev.At.UnixMilli())
 		}
-		args = append(args, ev.Member, itoa(ev.Value), at, ev.Name, ev.ID, itoa(int64(len(evSegs[j]))))
+		nameKey := ""
+		if ev.Name != "" {
+			nameKey = foldSearch(ev.Name)
+		}
+		args = append(args, ev.Member, itoa(ev.Value), at, ev.Name, nameKey, foldSearch(ev.Member), ev.ID, itoa(int64(len(evSegs[j]))))
 		for _, sg := range evSegs[j] {
 			args = append(args, itoa(int64(segIndex[sg])))
 		}

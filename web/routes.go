@@ -27,6 +27,7 @@ func (s *Server) routes() {
 	api.POST("/boards/:board/scores/batch", s.handleWriteBatch, s.requireWriter)
 	api.GET("/boards/:board/:view", s.handlePage)
 	api.GET("/boards/:board/segments/:name", s.handleSegmentValues)
+	api.GET("/boards/:board/members", s.handleSearchMembers)
 	api.GET("/boards/:board/:view/members/:member", s.handleMember)
 	api.GET("/boards/:board/:view/results", s.handleResults)
 	api.GET("/boards/:board/:view/results/:period", s.handleResult)

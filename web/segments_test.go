@@ -43,6 +43,13 @@ func TestSegmentsAPI(t *testing.T) {
 	if !strings.Contains(frFriends, `"total":2,"entries":[{"rank":2,"member":"cy","name":null,"score":3}]`) {
 		t.Errorf("members in FR: %s", frFriends)
 	}
+	MustOK(t, f.do(t, "POST", "/api/v1/boards/points/scores", writeKey, `{"member":"e1","value":1,"name":"Élodie"}`))
+	if got := strings.TrimSpace(MustOK(t, f.get(t, "/api/v1/boards/points/members?q=ELO")).Body); got != `{"members":[{"member":"e1","name":"Élodie"}]}` {
+		t.Errorf("search: %s", got)
+	}
+	if got := strings.TrimSpace(MustOK(t, f.get(t, "/api/v1/boards/points/members?q=c")).Body); got != `{"members":[{"member":"cy","name":null}]}` {
+		t.Errorf("search by id: %s", got)
+	}
 	card := MustOK(t, f.get(t, "/api/v1/boards/points/day/members/cy?segment=country:FR")).Body
 	if !strings.Contains(card, `"segment":"country:FR"`) || !strings.Contains(card, `"rank":2`) || !strings.Contains(card, `"total":2`) {
 		t.Errorf("card: %s", card)
@@ -70,6 +77,8 @@ func TestSegmentsAPI(t *testing.T) {
 		{"GET", "/api/v1/boards/points/all/members/ann?segment=country:F%20R", "", 422},
 		{"GET", "/api/v1/boards/points/segments/league", "", 422},
 		{"GET", "/api/v1/boards/points/all?members=", "", 422},
+		{"GET", "/api/v1/boards/points/members", "", 422},
+		{"GET", "/api/v1/boards/points/members?q=" + strings.Repeat("x", 65), "", 422},
 		{"GET", "/api/v1/boards/points/all?members=a,,b", "", 422},
 		{"GET", "/api/v1/boards/points/all?members=a&offset=1", "", 422},
 		{"GET", "/api/v1/boards/points/all?members=" + strings.Repeat("a,", 100) + "b", "", 422},

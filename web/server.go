@@ -28,6 +28,7 @@ type Store interface {
 	webhookAdmin
 	actor
 	segmentLister
+	memberSearcher
 }
 
 // scoreWriter applies score events (POST .../scores and .../scores/batch).

@@ -5,7 +5,8 @@
 --
 -- KEYS     (built by applyKeys in apply_proto.go; every key shares the
 --          board's hash tag, so the script runs on one cluster node)
---   1 the names hash n, 2 the registry k, then per view and period row in
+--   1 the names hash n, 2 the registry k, 3 the search index ni, then per
+--   view and period row in
 --   ARGV order: z:<view>:<period>, x:<view>:<period> (only when exact_times
 --   is 1), r:<view>:<period> (only for kind "w"), then per segment board
 --   (below) and per view and period row: z:<view>@<name>=<value>:<period>
@@ -33,7 +34,8 @@
 --   nnames (0 when the board has no segments, else its segment names), the cap of
 --     values per name, then the names,
 --   nevents, per event: member, value, at_ms ("" = Redis now), name ("" =
---     none), id ("" = none), nseg, then nseg 1-based segment board indexes
+--     none), the name folded for search ("" = none), the member id folded,
+--     id ("" = none), nseg, then nseg 1-based segment board indexes
 -- Returns  {1, now_ms, r1, r2, ...} with one r per event:
 --            {1, duplicate(0|1), event_ms (0 for a duplicate), period_1, score_1, rank_1, ...,
 --             period_V, score_V, rank_V}   (answered views only; a window
@@ -56,8 +58,8 @@ local function nextarg()
   i = i + 1
   return v
 end
-local names_key, reg = KEYS[1], KEYS[2]
-local ki = 3
+local names_key, reg, name_index = KEYS[1], KEYS[2], KEYS[3]
+local ki = 4
 local function nextkey()
   local k = KEYS[ki]
   ki = ki + 1
@@ -220,7 +222,8 @@ if #unbuilt > 2 then return unbuilt end
 local nevents = tonumber(nextarg())
 local events = {}
 for e = 1, nevents do
-  local ev = {member = nextarg(), value = tonumber(nextarg()), at = nextarg(), name = nextarg(), id = nextarg(), segs = {}}
+  local ev = {member = nextarg(), value = tonumber(nextarg()), at = nextarg(), name = nextarg(),
+              name_fold = nextarg(), member_fold = nextarg(), id = nextarg(), segs = {}}
   for g = 1, tonumber(nextarg()) do ev.segs[g] = segs[tonumber(nextarg())] end
   if ev.id ~= '' then ev.idkey = nextkey() end
   if ev.at == '' then
@@ -539,8 +542,17 @@ for e = 1, nevents do
           end
         end
       end
+      call('ZADD', name_index, 0, ev.member_fold .. '\0' .. member)
       if ev.name ~= '' then
-        call('HSET', names_key, member, ev.name)
+        -- The search index follows the name: the old name's entry goes
+        -- (its folded form is kept beside it, "<member>\0k", as Lua
+        -- cannot fold), the new one comes.
+        local got = call('HMGET', names_key, member, member .. '\0k')
+        if got[1] ~= ev.name then
+          if got[2] then call('ZREM', name_index, got[2] .. '\0' .. member) end
+          call('HSET', names_key, member, ev.name, member .. '\0k', ev.name_fold)
+          call('ZADD', name_index, 0, ev.name_fold .. '\0' .. member)
+        end
       end
       if sm_key then
         -- The values seen, and the member's latest value of each name

@@ -17,19 +17,20 @@
 --
 -- KEYS     (built by removeRequest in remove_proto.go) 1 the registry k,
 --          2 the names hash n, 3 the outbox out, 4 the member's results
---          index rm:<member>, then per declared entry: z:<entry>, x:<entry>
--- ARGV     member, channel, board id, then the declared entries, in KEYS
---          order
+--          index rm:<member>, 5 the search index ni, then per declared
+--          entry: z:<entry>, x:<entry>
+-- ARGV     member, channel, board id, the member id folded for search,
+--          then the declared entries, in KEYS order
 -- Returns  {removed, listed, now_ms}: the number of period keys the member
 --          was removed from (-1 when the registry holds an undeclared
 --          entry), how many recorded results list it, and Redis's now
 
-local reg, names, out, rm = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local member, channel, board = ARGV[1], ARGV[2], ARGV[3]
+local reg, names, out, rm, ni = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local member, channel, board, member_fold = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local now = redis_now()
 local declared = {}
-for k = 4, #ARGV do
-  declared[ARGV[k]] = 2 * (k - 4) + 5 -- index of its z key
+for k = 5, #ARGV do
+  declared[ARGV[k]] = 2 * (k - 5) + 6 -- index of its z key
 end
 redis.call('ZREMRANGEBYSCORE', reg, '-inf', '(' .. fmt(now))
 local entries = redis.call('ZRANGE', reg, 0, -1)
@@ -50,7 +51,10 @@ for _, entry in ipairs(entries) do
   end
   redis.call('HDEL', KEYS[zi + 1], member)
 end
-redis.call('HDEL', names, member)
+local name_fold = redis.call('HGET', names, member .. '\0k')
+if name_fold then redis.call('ZREM', ni, name_fold .. '\0' .. member) end
+redis.call('ZREM', ni, member_fold .. '\0' .. member)
+redis.call('HDEL', names, member, member .. '\0k')
 local listed = redis.call('ZCARD', rm)
 if removed > 0 or listed > 0 then
   redis.call('XADD', out, 'MAXLEN', '~', '10000', '*',

@@ -1,0 +1,42 @@
+-- search.lua: members whose display name or id starts with a prefix.
+--
+-- (lib.lua is prepended.)
+--
+-- The index ni holds "<folded text>\0<member>" entries, all scored 0, so
+-- ZRANGE BYLEX finds a prefix's entries in order; they are read in pages
+-- until limit distinct members are found (a member may match by name and
+-- by id), at most 4 pages, so the work is bounded whatever the board's
+-- size. Folded text is UTF-8 and never holds the byte 0xff.
+--
+-- KEYS     (built by SearchMembers in names.go) 1 the index ni, 2 the
+--          names hash n
+-- ARGV     1 the folded prefix, 2 limit
+-- Returns  {member1, name1 or false, member2, ...}
+
+local ni, names = KEYS[1], KEYS[2]
+local prefix, limit = ARGV[1], tonumber(ARGV[2])
+local seen, members = {}, {}
+local lo = '[' .. prefix
+for _ = 1, 4 do
+  local page = redis.call('ZRANGE', ni, lo, '[' .. prefix .. '\255', 'BYLEX', 'LIMIT', 0, 2 * limit)
+  for _, e in ipairs(page) do
+    local sep = string.find(e, '\0', 1, true)
+    local m = string.sub(e, sep + 1)
+    if not seen[m] then
+      seen[m] = true
+      members[#members + 1] = m
+      if #members == limit then break end
+    end
+  end
+  if #members == limit or #page < 2 * limit then break end
+  lo = '(' .. page[#page]
+end
+local out = {}
+if #members > 0 then
+  local got = redis.call('HMGET', names, unpack(members))
+  for k, m in ipairs(members) do
+    out[#out + 1] = m
+    out[#out + 1] = got[k]
+  end
+end
+return out
