@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/redis/go-redis/v9"
 	"golang.org/x/text/cases"
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
@@ -84,4 +85,50 @@ func (s *Store) SearchMembers(ctx context.Context, boardID, q string) ([]MemberN
 		out = append(out, MemberName{Member: m, Name: name})
 	}
 	return out, nil
+}
+
+// IndexMemberIDs adds, once per board, the search entries of the ids of
+// members who scored before the index existed (apply.lua adds a member's
+// id when it enters the all view). It scans each board's all view in
+// chunks of 1000 and marks the board done; a board without an all view
+// needs nothing (its writes index every id). Every instance may run it;
+// the entries are idempotent.
+func (s *Store) IndexMemberIDs(ctx context.Context) error {
+	for _, b := range s.cfg.Boards {
+		all, ok := b.View(AllPeriodID)
+		if !ok || all.Kind != All {
+			continue
+		}
+		done := s.boardKey(b, "ni:ids")
+		if n, err := s.rdb.Exists(ctx, done).Result(); err != nil {
+			return wrapRedis(err)
+		} else if n == 1 {
+			continue
+		}
+		zkey, idx := s.periodKey(b, "z", all.Name, AllPeriodID), s.nameIndexKey(b)
+		var cursor uint64
+		for {
+			flat, next, err := s.rdb.ZScan(ctx, zkey, cursor, "", 1000).Result()
+			if err != nil {
+				return wrapRedis(err)
+			}
+			if len(flat) > 0 {
+				entries := make([]redis.Z, 0, len(flat)/2)
+				for k := 0; k+1 < len(flat); k += 2 {
+					entries = append(entries, redis.Z{Member: foldSearch(flat[k]) + "\x00" + flat[k]})
+				}
+				if err := s.rdb.ZAdd(ctx, idx, entries...).Err(); err != nil {
+					return wrapRedis(err)
+				}
+			}
+			cursor = next
+			if cursor == 0 {
+				break
+			}
+		}
+		if err := s.rdb.Set(ctx, done, "1", 0).Err(); err != nil {
+			return wrapRedis(err)
+		}
+	}
+	return nil
 }

@@ -146,3 +146,45 @@ func mustSearch(t *testing.T, s *ranking.Store, q string) []ranking.MemberName {
 	}
 	return got
 }
+
+// TestIndexMemberIDs: members written before the index existed become
+// findable by id once IndexMemberIDs ran; a removed member that comes back
+// is findable again.
+func TestIndexMemberIDs(t *testing.T) {
+	ctx := context.Background()
+	_, rdb := MustMiniredis(t, time.Now())
+	s := newStore(t, rdb, MustConfig(t, "boards: [{id: g, views: [day, all]}]\n"), nil)
+	for _, m := range []string{"alpha", "alps", "beta"} {
+		if _, err := s.Write(ctx, "g", ranking.Event{Member: m, Value: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := mustSearch(t, s, "alp"); len(got) != 2 {
+		t.Fatalf("indexed on write: %v", got)
+	}
+	// As data from before the index: no entries.
+	if err := rdb.Del(ctx, s.Prefix()+"{g}:ni").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustSearch(t, s, "alp"); len(got) != 0 {
+		t.Fatalf("after dropping the index: %v", got)
+	}
+	if err := s.IndexMemberIDs(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustSearch(t, s, "alp"); fmt.Sprint(got) != "[{alpha } {alps }]" {
+		t.Fatalf("after IndexMemberIDs: %v", got)
+	}
+	if ok, err := s.RemoveMember(ctx, "g", "beta"); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	if got := mustSearch(t, s, "beta"); len(got) != 0 {
+		t.Fatalf("removed: %v", got)
+	}
+	if _, err := s.Write(ctx, "g", ranking.Event{Member: "beta", Value: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustSearch(t, s, "beta"); len(got) != 1 {
+		t.Fatalf("back after removal: %v", got)
+	}
+}

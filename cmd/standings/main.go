@@ -284,6 +284,13 @@ func (m *Main) Run(ctx context.Context) error {
 			m.Logger.Error("ingest stream", "err", err)
 		})
 	})
+	// Name search: members who scored before the index existed are added
+	// once per board, in the background.
+	wg.Go(func() {
+		if err := m.Store.IndexMemberIDs(bg); err != nil && bg.Err() == nil {
+			m.Logger.Error("indexing member ids for search", "err", err)
+		}
+	})
 	// Webhooks: every instance sends due deliveries; a lease in Redis keeps
 	// each in flight on one instance at a time.
 	wg.Go(func() {

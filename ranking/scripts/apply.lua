@@ -441,6 +441,7 @@ for e = 1, nevents do
       else
         local unit = math.floor(et / view.unit) - per.base
         local old = call('ZSCORE', per.zkey, member)
+        if not old and per.zkey == ev.all_zkey then ev.new_in_all = true end
         local nv, nt, change, ov
         if old then
           local q, r = split(num(old), view.span)
@@ -542,7 +543,12 @@ for e = 1, nevents do
           end
         end
       end
-      call('ZADD', name_index, 0, ev.member_fold .. '\0' .. member)
+      -- The id's entry: when the member enters the all view (new, or back
+      -- after a removal); boards without an all view add it every time.
+      -- Members from before the index are added by Store.IndexMemberIDs.
+      if ev.new_in_all or not ev.all_zkey then
+        call('ZADD', name_index, 0, ev.member_fold .. '\0' .. member)
+      end
       if ev.name ~= '' then
         -- The search index follows the name: the old name's entry goes
         -- (its folded form is kept beside it, "<member>\0k", as Lua
