@@ -124,10 +124,42 @@
     setInterval(tick, 1000);
   }
 
+  // The member search suggests names and ids as you type, from the name
+  // search API; without JavaScript the form still takes an id or a name.
+  function suggest(input) {
+    var list = document.getElementById(input.getAttribute("list"));
+    if (!list || !window.fetch) return;
+    var timer = 0, seq = 0;
+    input.addEventListener("input", function () {
+      clearTimeout(timer);
+      var q = input.value.trim();
+      if (q === "" || q.length > 64) { list.replaceChildren(); return; }
+      timer = setTimeout(function () {
+        var mine = ++seq;
+        fetch(input.dataset.suggest + "?q=" + encodeURIComponent(q), { headers: { Accept: "application/json" } })
+          .then(function (r) { return r.ok ? r.json() : { members: [] }; })
+          .then(function (body) {
+            if (mine !== seq) return; // a newer keystroke answered first
+            var opts = (body.members || []).map(function (m) {
+              var o = document.createElement("option");
+              o.value = m.member;
+              o.label = m.name ? m.name + " (" + m.member + ")" : m.member;
+              o.textContent = o.label;
+              return o;
+            });
+            list.replaceChildren.apply(list, opts);
+          })
+          .catch(function () {});
+      }, 150);
+    });
+  }
+
   function start() {
     var status = document.getElementById("live-status");
     if (status && status.dataset.ws && "WebSocket" in window) live(status);
     countdowns();
+    var search = document.querySelector("input[data-suggest]");
+    if (search) suggest(search);
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

@@ -98,6 +98,7 @@ type BoardPage struct {
 	Table      Table
 	Pager      Pager
 	SearchURL  string // GET form action of the member search
+	SuggestURL string // the name search API the search box suggests from
 	SearchIn   string // the period searched; empty for the current one
 	SearchErr  string // a member search that found nobody
 	Query      string

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 	"github.com/standings/standings/ranking"
@@ -68,6 +70,7 @@ func (s *Server) boardPageModel(b *ranking.Board, v ranking.View, pg *ranking.Pa
 		ViewLabel:  viewLabel(v),
 		Period:     nav,
 		SearchURL:  boardPath(b.ID, v.Name) + "/members",
+		SuggestURL: "/api/v1/boards/" + url.PathEscape(b.ID) + "/members",
 		SearchIn:   linkPeriod,
 		CSVURL:     withQuery(boardPath(b.ID, v.Name)+".csv", "period", linkPeriod),
 		APIURL:     withQuery("/api/v1"+boardPath(b.ID, v.Name), "period", linkPeriod),
@@ -128,18 +131,49 @@ func (s *Server) table(b *ranking.Board, v ranking.View, pg *ranking.Page, id, l
 // handleFindMember serves GET /boards/{board}/{view}/members?member=&period=:
 // the member search form, which leads to the member's rank card.
 func (s *Server) handleFindMember(c echo.Context) error {
+	var store memberSearcher = s.store
 	b, view, err := s.boardView(c)
 	if err != nil {
 		return err
 	}
-	member := strings.TrimSpace(c.QueryParam("member"))
-	if member == "" {
-		return ranking.Errorf(ranking.EINVALID, "type a member id to search for")
+	text := strings.TrimSpace(c.QueryParam("member"))
+	if text == "" {
+		return ranking.Errorf(ranking.EINVALID, "type a name or member id to search for")
 	}
-	if err := ranking.ValidateMember(member); err != nil {
+	if err := ranking.ValidateMember(text); err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, withQuery(cardPath(b.ID, view, member), "period", c.QueryParam("period")))
+	period := c.QueryParam("period")
+	card := func(member string) error {
+		return c.Redirect(http.StatusSeeOther, withQuery(cardPath(b.ID, view, member), "period", period))
+	}
+	if utf8.RuneCountInString(text) > 64 {
+		return card(text) // too long to search: an id
+	}
+	found, err := store.SearchMembers(c.Request().Context(), b.ID, text)
+	if err != nil {
+		return err
+	}
+	for _, m := range found {
+		if m.Member == text {
+			return card(text) // the exact id
+		}
+	}
+	if len(found) == 1 {
+		return card(found[0].Member)
+	}
+	p := views.MemberMatches{
+		Layout:     s.layout("Find a member · " + b.Title),
+		BoardTitle: b.Title, BoardURL: withQuery(boardPath(b.ID, view), "period", period), Query: text,
+	}
+	for _, m := range found {
+		p.Matches = append(p.Matches, views.MemberMatch{Name: m.Name, Member: m.Member, URL: withQuery(cardPath(b.ID, view, m.Member), "period", period)})
+	}
+	status := http.StatusOK
+	if len(found) == 0 {
+		status = http.StatusNotFound
+	}
+	return s.renderPage(c, status, views.Matches(p))
 }
 
 // resultDelay is how long after a period becomes final its result may

@@ -212,11 +212,35 @@ func TestPageErrorsArePages(t *testing.T) {
 	}
 }
 
+// TestMemberSearchLeadsToCard: the board page's search takes an id or a
+// name: an exact id or a single match opens the rank card, several
+// matches list the choices, none says so and links back to the board.
 func TestMemberSearchLeadsToCard(t *testing.T) {
 	f := MustFixture(t)
-	r := f.get(t, "/boards/points/week/members?member=al%2Fice&period=2026-11-09")
-	if r.Status != http.StatusSeeOther || r.Header.Get("Location") != "/boards/points/week/members/al%2Fice?period=2026-11-09" {
-		t.Fatalf("got %d %q", r.Status, r.Header.Get("Location"))
+	f.MustWrite(t, "points", `{"member":"al/ice","value":3,"name":"Alice"}`)
+	f.MustWrite(t, "points", `{"member":"al","value":2,"name":"Ålvaro <b>"}`)
+	f.MustWrite(t, "points", `{"member":"zoe","value":1,"name":"Zoë"}`)
+	for q, loc := range map[string]string{
+		"al%2Fice": "/boards/points/week/members/al%2Fice?period=2026-11-09", // exact id
+		"al":       "/boards/points/week/members/al?period=2026-11-09",       // exact id among several matches
+		"ZOE":      "/boards/points/week/members/zoe?period=2026-11-09",      // one match, by name without accents
+	} {
+		r := f.get(t, "/boards/points/week/members?member="+q+"&period=2026-11-09")
+		if r.Status != http.StatusSeeOther || r.Header.Get("Location") != loc {
+			t.Errorf("%s: got %d %q, want %s", q, r.Status, r.Header.Get("Location"), loc)
+		}
+	}
+	several := MustOK(t, f.get(t, "/boards/points/week/members?member=A"))
+	doc := several.Doc(t)
+	if got := doc.Find(testid(views.TestMatches) + " a").Length(); got != 2 {
+		t.Errorf("choices: %d links in %s", got, several.Body)
+	}
+	if !strings.Contains(several.Body, "Ålvaro &lt;b&gt;") || !strings.Contains(several.Body, `href="/boards/points/week/members/al%2Fice"`) {
+		t.Errorf("choices page: %s", several.Body)
+	}
+	none := f.get(t, "/boards/points/week/members?member=nobody")
+	if none.Status != http.StatusNotFound || !strings.Contains(none.Body, `data-testid="search-no-match"`) || !strings.Contains(none.Body, `href="/boards/points/week"`) {
+		t.Errorf("no match: %d %s", none.Status, none.Body)
 	}
 }
 

@@ -1,0 +1,74 @@
+package web_test
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/standings/standings/views"
+	"github.com/standings/standings/web"
+)
+
+// TestFindInChromium: in a real browser, the board page's search box
+// suggests members as you type (names without accents or case), and an
+// action posted through the API shows on both of its boards.
+func TestFindInChromium(t *testing.T) {
+	tab := mustChromium(t)
+	f := MustFixtureOf(t, `
+boards:
+  - {id: reads, title: Reads, views: [day, all]}
+  - {id: points, title: Points, views: [week, all]}
+actions:
+  article.read: [{board: reads}, {board: points, value: 5}]
+`, web.Options{WriteRate: -1})
+	srv := httptest.NewServer(f.handler)
+	t.Cleanup(srv.Close)
+	for _, b := range []string{`{"member":"e1","value":4,"name":"Élodie"}`, `{"member":"e2","value":2,"name":"Eloïse"}`, `{"member":"z","value":1,"name":"Zoë"}`} {
+		MustOK(t, f.do(t, "POST", "/api/v1/boards/reads/scores", writeKey, b))
+	}
+
+	t.Run("suggestions", func(t *testing.T) {
+		navigate(t, tab, srv.URL+"/boards/reads/day")
+		browse(t, tab, "type", chromedp.SendKeys(chromedp.CSS("#"+views.IDSearch), "ELO"))
+		deadline := time.Now().Add(browserStep)
+		for {
+			got := browse(t, tab, "read suggestions", chromedp.Evaluate[[]string](
+				`Array.from(document.querySelectorAll('#member-suggestions option')).map(o => o.value + "=" + o.label)`))
+			if strings.Join(got, "|") == "e1=Élodie (e1)|e2=Eloïse (e2)" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("suggestions %q", got)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+
+	t.Run("an action shows on two boards", func(t *testing.T) {
+		MustOK(t, f.do(t, "POST", "/api/v1/actions/article.read", writeKey, `{"member":"newbie","name":"Newbie Ngo","id":"a-1"}`))
+		for _, page := range []string{"/boards/reads/all", "/boards/points/week"} {
+			navigate(t, tab, srv.URL+page)
+			if got := innerText(t, tab, "main table"); !strings.Contains(got, "Newbie Ngo") {
+				t.Errorf("%s does not show the action's member: %q", page, got)
+			}
+		}
+	})
+
+	t.Run("a name opens the card", func(t *testing.T) {
+		navigate(t, tab, srv.URL+"/boards/reads/day")
+		browse(t, tab, "search", chromedp.SendKeys(chromedp.CSS("#"+views.IDSearch), "zoe\n"))
+		deadline := time.Now().Add(browserStep)
+		for {
+			loc := browse(t, tab, "location", chromedp.Location())
+			if strings.Contains(loc, "/boards/reads/day/members/z") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("landed on %s", loc)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+}
