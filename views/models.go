@@ -99,6 +99,7 @@ type BoardPage struct {
 	Pager      Pager
 	SearchURL  string // GET form action of the member search
 	SuggestURL string // the name search API the search box suggests from
+	Compare    *Compare // the member list (?members=), when one is given
 	SearchIn   string // the period searched; empty for the current one
 	SearchErr  string // a member search that found nobody
 	Query      string

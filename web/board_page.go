@@ -48,6 +48,16 @@ func (s *Server) handleBoardPage(c echo.Context) error {
 	}
 	p := s.boardPageModel(b, v, pg, period, pageNo)
 	p.Query = c.QueryParam("q")
+	if c.QueryParams().Has("members") || c.QueryParams().Has("add") {
+		cmp, redirect, err := s.compareModel(c, b, v, period)
+		if err != nil {
+			return err
+		}
+		if redirect != "" {
+			return c.Redirect(http.StatusSeeOther, redirect)
+		}
+		p.Compare = cmp
+	}
 	if p.Ends, err = s.periodEnds(c.Request().Context(), b, v, pg.Standing); err != nil {
 		return err
 	}
@@ -303,4 +313,105 @@ func capitalize(s string) string {
 		return s
 	}
 	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// compareModel builds the board page's member list (?members=a,b,c): the
+// ranked ones among them with their ranks on the whole board, the others
+// named as not ranked. ?add= adds an id or a name: an exact id or a single
+// match is added (a redirect to the new list), several matches are offered
+// as choices, none is said.
+func (s *Server) compareModel(c echo.Context, b *ranking.Board, v ranking.View, period string) (*views.Compare, string, error) {
+	var store interface {
+		memberSearcher
+		segmentPageReader
+	} = s.store
+	ctx := c.Request().Context()
+	var members []string
+	seen := map[string]bool{}
+	for _, m := range strings.Split(c.QueryParam("members"), ",") {
+		if m = strings.TrimSpace(m); m != "" && !seen[m] {
+			if err := ranking.ValidateMember(m); err != nil {
+				return nil, "", err
+			}
+			seen[m] = true
+			members = append(members, m)
+		}
+	}
+	if len(members) > ranking.MaxMembersList {
+		return nil, "", ranking.Errorf(ranking.EINVALID, "members must list 1 to %d member ids, got %d", ranking.MaxMembersList, len(members))
+	}
+	base := boardPath(b.ID, v.Name)
+	listURL := func(ms []string) string {
+		return withQuery(base, "period", period, "members", strings.Join(ms, ","))
+	}
+	cmp := &views.Compare{FormURL: base, Period: period, Members: strings.Join(members, ","), ClearURL: withQuery(base, "period", period)}
+	if add := strings.TrimSpace(c.QueryParam("add")); add != "" {
+		if err := ranking.ValidateMember(add); err != nil {
+			return nil, "", err
+		}
+		pick := ""
+		if utf8.RuneCountInString(add) > 64 {
+			pick = add
+		} else {
+			found, err := store.SearchMembers(ctx, b.ID, add)
+			if err != nil {
+				return nil, "", err
+			}
+			for _, m := range found {
+				if m.Member == add {
+					pick = add
+				}
+			}
+			switch {
+			case pick != "":
+			case len(found) == 1:
+				pick = found[0].Member
+			case len(found) == 0:
+				cmp.Notice = "Nobody on " + b.Title + " has a name or id starting with “" + add + "”."
+			default:
+				cmp.Notice = "“" + add + "” matches several members; pick one:"
+				for _, m := range found {
+					label := m.Member
+					if m.Name != "" {
+						label = m.Name + " (" + m.Member + ")"
+					}
+					cmp.Choices = append(cmp.Choices, views.Link{Label: label, URL: listURL(append(append([]string{}, members...), m.Member))})
+				}
+			}
+		}
+		if pick != "" {
+			if !seen[pick] {
+				members = append(members, pick)
+			}
+			if len(members) > ranking.MaxMembersList {
+				return nil, "", ranking.Errorf(ranking.EINVALID, "a list holds at most %d members", ranking.MaxMembersList)
+			}
+			return nil, listURL(members), nil
+		}
+	}
+	if len(members) == 0 {
+		return cmp, "", nil
+	}
+	pg, err := store.MembersIn(ctx, b.ID, v.Name, ranking.Segment{}, period, members)
+	if err != nil {
+		return nil, "", err
+	}
+	ranked := map[string]bool{}
+	for _, e := range pg.Entries {
+		ranked[e.Member] = true
+		name := e.Name
+		if name == "" {
+			name = e.Member
+		}
+		cmp.Rows = append(cmp.Rows, views.CompareRow{
+			Rank: strconv.FormatInt(e.Rank, 10), Name: name, Member: e.Member, Score: b.FormatScore(e.Score),
+			CardURL: withQuery(cardPath(b.ID, v.Name, e.Member), "period", period),
+		})
+	}
+	for _, m := range members {
+		if !ranked[m] {
+			cmp.Unranked = append(cmp.Unranked, m)
+		}
+	}
+	return cmp, "", nil
 }

@@ -56,6 +56,23 @@ actions:
 		}
 	})
 
+	t.Run("compare table", func(t *testing.T) {
+		navigate(t, tab, srv.URL+"/boards/reads/all?members=z")
+		browse(t, tab, "add by name", chromedp.SendKeys(chromedp.CSS(testid(views.TestCompareAdd)), "élodie\n"))
+		deadline := time.Now().Add(browserStep)
+		for {
+			rows := browse(t, tab, "read compare rows", chromedp.Evaluate[[]string](
+				`Array.from(document.querySelectorAll('[data-testid="compare-row"]')).map(r => Array.from(r.cells).map(c => c.innerText.trim()).join(" "))`))
+			if strings.Join(rows, " | ") == "#1 Élodie e1 4 | #4 Zoë z 1" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("compare rows %q", rows)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+
 	t.Run("a name opens the card", func(t *testing.T) {
 		navigate(t, tab, srv.URL+"/boards/reads/day")
 		browse(t, tab, "search", chromedp.SendKeys(chromedp.CSS("#"+views.IDSearch), "zoe\n"))

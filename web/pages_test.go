@@ -446,3 +446,46 @@ func TestStaticFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareTable: ?members= on the board page shows the listed members
+// ranked on the whole board, with ids and names, the unranked ones named;
+// the add form takes an id or a name.
+func TestCompareTable(t *testing.T) {
+	f := MustFixture(t)
+	for i, m := range []string{"a", "b", "c", "d"} {
+		f.MustWrite(t, "points", fmt.Sprintf(`{"member":%q,"value":%d,"name":"Name %s"}`, m, 40-10*i, strings.ToUpper(m)))
+	}
+	f.MustWrite(t, "points", `{"member":"e","value":1,"name":"Élise"}`)
+	r := MustOK(t, f.get(t, "/boards/points/week?members=d,ghost,b"))
+	doc := r.Doc(t)
+	var rows []string
+	doc.Find(testid(views.TestCompareRow)).Each(func(_ int, s *goquery.Selection) {
+		rows = append(rows, strings.Join(s.Find("td").Map(func(_ int, td *goquery.Selection) string { return td.Text() }), " "))
+	})
+	if got := strings.Join(rows, " | "); got != "#2 Name B b 30 | #4 Name D d 10" {
+		t.Errorf("compare rows %q", got)
+	}
+	if !strings.Contains(doc.Find(testid(views.TestCompare)+" p.muted").Text(), "Not ranked in this period") || doc.Find(testid(views.TestCompare)+" p.muted code").Text() != "ghost" {
+		t.Errorf("unranked not named: %s", r.Body)
+	}
+	for add, loc := range map[string]string{
+		"c":     "/boards/points/week?members=d%2Cb%2Cc",
+		"ELISE": "/boards/points/week?members=d%2Cb%2Ce",
+	} {
+		got := f.get(t, "/boards/points/week?members=d,b&add="+add)
+		if got.Status != http.StatusSeeOther || got.Header.Get("Location") != loc {
+			t.Errorf("add %s: %d %q, want %s", add, got.Status, got.Header.Get("Location"), loc)
+		}
+	}
+	several := MustOK(t, f.get(t, "/boards/points/week?members=d&add=name")).Body
+	if !strings.Contains(several, "matches several members") || !strings.Contains(several, `href="/boards/points/week?members=d%2Ca"`) {
+		t.Errorf("ambiguous add: %s", several)
+	}
+	none := MustOK(t, f.get(t, "/boards/points/week?members=d&add=zzz")).Body
+	if !strings.Contains(none, "Nobody on Points has a name or id starting with “zzz”") {
+		t.Errorf("no match: %s", none)
+	}
+	if r := f.get(t, "/boards/points/week?members=a,bad%01"); r.Status != http.StatusUnprocessableEntity {
+		t.Errorf("bad member: %d", r.Status)
+	}
+}
