@@ -97,11 +97,11 @@ type BoardPage struct {
 	Period     PeriodNav
 	Table      Table
 	Pager      Pager
-	SearchURL  string // GET form action of the member search
-	SuggestURL string // the name search API the search box suggests from
+	SearchURL  string   // GET form action of the member search
+	SuggestURL string   // the name search API the search box suggests from
 	Compare    *Compare // the member list (?members=), when one is given
-	SearchIn   string // the period searched; empty for the current one
-	SearchErr  string // a member search that found nobody
+	SearchIn   string   // the period searched; empty for the current one
+	SearchErr  string   // a member search that found nobody
 	Query      string
 	CSVURL     string
 	APIURL     string
