@@ -38,6 +38,7 @@ var demoLast = []string{
 // player is one simulated member.
 type player struct {
 	id, name string
+	country  string // its fixed value of the demo's segment "country"
 	weight   float64 // share of the activity
 	level    float64 // best/latest boards: where its values sit, in [0, 1]
 }
@@ -66,7 +67,8 @@ func newDemo(store *ranking.Store, cfg *ranking.Config, logger *slog.Logger, see
 		}
 		seen[id] = true
 		i := len(d.players)
-		d.players = append(d.players, player{id: id, name: name, weight: 1 / math.Pow(float64(i+1), 0.9), level: d.rng.Float64()})
+		d.players = append(d.players, player{id: id, name: name, country: demoCountries[d.rng.IntN(len(demoCountries))],
+			weight: 1 / math.Pow(float64(i+1), 0.9), level: d.rng.Float64()})
 	}
 	total := 0.0
 	for _, p := range d.players {
@@ -124,8 +126,15 @@ func (d *demo) event(b *ranking.Board) ranking.Event {
 		v = b.Min + int64(p.level*span)
 	}
 	v = max(b.Min, min(b.Max, v))
-	return ranking.Event{Member: p.id, Name: p.name, Value: v}
+	ev := ranking.Event{Member: p.id, Name: p.name, Value: v}
+	if b.HasSegment("country") {
+		ev.Segments = map[string]string{"country": p.country}
+	}
+	return ev
 }
+
+// demoCountries are the values of the demo's segment "country".
+var demoCountries = []string{"FR", "DE", "CN", "JP", "BR", "IN", "US", "UA"}
 
 // Run backfills history, then writes live traffic until ctx ends. Errors
 // never stop it: Redis may come and go, and the demo carries on.
