@@ -38,7 +38,7 @@ var demoLast = []string{
 // player is one simulated member.
 type player struct {
 	id, name string
-	country  string // its fixed value of the demo's segment "country"
+	country  string  // its fixed value of the demo's segment "country"
 	weight   float64 // share of the activity
 	level    float64 // best/latest boards: where its values sit, in [0, 1]
 }
