@@ -175,6 +175,39 @@ func (s *Store) SegmentValues(ctx context.Context, boardID, name string) ([]stri
 	return vals, nil
 }
 
+// SegmentChoices reads, in one round trip, the first n values (byte
+// order) of each of the board's segment names, in the board's order of
+// names.
+func (s *Store) SegmentChoices(ctx context.Context, boardID string, n int) ([][]string, error) {
+	b, err := s.board(boardID)
+	if err != nil {
+		return nil, err
+	}
+	if n < 1 {
+		return nil, Errorf(EINVALID, "n must be >= 1, got %d", n)
+	}
+	if len(b.Segments) == 0 {
+		return nil, nil
+	}
+	// The indexes of one board share its hash tag, so one pipeline is one
+	// node's round trip on a cluster too.
+	cmds := make([]*redis.StringSliceCmd, len(b.Segments))
+	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, name := range b.Segments {
+			cmds[i] = p.ZRange(ctx, s.segIndexKey(b, name), 0, int64(n-1))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, wrapRedis(err)
+	}
+	out := make([][]string, len(cmds))
+	for i, c := range cmds {
+		out[i] = c.Val()
+	}
+	return out, nil
+}
+
 // segmentKnown reports whether a segment value was ever written on the
 // board (the zero Segment always is).
 func (s *Store) segmentKnown(ctx context.Context, b *Board, seg Segment) (bool, error) {

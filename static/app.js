@@ -154,12 +154,47 @@
     });
   }
 
+  // The segment picker shows its choice at once; without JavaScript its
+  // button does. A picker with many values is a text field whose
+  // suggestions (NAME:VALUE) are read once, when it is first focused.
+  function segmentPicker(form) {
+    var select = form.querySelector("select");
+    if (select) {
+      select.addEventListener("change", function () { form.submit(); });
+      return;
+    }
+    var input = form.querySelector("input[data-segment-values]");
+    var list = input && document.getElementById(input.getAttribute("list"));
+    if (!list || !window.fetch) return;
+    input.addEventListener("focus", function () {
+      var urls = input.dataset.segmentValues.split(" ");
+      input.removeAttribute("data-segment-values");
+      Promise.all(urls.map(function (u) {
+        return fetch(u, { headers: { Accept: "application/json" } })
+          .then(function (r) { return r.ok ? r.json() : { values: [] }; });
+      })).then(function (bodies) {
+        var frag = document.createDocumentFragment();
+        bodies.forEach(function (b) {
+          (b.values || []).forEach(function (v) {
+            var o = document.createElement("option");
+            o.value = b.segment + ":" + v;
+            frag.appendChild(o);
+          });
+        });
+        list.replaceChildren(frag);
+      }).catch(function () {});
+    }, { once: true });
+    input.addEventListener("change", function () { if (input.value.indexOf(":") > 0) form.submit(); });
+  }
+
   function start() {
     var status = document.getElementById("live-status");
     if (status && status.dataset.ws && "WebSocket" in window) live(status);
     countdowns();
     var search = document.querySelector("input[data-suggest]");
     if (search) suggest(search);
+    var picker = document.querySelector("form[data-autosubmit]");
+    if (picker) segmentPicker(picker);
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

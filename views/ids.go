@@ -11,6 +11,8 @@ const (
 	IDLiveStatus = "live-status"
 	// IDSearch is the member search input.
 	IDSearch = "member-search"
+	// IDSegment is the segment picker's field.
+	IDSegment = "segment-pick"
 	// IDChart is the rank card's score chart.
 	IDChart = "score-chart"
 )
@@ -76,4 +78,9 @@ const (
 	TestNewest      = "results-newest"
 	TestWinners     = "winners"
 	TestLeaders     = "leaders"
+	TestSegmentTitle  = "segment-title"
+	TestSegmentPicker = "segment-picker"
+	TestSegmentSelect = "segment-select"
+	TestSegmentWhole  = "segment-whole"
+	TestCardSegments  = "card-segments"
 )

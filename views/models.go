@@ -92,15 +92,19 @@ type BoardPage struct {
 	Layout
 	BoardID    string
 	BoardTitle string
+	Segment    string // the segment board shown ("country FR"); empty for the whole board
+	WholeURL   string // the whole board, from a segment board
 	ViewLabel  string
 	Tabs       []Link
 	Period     PeriodNav
 	Table      Table
 	Pager      Pager
-	SearchURL  string   // GET form action of the member search
-	SuggestURL string   // the name search API the search box suggests from
-	Compare    *Compare // the member list (?members=), when one is given
-	SearchIn   string   // the period searched; empty for the current one
+	Picker     *SegmentPicker // nil for a board without segments
+	SearchURL  string         // GET form action of the member search
+	SuggestURL string         // the name search API the search box suggests from
+	Compare    *Compare       // the member list (?members=), when one is given
+	SearchIn   string         // the period searched; empty for the current one
+	SearchSeg  string         // the segment searched ("NAME:VALUE"); empty for the whole board
 	SearchErr  string   // a member search that found nobody
 	Query      string
 	CSVURL     string
@@ -108,6 +112,32 @@ type BoardPage struct {
 	EmbedURL   string
 	ResultsURL string // the view's results page; empty for all time
 	Ends       Ends
+}
+
+// SegmentPicker is the board page's choice of segment board: a plain GET
+// form (app.js submits it on change). Up to a few hundred values are a
+// list; beyond that a text field takes NAME:VALUE and suggests values.
+type SegmentPicker struct {
+	FormURL     string
+	Period      string // kept: the period shown, empty for the current one
+	Members     string // kept: the compare list
+	Current     string // "NAME:VALUE"; empty for the whole board
+	Names       string // the board's segment names, for the field's hint
+	Groups      []SegmentGroup
+	Typed       bool     // too many values for a list
+	SuggestURLs []string // the segment values API of each name (Typed)
+}
+
+// SegmentGroup is the values of one segment name.
+type SegmentGroup struct {
+	Name    string
+	Options []Option
+}
+
+// Option is one choice of a select.
+type Option struct {
+	Value, Label string
+	Selected     bool
 }
 
 // Ends says when the period shown ends, or how it ended.
@@ -168,6 +198,8 @@ type CardPage struct {
 	BoardID    string
 	BoardTitle string
 	BoardURL   string
+	Segment    string // the segment board of the card ("country FR"); empty for the whole board
+	WholeURL   string // the same card on the whole board, from a segment board
 	ViewLabel  string
 	Tabs       []Link // the same card in each view
 	Period     PeriodNav
@@ -176,6 +208,7 @@ type CardPage struct {
 	Summary    CardSummary
 	Neighbours Table
 	Views      []CardView
+	Segments   []CardSegment // the member's rank in each segment board it belongs to
 	Chart      Chart
 	Lines      []string
 }
@@ -188,6 +221,17 @@ type CardSummary struct {
 	Total      int64
 	TopPercent string
 	Gap        string // e.g. "12 to pass #4"; empty for #1
+}
+
+// CardSegment is the member's standing in one segment board of the
+// card's view and period.
+type CardSegment struct {
+	Label   string // "country FR"
+	URL     string // the card on that segment board
+	Rank    int64
+	Total   int64
+	Score   string
+	Current bool // the segment board the card shows
 }
 
 // CardView is the member's standing in one view's current period.

@@ -40,16 +40,24 @@ func (s *Server) handleBoardPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v, _ := b.View(view)
-	period := c.QueryParam("period")
-	pg, err := store.Page(c.Request().Context(), b.ID, view, period, (pageNo-1)*PageSize, PageSize)
+	seg, err := segmentParam(c, b)
 	if err != nil {
 		return err
 	}
-	p := s.boardPageModel(b, v, pg, period, pageNo)
+	v, _ := b.View(view)
+	period := c.QueryParam("period")
+	ctx := c.Request().Context()
+	pg, err := store.PageIn(ctx, b.ID, view, seg, period, (pageNo-1)*PageSize, PageSize)
+	if err != nil {
+		return err
+	}
+	p := s.boardPageModel(b, v, seg, pg, period, pageNo)
+	if p.Picker, err = s.segmentPicker(ctx, b, v, seg, p.SearchIn, c.QueryParam("members")); err != nil {
+		return err
+	}
 	p.Query = c.QueryParam("q")
 	if c.QueryParams().Has("members") || c.QueryParams().Has("add") {
-		cmp, redirect, err := s.compareModel(c, b, v, period)
+		cmp, redirect, err := s.compareModel(c, b, v, seg, period)
 		if err != nil {
 			return err
 		}
@@ -64,35 +72,45 @@ func (s *Server) handleBoardPage(c echo.Context) error {
 	return s.renderPage(c, http.StatusOK, views.Board(p))
 }
 
-// boardPageModel lays out one page of a board's period.
-func (s *Server) boardPageModel(b *ranking.Board, v ranking.View, pg *ranking.Page, period string, pageNo int) views.BoardPage {
-	nav := s.periodNav(b, v, pg.Standing, func(p string) string { return withQuery(boardPath(b.ID, v.Name), "period", p) })
+// boardPageModel lays out one page of a board's period (of the board or
+// of one of its segment boards: every link keeps the segment).
+func (s *Server) boardPageModel(b *ranking.Board, v ranking.View, seg ranking.Segment, pg *ranking.Page, period string, pageNo int) views.BoardPage {
+	sg := seg.String()
+	nav := s.periodNav(b, v, pg.Standing, func(p string) string {
+		return withQuery(boardPath(b.ID, v.Name), "period", p, "segment", sg)
+	})
 	// Links name the period only when it is not the current one, so that
 	// they stay live and keep following the current period.
 	linkPeriod := pg.Period.ID
 	if nav.IsCurrent {
 		linkPeriod = ""
 	}
+	title := boardTitle(b, seg)
 	p := views.BoardPage{
-		Layout:     s.layout(b.Title + " · " + viewLabel(v)),
+		Layout:     s.layout(title + " · " + viewLabel(v)),
 		BoardID:    b.ID,
 		BoardTitle: b.Title,
+		Segment:    segmentLabel(seg),
 		ViewLabel:  viewLabel(v),
 		Period:     nav,
 		SearchURL:  boardPath(b.ID, v.Name) + "/members",
 		SuggestURL: "/api/v1/boards/" + url.PathEscape(b.ID) + "/members",
 		SearchIn:   linkPeriod,
-		CSVURL:     withQuery(boardPath(b.ID, v.Name)+".csv", "period", linkPeriod),
-		APIURL:     withQuery("/api/v1"+boardPath(b.ID, v.Name), "period", linkPeriod),
-		EmbedURL:   "/embed/" + b.ID + "/" + v.Name,
+		SearchSeg:  sg,
+		CSVURL:     withQuery(boardPath(b.ID, v.Name)+".csv", "period", linkPeriod, "segment", sg),
+		APIURL:     withQuery("/api/v1"+boardPath(b.ID, v.Name), "period", linkPeriod, "segment", sg),
+		EmbedURL:   withQuery("/embed/"+url.PathEscape(b.ID)+"/"+url.PathEscape(v.Name), "segment", sg),
+	}
+	if !seg.IsZero() {
+		p.WholeURL = withQuery(boardPath(b.ID, v.Name), "period", linkPeriod)
 	}
 	if v.Kind != ranking.All && b.ResultsKeep > 0 {
 		p.ResultsURL = resultsPath(b.ID, v.Name)
 	}
 	for _, ov := range b.Views {
-		p.Tabs = append(p.Tabs, views.Link{Label: viewLabel(ov), URL: boardPath(b.ID, ov.Name), Current: ov.Name == v.Name})
+		p.Tabs = append(p.Tabs, views.Link{Label: viewLabel(ov), URL: withQuery(boardPath(b.ID, ov.Name), "segment", sg), Current: ov.Name == v.Name})
 	}
-	p.Table = s.table(b, v, pg, views.TableID(b.ID, v.Name, PageSize), linkPeriod)
+	p.Table = s.table(b, v, seg, pg, views.TableID(b.ID, v.Name, PageSize), linkPeriod)
 	switch {
 	case pg.Total > 0:
 		p.Table.Empty = fmt.Sprintf("No rows on page %d: this period has %d members.", pageNo, pg.Total)
@@ -110,7 +128,7 @@ func (s *Server) boardPageModel(b *ranking.Board, v ranking.View, pg *ranking.Pa
 		if n > 1 {
 			pageArg = strconv.Itoa(n)
 		}
-		return withQuery(boardPath(b.ID, v.Name), "period", linkPeriod, "page", pageArg)
+		return withQuery(boardPath(b.ID, v.Name), "period", linkPeriod, "segment", sg, "page", pageArg)
 	}
 	if pageNo > 1 {
 		p.Pager.PrevURL = link(min(pageNo-1, max(pages, 1)))
@@ -119,23 +137,90 @@ func (s *Server) boardPageModel(b *ranking.Board, v ranking.View, pg *ranking.Pa
 		p.Pager.NextURL = link(pageNo + 1)
 	}
 	if nav.IsCurrent && pageNo == 1 {
-		p.Live = &views.Live{URL: withQuery("/ws/"+b.ID+"/"+v.Name, "limit", strconv.Itoa(PageSize)), TableID: p.Table.ID}
+		p.Live = &views.Live{URL: liveURL(b.ID, v.Name, seg, "limit", strconv.Itoa(PageSize)), TableID: p.Table.ID}
 	}
 	return p
 }
 
 // table lays out a standings table. Board pages, embeds and live frames
 // all use it, so a live frame is exactly what the page would show.
-func (s *Server) table(b *ranking.Board, v ranking.View, pg *ranking.Page, id, linkPeriod string) views.Table {
+func (s *Server) table(b *ranking.Board, v ranking.View, seg ranking.Segment, pg *ranking.Page, id, linkPeriod string) views.Table {
 	loc := s.cfg.Calendar.Location()
 	t := views.Table{
 		ID:     id,
 		Period: pg.Period.ID,
-		Rows:   rows(b, v.Name, linkPeriod, pg.Entries, ""),
+		Rows:   rows(b, v.Name, seg, linkPeriod, pg.Entries, ""),
 		Empty:  "No scores yet " + periodPhrase(v, pg.Period, true, loc) + ".",
 	}
-	t.Caption = fmt.Sprintf("%s, %s: ranks %d to %d of %d", b.Title, periodInline(v, pg.Period, loc), pg.Offset+1, pg.Offset+len(pg.Entries), pg.Total)
+	t.Caption = fmt.Sprintf("%s, %s: ranks %d to %d of %d", boardTitle(b, seg), periodInline(v, pg.Period, loc), pg.Offset+1, pg.Offset+len(pg.Entries), pg.Total)
 	return t
+}
+
+// boardTitle names a board or one of its segment boards:
+// "Points — country FR".
+func boardTitle(b *ranking.Board, seg ranking.Segment) string {
+	if seg.IsZero() {
+		return b.Title
+	}
+	return b.Title + " — " + segmentLabel(seg)
+}
+
+// segmentLabel is a segment as pages show it: "country FR" ("" for the
+// whole board).
+func segmentLabel(seg ranking.Segment) string {
+	if seg.IsZero() {
+		return ""
+	}
+	return seg.Name + " " + seg.Value
+}
+
+// liveURL is the live feed of a board view (or segment board view) with
+// more query parameters.
+func liveURL(board, view string, seg ranking.Segment, kv ...string) string {
+	return withQuery("/ws/"+url.PathEscape(board)+"/"+url.PathEscape(view), append([]string{"segment", seg.String()}, kv...)...)
+}
+
+// pickerMaxOptions is the most segment values the board page's picker
+// offers as a list; beyond it the picker is a text field whose
+// suggestions come from the segment values API.
+const pickerMaxOptions = 200
+
+// segmentPicker lays out the board page's segment picker: a plain GET form
+// that keeps the period and the member list; nil for a board without
+// segments.
+func (s *Server) segmentPicker(ctx context.Context, b *ranking.Board, v ranking.View, seg ranking.Segment, period, members string) (*views.SegmentPicker, error) {
+	if len(b.Segments) == 0 {
+		return nil, nil
+	}
+	var store segmentChooser = s.store
+	values, err := store.SegmentChoices(ctx, b.ID, pickerMaxOptions+1)
+	if err != nil {
+		return nil, err
+	}
+	p := &views.SegmentPicker{
+		FormURL: boardPath(b.ID, v.Name), Period: period, Members: members,
+		Current: seg.String(), Names: strings.Join(b.Segments, ", "),
+	}
+	n := 0
+	for _, vals := range values {
+		n += len(vals)
+	}
+	if n > pickerMaxOptions {
+		p.Typed = true
+		for _, name := range b.Segments {
+			p.SuggestURLs = append(p.SuggestURLs, "/api/v1/boards/"+url.PathEscape(b.ID)+"/segments/"+url.PathEscape(name))
+		}
+		return p, nil
+	}
+	for i, name := range b.Segments {
+		g := views.SegmentGroup{Name: name}
+		for _, val := range values[i] {
+			sv := ranking.Segment{Name: name, Value: val}.String()
+			g.Options = append(g.Options, views.Option{Value: sv, Label: val, Selected: sv == p.Current})
+		}
+		p.Groups = append(p.Groups, g)
+	}
+	return p, nil
 }
 
 // handleFindMember serves GET /boards/{board}/{view}/members?member=&period=:
@@ -153,9 +238,14 @@ func (s *Server) handleFindMember(c echo.Context) error {
 	if err := ranking.ValidateMember(text); err != nil {
 		return err
 	}
+	seg, err := segmentParam(c, b)
+	if err != nil {
+		return err
+	}
+	sg := seg.String()
 	period := c.QueryParam("period")
 	card := func(member string) error {
-		return c.Redirect(http.StatusSeeOther, withQuery(cardPath(b.ID, view, member), "period", period))
+		return c.Redirect(http.StatusSeeOther, withQuery(cardPath(b.ID, view, member), "period", period, "segment", sg))
 	}
 	if utf8.RuneCountInString(text) > 64 {
 		return card(text) // too long to search: an id
@@ -174,10 +264,10 @@ func (s *Server) handleFindMember(c echo.Context) error {
 	}
 	p := views.MemberMatches{
 		Layout:     s.layout("Find a member · " + b.Title),
-		BoardTitle: b.Title, BoardURL: withQuery(boardPath(b.ID, view), "period", period), Query: text,
+		BoardTitle: boardTitle(b, seg), BoardURL: withQuery(boardPath(b.ID, view), "period", period, "segment", sg), Query: text,
 	}
 	for _, m := range found {
-		p.Matches = append(p.Matches, views.MemberMatch{Name: m.Name, Member: m.Member, URL: withQuery(cardPath(b.ID, view, m.Member), "period", period)})
+		p.Matches = append(p.Matches, views.MemberMatch{Name: m.Name, Member: m.Member, URL: withQuery(cardPath(b.ID, view, m.Member), "period", period, "segment", sg)})
 	}
 	status := http.StatusOK
 	if len(found) == 0 {
@@ -320,7 +410,7 @@ func capitalize(s string) string {
 // named as not ranked. ?add= adds an id or a name: an exact id or a single
 // match is added (a redirect to the new list), several matches are offered
 // as choices, none is said.
-func (s *Server) compareModel(c echo.Context, b *ranking.Board, v ranking.View, period string) (*views.Compare, string, error) {
+func (s *Server) compareModel(c echo.Context, b *ranking.Board, v ranking.View, seg ranking.Segment, period string) (*views.Compare, string, error) {
 	var store interface {
 		memberSearcher
 		segmentPageReader
@@ -341,10 +431,14 @@ func (s *Server) compareModel(c echo.Context, b *ranking.Board, v ranking.View, 
 		return nil, "", ranking.Errorf(ranking.EINVALID, "members must list 1 to %d member ids, got %d", ranking.MaxMembersList, len(members))
 	}
 	base := boardPath(b.ID, v.Name)
+	sg := seg.String()
 	listURL := func(ms []string) string {
-		return withQuery(base, "period", period, "members", strings.Join(ms, ","))
+		return withQuery(base, "period", period, "segment", sg, "members", strings.Join(ms, ","))
 	}
-	cmp := &views.Compare{FormURL: base, Period: period, Members: strings.Join(members, ","), ClearURL: withQuery(base, "period", period)}
+	cmp := &views.Compare{FormURL: base, Period: period, Segment: sg, Members: strings.Join(members, ","), ClearURL: withQuery(base, "period", period, "segment", sg)}
+	if !seg.IsZero() {
+		cmp.Scope = segmentLabel(seg)
+	}
 	if add := strings.TrimSpace(c.QueryParam("add")); add != "" {
 		if err := ranking.ValidateMember(add); err != nil {
 			return nil, "", err
@@ -392,7 +486,7 @@ func (s *Server) compareModel(c echo.Context, b *ranking.Board, v ranking.View, 
 	if len(members) == 0 {
 		return cmp, "", nil
 	}
-	pg, err := store.MembersIn(ctx, b.ID, v.Name, ranking.Segment{}, period, members)
+	pg, err := store.MembersIn(ctx, b.ID, v.Name, seg, period, members)
 	if err != nil {
 		return nil, "", err
 	}
@@ -405,7 +499,7 @@ func (s *Server) compareModel(c echo.Context, b *ranking.Board, v ranking.View, 
 		}
 		cmp.Rows = append(cmp.Rows, views.CompareRow{
 			Rank: strconv.FormatInt(e.Rank, 10), Name: name, Member: e.Member, Score: b.FormatScore(e.Score),
-			CardURL: withQuery(cardPath(b.ID, v.Name, e.Member), "period", period),
+			CardURL: withQuery(cardPath(b.ID, v.Name, e.Member), "period", period, "segment", sg),
 		})
 	}
 	for _, m := range members {

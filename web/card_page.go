@@ -20,10 +20,10 @@ const (
 
 // cardReader is what the rank card needs of the store.
 type cardReader interface {
-	RankCard(ctx context.Context, boardID, viewName, period, member string, around, historyN int) (*ranking.RankCard, error)
+	RankCardIn(ctx context.Context, boardID, viewName string, seg ranking.Segment, period, member string, around, historyN int) (*ranking.RankCard, error)
 }
 
-// handleRankCard serves GET /boards/{board}/{view}/members/{member}?period=.
+// handleRankCard serves GET /boards/{board}/{view}/members/{member}?period=&segment=.
 func (s *Server) handleRankCard(c echo.Context) error {
 	var store cardReader = s.store
 	b, view, err := s.boardView(c)
@@ -37,6 +37,10 @@ func (s *Server) handleRankCard(c echo.Context) error {
 	if err := ranking.ValidateMember(member); err != nil {
 		return err
 	}
+	seg, err := segmentParam(c, b)
+	if err != nil {
+		return err
+	}
 	v, _ := b.View(view)
 	period := c.QueryParam("period")
 	if period != "" {
@@ -46,54 +50,68 @@ func (s *Server) handleRankCard(c echo.Context) error {
 	}
 	// One read, so the headline, the neighbours, the chart and every view
 	// show the same moment even while scores change.
-	rc, err := store.RankCard(c.Request().Context(), b.ID, view, period, member, cardAround, cardHistory)
+	rc, err := store.RankCardIn(c.Request().Context(), b.ID, view, seg, period, member, cardAround, cardHistory)
 	if err != nil {
 		return err
 	}
-	return s.renderPage(c, http.StatusOK, views.Card(s.cardModel(b, v, &rc.Card, rc.History, rc.Views)))
+	return s.renderPage(c, http.StatusOK, views.Card(s.cardModel(b, v, seg, rc)))
 }
 
-// cardModel lays out a rank card.
-func (s *Server) cardModel(b *ranking.Board, v ranking.View, card *ranking.Card, hist *ranking.History, others []ranking.ViewStanding) views.CardPage {
+// cardModel lays out a rank card, of the board or of one of its segment
+// boards (every link keeps the segment).
+func (s *Server) cardModel(b *ranking.Board, v ranking.View, seg ranking.Segment, rc *ranking.RankCard) views.CardPage {
+	card, hist, others := &rc.Card, rc.History, rc.Views
 	loc := s.cfg.Calendar.Location()
+	sg := seg.String()
 	name := card.Name
 	if name == "" {
 		name = card.Member
 	}
 	nav := s.periodNav(b, v, card.Standing, func(p string) string {
-		return withQuery(cardPath(b.ID, v.Name, card.Member), "period", p)
+		return withQuery(cardPath(b.ID, v.Name, card.Member), "period", p, "segment", sg)
 	})
 	linkPeriod := card.Period.ID
 	if nav.IsCurrent {
 		linkPeriod = ""
 	}
 	p := views.CardPage{
-		Layout:     s.layout(name + " · " + b.Title),
+		Layout:     s.layout(name + " · " + boardTitle(b, seg)),
 		BoardID:    b.ID,
-		BoardTitle: b.Title,
-		BoardURL:   withQuery(boardPath(b.ID, v.Name), "period", linkPeriod),
+		BoardTitle: boardTitle(b, seg),
+		BoardURL:   withQuery(boardPath(b.ID, v.Name), "period", linkPeriod, "segment", sg),
+		Segment:    segmentLabel(seg),
 		ViewLabel:  periodPhrase(v, card.Period, nav.IsCurrent, loc),
 		Period:     nav,
 		Member:     card.Member,
 		Name:       name,
 	}
+	if !seg.IsZero() {
+		p.WholeURL = withQuery(cardPath(b.ID, v.Name, card.Member), "period", linkPeriod)
+	}
 	for _, ov := range b.Views {
-		p.Tabs = append(p.Tabs, views.Link{Label: viewLabel(ov), URL: cardPath(b.ID, ov.Name, card.Member), Current: ov.Name == v.Name})
+		p.Tabs = append(p.Tabs, views.Link{Label: viewLabel(ov), URL: withQuery(cardPath(b.ID, ov.Name, card.Member), "segment", sg), Current: ov.Name == v.Name})
 	}
 	p.Summary = s.cardSummary(b, v, card, hist, nav.IsCurrent)
 	if nav.IsCurrent {
-		p.Live = &views.Live{URL: withQuery("/ws/"+b.ID+"/"+v.Name, "member", card.Member), TableID: p.Summary.ID}
+		p.Live = &views.Live{URL: liveURL(b.ID, v.Name, seg, "member", card.Member), TableID: p.Summary.ID}
 	}
 	p.Neighbours = views.Table{
 		ID:      "neighbours-" + b.ID + "-" + v.Name,
 		Caption: fmt.Sprintf("Ranks around %s", name),
 		Period:  card.Period.ID,
-		Rows:    rows(b, v.Name, linkPeriod, card.Around, card.Member),
+		Rows:    rows(b, v.Name, seg, linkPeriod, card.Around, card.Member),
+	}
+	for _, sr := range rc.Segments {
+		p.Segments = append(p.Segments, views.CardSegment{
+			Label: segmentLabel(sr.Segment), Rank: sr.Rank, Total: sr.Total, Score: b.FormatScore(sr.Score),
+			URL:     withQuery(cardPath(b.ID, v.Name, card.Member), "period", linkPeriod, "segment", sr.Segment.String()),
+			Current: sr.Segment == seg,
+		})
 	}
 	for _, o := range others {
 		cv := views.CardView{
 			Label: viewLabel(o.View), Period: o.Period.ID, Total: o.Total,
-			URL: cardPath(b.ID, o.View.Name, card.Member), Current: o.View.Name == v.Name,
+			URL: withQuery(cardPath(b.ID, o.View.Name, card.Member), "segment", sg), Current: o.View.Name == v.Name,
 		}
 		if o.Present {
 			cv.Rank, cv.Score = o.Rank, b.FormatScore(o.Score)

@@ -12,8 +12,9 @@ import (
 // MaxEmbedLimit is the most rows a widget shows (contract: 50).
 const MaxEmbedLimit = 50
 
-// handleEmbed serves GET /embed/{board}/{view}?limit=10&theme=light: a
-// compact widget of the current period's top, for iframes on other sites.
+// handleEmbed serves GET /embed/{board}/{view}?limit=10&theme=light&segment=:
+// a compact widget of the current period's top (of the board or of one
+// of its segment boards), for iframes on other sites.
 func (s *Server) handleEmbed(c echo.Context) error {
 	var store pageReader = s.reads
 	limit, err := intParam(c, "limit", 10, 1, MaxEmbedLimit)
@@ -32,19 +33,23 @@ func (s *Server) handleEmbed(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	seg, err := segmentParam(c, b)
+	if err != nil {
+		return err
+	}
 	v, _ := b.View(view)
-	pg, err := store.Page(c.Request().Context(), b.ID, view, "", 0, limit)
+	pg, err := store.PageIn(c.Request().Context(), b.ID, view, seg, "", 0, limit)
 	if err != nil {
 		return err
 	}
 	id := views.TableID(b.ID, view, limit)
 	p := views.EmbedPage{
-		Live:       &views.Live{URL: withQuery("/ws/"+b.ID+"/"+view, "limit", strconv.Itoa(limit)), TableID: id},
-		Title:      b.Title,
+		Live:       &views.Live{URL: liveURL(b.ID, view, seg, "limit", strconv.Itoa(limit)), TableID: id},
+		Title:      boardTitle(b, seg),
 		ViewLabel:  viewLabel(v),
 		Theme:      theme,
-		BoardURL:   boardPath(b.ID, view),
-		Table:      s.table(b, v, pg, id, ""),
+		BoardURL:   withQuery(boardPath(b.ID, view), "segment", seg.String()),
+		Table:      s.table(b, v, seg, pg, id, ""),
 		NotDurable: s.notDurable,
 	}
 	if v.Kind != ranking.All && v.Kind != ranking.Window {

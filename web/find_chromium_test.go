@@ -89,3 +89,53 @@ actions:
 		}
 	})
 }
+
+// TestSegmentPickerInChromium: in a real browser, the board page's
+// segment picker switches the table to a segment board, which then
+// follows that segment live: a write tagged FR appears, one tagged DE
+// does not.
+func TestSegmentPickerInChromium(t *testing.T) {
+	tab := mustChromium(t)
+	f := MustFixtureOf(t, `
+boards:
+  - {id: points, title: Points, segments: [country], views: [day, all]}
+`, web.Options{WriteRate: -1})
+	srv := httptest.NewServer(f.handler)
+	t.Cleanup(srv.Close)
+	f.MustWrite(t, "points", `{"member":"ann","value":5,"name":"Ann","segments":{"country":"FR"}}`)
+	f.MustWrite(t, "points", `{"member":"bob","value":7,"name":"Bob","segments":{"country":"DE"}}`)
+
+	navigate(t, tab, srv.URL+"/boards/points/day")
+	if got := innerText(t, tab, "main table"); !strings.Contains(got, "Bob") || !strings.Contains(got, "Ann") {
+		t.Fatalf("whole board %q", got)
+	}
+	// Choosing a value submits the picker (app.js); no button press.
+	browse(t, tab, "pick FR", chromedp.SetValue(chromedp.CSS("#"+views.IDSegment), "country:FR"))
+	browse(t, tab, "change", chromedp.Evaluate[bool](`document.getElementById("`+views.IDSegment+`").dispatchEvent(new Event("change"))`))
+	waitFor(t, "the FR board", func() bool {
+		loc := browse(t, tab, "location", chromedp.Location())
+		return strings.Contains(loc, "segment=country%3AFR") && strings.Contains(innerText(t, tab, "h1"), "country FR")
+	})
+	if got := innerText(t, tab, "main table"); strings.Contains(got, "Bob") || !strings.Contains(got, "Ann") {
+		t.Fatalf("FR board %q", got)
+	}
+	waitFor(t, "the live feed", func() bool { return innerText(t, tab, "#"+views.IDLiveStatus) == "Live" })
+	f.MustWrite(t, "points", `{"member":"dan","value":50,"name":"Dan","segments":{"country":"DE"}}`)
+	f.MustWrite(t, "points", `{"member":"cy","value":9,"name":"Cy","segments":{"country":"FR"}}`)
+	waitFor(t, "Cy live", func() bool { return strings.Contains(innerText(t, tab, "main table"), "Cy") })
+	if got := innerText(t, tab, "main table"); strings.Contains(got, "Dan") || strings.Contains(got, "Bob") {
+		t.Errorf("the FR table shows DE members: %q", got)
+	}
+}
+
+// waitFor polls ok for up to a browser step.
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(browserStep)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s", what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

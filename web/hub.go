@@ -53,20 +53,28 @@ const (
 
 // topicKey names one live fragment: a board view's top limit rows, one
 // member's rank card headline in the current period (member set), or the
-// headline every member without a score there shares (notRanked).
+// headline every member without a score there shares (notRanked), each
+// on the board itself or on one of its segment boards (segment set).
 type topicKey struct {
 	board, view string
+	segment     ranking.Segment
 	limit       int
 	member      string
 	notRanked   bool
 }
 
 // boardView is the part of a topic key that a change names.
-type boardView struct{ board, view string }
+type boardView struct {
+	board, view string
+	segment     ranking.Segment
+}
+
+// viewOf is the board view (of the board or a segment board) of a topic.
+func (k topicKey) viewOf() boardView { return boardView{k.board, k.view, k.segment} }
 
 // notRankedKey is the shared "not ranked" topic of a board view.
-func notRankedKey(board, view string) topicKey {
-	return topicKey{board: board, view: view, notRanked: true}
+func notRankedKey(bv boardView) topicKey {
+	return topicKey{board: bv.board, view: bv.view, segment: bv.segment, notRanked: true}
 }
 
 // topic is a fragment with at least one viewer.
@@ -132,8 +140,8 @@ func (c *client) offer(frame []byte) {
 type renderFunc func(ctx context.Context, key topicKey) (frame []byte, ranked bool, err error)
 
 // scoredFunc reports which of members have a score in a board view's
-// current period, in one read.
-type scoredFunc func(ctx context.Context, board, view string, members []string) ([]bool, error)
+// current period (of the board or a segment board), in one read.
+type scoredFunc func(ctx context.Context, board, view string, seg ranking.Segment, members []string) ([]bool, error)
 
 // feed is where changes come from: the ranking change feed.
 type feed interface {
@@ -256,7 +264,7 @@ func (h *hub) markChanged(ch ranking.Change) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, vp := range ch.Periods {
-		for t := range h.byView[boardView{ch.Board, vp.View}] {
+		for t := range h.byView[boardView{ch.Board, vp.View, vp.Segment}] {
 			t.mark(now)
 		}
 	}
@@ -343,7 +351,7 @@ func (h *hub) flush(ctx context.Context, onlyNew bool) {
 			frame, ranked, err := h.render(rctx, j.t.key)
 			var scored []bool
 			if err == nil && len(j.members) > 0 {
-				scored, err = h.scored(rctx, j.t.key.board, j.t.key.view, j.members)
+				scored, err = h.scored(rctx, j.t.key.board, j.t.key.view, j.t.key.segment, j.members)
 			}
 			h.metrics.liveRenders.Inc()
 			h.deliver(j, frame, ranked, scored, err)
@@ -482,7 +490,7 @@ func (h *hub) settle(t *topic, frame []byte, members []string, scored []bool) {
 // promote moves the viewers of member m from the notRanked topic t to m's
 // own topic.
 func (h *hub) promote(t *topic, m string, w *watch) {
-	mt := h.topicFor(topicKey{board: t.key.board, view: t.key.view, member: m})
+	mt := h.topicFor(topicKey{board: t.key.board, view: t.key.view, segment: t.key.segment, member: m})
 	for c := range w.clients {
 		h.unwatch(t, c)
 		h.enter(mt, c)
@@ -493,7 +501,7 @@ func (h *hub) promote(t *topic, m string, w *watch) {
 // the current period, to the shared notRanked topic; frame (the headline
 // without a score) is theirs at once.
 func (h *hub) demote(t *topic, frame []byte) {
-	nt := h.topicFor(notRankedKey(t.key.board, t.key.view))
+	nt := h.topicFor(notRankedKey(t.key.viewOf()))
 	w := nt.watchOf(t.key.member)
 	w.settled = true
 	for c := range t.clients {
@@ -517,7 +525,7 @@ func (h *hub) topicFor(key topicKey) *topic {
 		t.watched = map[string]*watch{}
 	}
 	h.topics[key] = t
-	bv := boardView{key.board, key.view}
+	bv := key.viewOf()
 	if h.byView[bv] == nil {
 		h.byView[bv] = map[*topic]struct{}{}
 	}
@@ -532,7 +540,7 @@ func (h *hub) topicFor(key topicKey) *topic {
 // forget deletes a topic; nothing renders for it any more.
 func (h *hub) forget(t *topic) {
 	delete(h.topics, t.key)
-	bv := boardView{t.key.board, t.key.view}
+	bv := t.key.viewOf()
 	delete(h.byView[bv], t)
 	if len(h.byView[bv]) == 0 {
 		delete(h.byView, bv)
@@ -608,7 +616,7 @@ func (h *hub) join(key topicKey, c *client) bool {
 	c.member = key.member
 	if key.member != "" {
 		if _, ok := h.topics[key]; !ok {
-			t := h.topicFor(notRankedKey(key.board, key.view))
+			t := h.topicFor(notRankedKey(key.viewOf()))
 			w := t.watchOf(key.member)
 			w.clients[c] = struct{}{}
 			t.clients[c] = struct{}{}

@@ -37,7 +37,7 @@ func (f *fakeRender) render(_ context.Context, key topicKey) ([]byte, bool, erro
 	return fmt.Appendf(nil, "%v v%d", key, f.version), true, nil
 }
 
-func (f *fakeRender) scored(_ context.Context, _, _ string, members []string) ([]bool, error) {
+func (f *fakeRender) scored(_ context.Context, _, _ string, _ ranking.Segment, members []string) ([]bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.looked = append(f.looked, slices.Clone(members))
@@ -313,5 +313,39 @@ func TestClientKey(t *testing.T) {
 		if got := clientKey(in); got != want {
 			t.Errorf("clientKey(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestHubSegmentTopics: a segment board's topics are their own; a change
+// names the segment boards it touched, and only their topics (and the
+// board's own, when named) render again.
+func TestHubSegmentTopics(t *testing.T) {
+	f := newFakeRender()
+	h := MustHub(t, f, 64)
+	fr := ranking.Segment{Name: "country", Value: "FR"}
+	de := ranking.Segment{Name: "country", Value: "DE"}
+	whole := h.joinNew(t, topicKey{board: "b", view: "day", limit: 10})
+	frTop := h.joinNew(t, topicKey{board: "b", view: "day", segment: fr, limit: 10})
+	deTop := h.joinNew(t, topicKey{board: "b", view: "day", segment: de, limit: 10})
+	h.tickNow()
+	for _, c := range []*client{whole, frTop, deTop} {
+		if c.take() == "" {
+			t.Fatal("no snapshot")
+		}
+	}
+	if len(h.topics) != 3 {
+		t.Fatalf("%d topics, want 3", len(h.topics))
+	}
+	f.version++
+	h.markChanged(ranking.Change{Board: "b", Periods: []ranking.ViewPeriod{{View: "day", Period: "2026-01-01"}, {View: "day", Period: "2026-01-01", Segment: de}}})
+	h.tickNow()
+	if whole.take() == "" || deTop.take() == "" {
+		t.Error("the board and DE did not get the change")
+	}
+	if got := frTop.take(); got != "" {
+		t.Errorf("FR got a frame for a DE change: %q", got)
+	}
+	if n := f.renders[topicKey{board: "b", view: "day", segment: fr, limit: 10}]; n != 1 {
+		t.Errorf("FR rendered %d times, want 1 (its snapshot)", n)
 	}
 }

@@ -34,7 +34,13 @@ type liveFixture struct {
 // new one when nil).
 func MustLive(tb testing.TB, mr *miniredis.Miniredis, opts web.Options) *liveFixture {
 	tb.Helper()
-	cfg, err := ranking.ParseConfig([]byte(testBoards))
+	return MustLiveOf(tb, testBoards, mr, opts)
+}
+
+// MustLiveOf is MustLive with a boards file of the test's own.
+func MustLiveOf(tb testing.TB, boards string, mr *miniredis.Miniredis, opts web.Options) *liveFixture {
+	tb.Helper()
+	cfg, err := ranking.ParseConfig([]byte(boards))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -29,10 +29,10 @@ func (s *Server) handleIndex(c echo.Context) error {
 		v := b.Views[0]
 		sum.LeadersOf = periodPhrase(v, ranking.Period{}, true, nil)
 		sum.LeadersLabel = leadersLabel(v)
-		pg, err := store.Page(ctx, b.ID, v.Name, "", 0, leadersShown)
+		pg, err := store.PageIn(ctx, b.ID, v.Name, ranking.Segment{}, "", 0, leadersShown)
 		switch {
 		case err == nil:
-			sum.Leaders = rows(b, v.Name, "", pg.Entries, "")
+			sum.Leaders = rows(b, v.Name, ranking.Segment{}, "", pg.Entries, "")
 		case unavailable(ctx, err):
 			// The rest of the page is still useful without Redis.
 			sum.Unavailable = true

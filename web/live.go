@@ -16,8 +16,9 @@ import (
 const MaxLiveLimit = 100
 
 // handleLive serves GET /ws/{board}/{view}?limit=N (and &member=M for a
-// rank card's headline): the live feed. The client gets the current
-// fragment at once, then every change, at most one frame per tick.
+// rank card's headline; &segment=NAME:VALUE for a segment board): the live
+// feed. The client gets the current fragment at once, then every change,
+// at most one frame per tick.
 func (s *Server) handleLive(c echo.Context) error {
 	limit, err := intParam(c, "limit", 10, 1, MaxLiveLimit)
 	if err != nil {
@@ -31,6 +32,10 @@ func (s *Server) handleLive(c echo.Context) error {
 		limit = 0
 	}
 	b, view, err := s.boardView(c)
+	if err != nil {
+		return err
+	}
+	seg, err := segmentParam(c, b)
 	if err != nil {
 		return err
 	}
@@ -75,7 +80,7 @@ func (s *Server) handleLive(c echo.Context) error {
 	if !ok {
 		base = r.Context()
 	}
-	s.hub.serve(context.WithoutCancel(base), conn, topicKey{board: b.ID, view: view, limit: limit, member: member}, s.writeTimeout, s.pingInterval)
+	s.hub.serve(context.WithoutCancel(base), conn, topicKey{board: b.ID, view: view, segment: seg, limit: limit, member: member}, s.writeTimeout, s.pingInterval)
 	return nil
 }
 
@@ -95,17 +100,17 @@ func (s *Server) renderLive(ctx context.Context, key topicKey) ([]byte, bool, er
 		comp = views.CardHeadline(s.notRankedHeadline(b, v))
 		ranked = false
 	case key.member != "":
-		sum, label, found, err := s.liveHeadline(ctx, b, v, key.member)
+		sum, label, found, err := s.liveHeadline(ctx, b, v, key.segment, key.member)
 		if err != nil {
 			return nil, false, err
 		}
 		comp, ranked = views.CardHeadline(sum, label), found
 	default:
-		pg, err := s.store.Page(ctx, b.ID, v.Name, "", 0, key.limit)
+		pg, err := s.store.PageIn(ctx, b.ID, v.Name, key.segment, "", 0, key.limit)
 		if err != nil {
 			return nil, false, err
 		}
-		comp = views.StandingsTable(s.table(b, v, pg, views.TableID(b.ID, v.Name, key.limit), ""))
+		comp = views.StandingsTable(s.table(b, v, key.segment, pg, views.TableID(b.ID, v.Name, key.limit), ""))
 	}
 	buf := templ.GetBuffer()
 	defer templ.ReleaseBuffer(buf)
@@ -118,9 +123,9 @@ func (s *Server) renderLive(ctx context.Context, key topicKey) ([]byte, bool, er
 // liveHeadline reads a member's card headline in the current period; a
 // member with no score there (removed, or a new period) is not found and
 // reads as the not-ranked headline.
-func (s *Server) liveHeadline(ctx context.Context, b *ranking.Board, v ranking.View, member string) (views.CardSummary, string, bool, error) {
+func (s *Server) liveHeadline(ctx context.Context, b *ranking.Board, v ranking.View, seg ranking.Segment, member string) (views.CardSummary, string, bool, error) {
 	loc := s.cfg.Calendar.Location()
-	card, err := s.store.Member(ctx, b.ID, v.Name, "", member, cardAround)
+	card, err := s.store.MemberIn(ctx, b.ID, v.Name, seg, "", member, cardAround)
 	if ranking.ErrorCode(err) == ranking.ENOTFOUND {
 		sum, label := s.notRankedHeadline(b, v)
 		return sum, label, false, nil

@@ -225,8 +225,9 @@ func withQuery(path string, kv ...string) string {
 }
 
 // rows turns entries into table rows linking to rank cards in the period
-// shown (no period in the link when it is the current one).
-func rows(b *ranking.Board, view, period string, es []ranking.Entry, self string) []views.Row {
+// shown (no period in the link when it is the current one), on the same
+// (segment) board.
+func rows(b *ranking.Board, view string, seg ranking.Segment, period string, es []ranking.Entry, self string) []views.Row {
 	out := make([]views.Row, 0, len(es))
 	for _, e := range es {
 		name := e.Name
@@ -235,7 +236,7 @@ func rows(b *ranking.Board, view, period string, es []ranking.Entry, self string
 		}
 		out = append(out, views.Row{
 			Rank: e.Rank, Member: e.Member, Name: name, Score: b.FormatScore(e.Score),
-			CardURL: withQuery(cardPath(b.ID, view, e.Member), "period", period),
+			CardURL: withQuery(cardPath(b.ID, view, e.Member), "period", period, "segment", seg.String()),
 			Self:    self != "" && e.Member == self,
 		})
 	}

@@ -12,7 +12,7 @@ import (
 
 // pageCache shares reads of current periods between requests for one short
 // tick: however many people load a busy board at once, Redis answers each
-// (board, view, slice) at most once per tick. Past periods and member reads
+// (board, view, segment, slice) at most once per tick. Past periods and member reads
 // are not cached. A write through this instance drops its board's entries
 // at once, so a client that writes and then reads sees its write; writes
 // through other instances show within a tick.
@@ -39,13 +39,14 @@ func newPageCache(store pageReader, tick time.Duration) *pageCache {
 	return &pageCache{store: store, tick: tick, entries: map[string]cacheEntry{}, gen: map[string]uint64{}}
 }
 
-// Page reads like the store does; current periods ("") come from the cache
-// when a read of the same slice is younger than a tick.
-func (pc *pageCache) Page(ctx context.Context, boardID, viewName, period string, offset, limit int) (*ranking.Page, error) {
+// PageIn reads like the store does; current periods ("") come from the
+// cache when a read of the same slice of the same (segment) board is
+// younger than a tick.
+func (pc *pageCache) PageIn(ctx context.Context, boardID, viewName string, seg ranking.Segment, period string, offset, limit int) (*ranking.Page, error) {
 	if period != "" || pc.tick <= 0 {
-		return pc.store.Page(ctx, boardID, viewName, period, offset, limit)
+		return pc.store.PageIn(ctx, boardID, viewName, seg, period, offset, limit)
 	}
-	key := boardID + "\x00" + viewName + "\x00" + strconv.Itoa(offset) + "\x00" + strconv.Itoa(limit)
+	key := boardID + "\x00" + viewName + "\x00" + seg.String() + "\x00" + strconv.Itoa(offset) + "\x00" + strconv.Itoa(limit)
 	now := time.Now()
 	pc.mu.Lock()
 	gen := pc.gen[boardID]
@@ -55,7 +56,7 @@ func (pc *pageCache) Page(ctx context.Context, boardID, viewName, period string,
 	}
 	pc.mu.Unlock()
 	v, err, _ := pc.flight.Do(key+"\x00"+strconv.FormatUint(gen, 10), func() (any, error) {
-		pg, err := pc.store.Page(ctx, boardID, viewName, period, offset, limit)
+		pg, err := pc.store.PageIn(ctx, boardID, viewName, seg, period, offset, limit)
 		if err != nil {
 			return nil, err
 		}

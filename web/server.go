@@ -28,6 +28,7 @@ type Store interface {
 	webhookAdmin
 	actor
 	segmentLister
+	segmentChooser
 	memberSearcher
 }
 
@@ -37,9 +38,10 @@ type scoreWriter interface {
 	Apply(ctx context.Context, boardID string, events []ranking.Event) ([]ranking.WriteResult, error)
 }
 
-// pageReader reads a slice of a view's period (GET .../{board}/{view}).
+// pageReader reads a slice of a view's period of the board or of one of
+// its segment boards (pages, embeds, the live feed).
 type pageReader interface {
-	Page(ctx context.Context, boardID, viewName, period string, offset, limit int) (*ranking.Page, error)
+	PageIn(ctx context.Context, boardID, viewName string, seg ranking.Segment, period string, offset, limit int) (*ranking.Page, error)
 }
 
 // segmentPageReader reads a slice of a view's period of the board or of
@@ -60,6 +62,12 @@ type segmentLister interface {
 	SegmentValues(ctx context.Context, boardID, name string) ([]string, error)
 }
 
+// segmentChooser reads the first values of each segment name (the board
+// page's segment picker).
+type segmentChooser interface {
+	SegmentChoices(ctx context.Context, boardID string, n int) ([][]string, error)
+}
+
 // memberRemover removes a member from a board (DELETE .../members/{member}).
 type memberRemover interface {
 	RemoveMember(ctx context.Context, boardID, member string) (bool, error)
@@ -68,7 +76,7 @@ type memberRemover interface {
 // scoredReader tells which of many members have a score now (the live
 // feed's shared "not ranked" topic).
 type scoredReader interface {
-	Scored(ctx context.Context, boardID, viewName string, members []string) ([]bool, error)
+	ScoredIn(ctx context.Context, boardID, viewName string, seg ranking.Segment, members []string) ([]bool, error)
 }
 
 // pinger checks that the store's Redis answers (GET /readyz).
@@ -201,7 +209,7 @@ func NewServer(opts Options) *Server {
 		f, _ = opts.Store.(feed)
 	}
 	s.echo.IPExtractor = clientIPExtractor(opts.TrustedProxies)
-	s.hub = newHub(s.renderLive, opts.Store.Scored, f, hubLimits{
+	s.hub = newHub(s.renderLive, opts.Store.ScoredIn, f, hubLimits{
 		tick:         orDefault(opts.LiveTick, DefaultLiveTick),
 		maxRenders:   orDefaultInt(opts.LiveMaxRenders, DefaultLiveMaxRenders),
 		maxConns:     orDefaultInt(opts.LiveMaxConns, DefaultLiveMaxConns),
