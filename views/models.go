@@ -105,7 +105,7 @@ type BoardPage struct {
 	Compare    *Compare       // the member list (?members=), when one is given
 	SearchIn   string         // the period searched; empty for the current one
 	SearchSeg  string         // the segment searched ("NAME:VALUE"); empty for the whole board
-	SearchErr  string   // a member search that found nobody
+	SearchErr  string         // a member search that found nobody
 	Query      string
 	CSVURL     string
 	APIURL     string

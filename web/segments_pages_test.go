@@ -43,7 +43,7 @@ func TestSegmentPages(t *testing.T) {
 			}
 		}
 	}
-	if ws := doc.Find("#" + views.IDLiveStatus).AttrOr("data-ws", ""); !strings.Contains(ws, fr) {
+	if ws := doc.Find("#"+views.IDLiveStatus).AttrOr("data-ws", ""); !strings.Contains(ws, fr) {
 		t.Errorf("live feed %q", ws)
 	}
 	if v := doc.Find(`form[role=search] input[name=segment]`).AttrOr("value", ""); v != "country:FR" {
@@ -68,7 +68,7 @@ func TestSegmentPages(t *testing.T) {
 	if got := tableRows(whole.Selection); len(got) != 4 {
 		t.Errorf("whole board rows %v", got)
 	}
-	if sel := whole.Find(testid(views.TestSegmentSelect) + " option[selected]").AttrOr("value", "?"); sel != "" {
+	if sel := whole.Find(testid(views.TestSegmentSelect)+" option[selected]").AttrOr("value", "?"); sel != "" {
 		t.Errorf("whole board picker selects %q", sel)
 	}
 	if whole.Find(testid(views.TestSegmentTitle)).Length() != 0 {
@@ -109,7 +109,7 @@ func TestSegmentPages(t *testing.T) {
 	if got := tableRows(emb.Selection); fmt.Sprint(got) != "[1 bob 7]" {
 		t.Errorf("embed rows %v", got)
 	}
-	if ws := emb.Find("#" + views.IDLiveStatus).AttrOr("data-ws", ""); !strings.Contains(ws, "segment=country%3ADE") {
+	if ws := emb.Find("#"+views.IDLiveStatus).AttrOr("data-ws", ""); !strings.Contains(ws, "segment=country%3ADE") {
 		t.Errorf("embed live feed %q", ws)
 	}
 
