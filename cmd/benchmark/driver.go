@@ -90,6 +90,11 @@ type measurement struct {
 	commands  []commandStat
 }
 
+// redisUSPerEvent is the Redis server's CPU time per event, in µs.
+func (m measurement) redisUSPerEvent() float64 {
+	return divide(float64(m.redisCPU.Microseconds()), float64(m.events))
+}
+
 // measure flushes Redis, runs setup, warms the contender up, then runs it
 // for -duration with Redis's counters reset, and logs where the time went.
 func (e *env) measure(ctx context.Context, name string, newWork func(writer int) work, setup ...func(context.Context) error) (measurement, error) {

@@ -53,7 +53,7 @@ func runIngest(ctx context.Context, e *env) error {
 		{"multi_pipelined", "multi_pipelined", "100 MULTI/ZINCRBY x5/EXEC blocks per round trip", multiPipelinedWork(e.rdb)},
 		{"cas", "cas", "per view: ZSCORE, then a compare-and-set script; retried on conflict", casWork(e.rdb, &casRetries)},
 	}
-	rates := map[string]float64{}
+	rates, cpu := map[string]float64{}, map[string]float64{}
 	for _, c := range contenders {
 		e.logf("- %s: %s", c.name, c.desc)
 		m, err := e.measure(ctx, c.name, func(writer int) work {
@@ -62,8 +62,9 @@ func runIngest(ctx context.Context, e *env) error {
 		if err != nil {
 			return err
 		}
-		rates[c.name] = m.eventsPerSecond()
+		rates[c.name], cpu[c.name] = m.eventsPerSecond(), m.redisUSPerEvent()
 		e.out.bench(c.name+"_events_per_s", rates[c.name], "events/s")
+		e.out.bench(c.name+"_redis_us_per_event", cpu[c.name], "us")
 		if c.name == "ingest" {
 			lat := sortedCopy(m.latencies)
 			e.out.bench("ingest_call_p50_ms", ms(percentile(lat, 50)), "ms")
@@ -74,6 +75,10 @@ func runIngest(ctx context.Context, e *env) error {
 	for _, c := range contenders[1:] {
 		e.out.ratio("ingest_vs_"+c.short, divide(rates["ingest"], rates[c.name]))
 	}
+	// Redis CPU per event bounds a dedicated Redis and is far steadier
+	// than events/s on a shared machine; lower is better.
+	e.out.ratio("redis_cpu_ingest_vs_multi_pipelined", divide(cpu["ingest"], cpu["multi_pipelined"]))
+	e.out.ratio("redis_cpu_ingest_vs_raw", divide(cpu["ingest"], cpu["raw_zincrby"]))
 	return runSegmentIngest(ctx, e, store, members)
 }
 
@@ -89,7 +94,7 @@ const (
 // updated in the same script call). Two rounds, best of each, so the first
 // measurement's warm-up does not bias the ratio.
 func runSegmentIngest(ctx context.Context, e *env, store *ranking.Store, members []string) error {
-	rates := map[string]float64{}
+	rates, cpu := map[string]float64{}, map[string]float64{}
 	for _, nseg := range []int{0, 2, 0, 2} {
 		name := fmt.Sprintf("ingest_%dseg", nseg)
 		e.logf("- %s: Store.Apply, %d events per call, %d segment values per event (country of %d, team of %d)", name, ingestBatch, nseg, benchCountries, benchTeams)
@@ -101,9 +106,15 @@ func runSegmentIngest(ctx context.Context, e *env, store *ranking.Store, members
 			return err
 		}
 		rates[name] = max(rates[name], m.eventsPerSecond())
+		if c := m.redisUSPerEvent(); cpu[name] == 0 || c < cpu[name] {
+			cpu[name] = c
+		}
 	}
 	e.out.bench("ingest_0seg_events_per_s", rates["ingest_0seg"], "events/s")
 	e.out.bench("ingest_2seg_events_per_s", rates["ingest_2seg"], "events/s")
+	e.out.bench("ingest_0seg_redis_us_per_event", cpu["ingest_0seg"], "us")
+	e.out.bench("ingest_2seg_redis_us_per_event", cpu["ingest_2seg"], "us")
+	e.out.ratio("redis_cpu_0seg_vs_2seg", divide(cpu["ingest_0seg"], cpu["ingest_2seg"]))
 	e.logf("  target: RATIO ingest_2seg_vs_0seg >= 0.6")
 	e.out.ratio("ingest_2seg_vs_0seg", divide(rates["ingest_2seg"], rates["ingest_0seg"]))
 	return nil
