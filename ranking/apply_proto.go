@@ -124,8 +124,39 @@ func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time)
 			keys = append(keys, s.boardKey(b, "e:"+ev.ID))
 		}
 	}
+	// Movement: the overtakes list of each view, and the all view's day
+	// snapshots around now (apply.lua picks the day holding Redis's now).
+	args = append(args, itoa(MovesTop))
+	allIdx := 0
+	for vi, v := range views {
+		if v == dayTotals {
+			continue
+		}
+		keys = append(keys, s.movesKey(b, v))
+		if v.Kind == All {
+			allIdx = vi + 1
+		}
+	}
+	if allIdx == 0 {
+		return keys, append(args, "0")
+	}
+	days := snapshotDays(s.cfg.Calendar, now)
+	args = append(args, itoa(SnapshotTop), itoa(int64(allIdx)), itoa(int64(len(days))))
+	for _, d := range days {
+		args = append(args, itoa(d.Start.UnixMilli()), itoa(d.End.UnixMilli()))
+		keys = append(keys, s.snapshotKey(b, views[allIdx-1], d))
+	}
 	return keys, args
 }
+
+// MovesTop bounds overtakes: only moves within the best MovesTop ranks of
+// a view's current period are kept, and each view keeps its newest
+// MovesTop.
+const MovesTop = 100
+
+// movesKey is a view's list of recent overtakes: "mv:<view>", newest
+// first, each "<period>\t<member>\t<passed>\t<rank>\t<at_ms>".
+func (s *Store) movesKey(b *Board, v View) string { return s.boardKey(b, "mv:"+v.Name) }
 
 func boolArg(b bool) string {
 	if b {

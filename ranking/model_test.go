@@ -43,6 +43,62 @@ type modelBoard struct {
 	// events tagged with it (ids belong to the board, not to them).
 	seg  ranking.Segment
 	segs map[ranking.Segment]*modelBoard
+	// snapDay is the local day of the all view's snapshot snap (member ->
+	// rank), taken at the day's first write: the ranks at midnight.
+	snapDay string
+	snap    map[string]int64
+}
+
+// snapshot keeps the all view's ranks when now is the first write of a new
+// local day (the board's, not a segment board's).
+func (mb *modelBoard) snapshot(now int64) {
+	day := mb.cal.PeriodAt(ranking.View{Name: "day", Kind: ranking.Day}, time.UnixMilli(now)).ID
+	if day == mb.snapDay || !mb.seg.IsZero() {
+		return
+	}
+	mb.snapDay, mb.snap = day, map[string]int64{}
+	for _, mv := range mb.views {
+		if mv.view.Kind == ranking.All {
+			for m := range mv.periods["all"] {
+				mb.snap[m] = mb.rank(mv, "all", m)
+			}
+		}
+	}
+}
+
+// prevRank is a row's expected previous rank at now: the rank in the
+// previous period (none once it has expired), or for all the rank at the
+// last local midnight (none on segment boards).
+func (mb *modelBoard) prevRank(mv *modelView, period, member string, rank int64, now time.Time) int64 {
+	v := mv.view
+	if v.Kind == ranking.All {
+		day := mb.cal.PeriodAt(ranking.View{Name: "day", Kind: ranking.Day}, now).ID
+		switch {
+		case !mb.seg.IsZero():
+			return ranking.PrevUnknown
+		case day != mb.snapDay:
+			return rank // nothing written since midnight
+		case mb.snap[member] > 0:
+			return mb.snap[member]
+		}
+		return ranking.PrevNew
+	}
+	p, err := mb.cal.ParsePeriod(v, period)
+	if err != nil {
+		panic(err)
+	}
+	prev := mb.cal.Prev(v, p)
+	exp := mb.cal.Shift(v, prev, mb.b.Keep).End
+	if final := prev.End.Add(mb.b.Lateness); final.After(exp) {
+		exp = final
+	}
+	if !now.Before(exp) {
+		return ranking.PrevUnknown
+	}
+	if r := mb.rank(mv, prev.ID, member); r > 0 {
+		return r
+	}
+	return ranking.PrevNew
 }
 
 type modelID struct {
@@ -111,6 +167,7 @@ func (mb *modelBoard) rank(mv *modelView, period, member string) int64 {
 // apply applies one event at time t (ms) and predicts the store's answer.
 // ok is false when the event must be refused; code is the error code then.
 func (mb *modelBoard) apply(ev ranking.Event, t int64, now int64) (res ranking.WriteResult, code string) {
+	mb.snapshot(now)
 	b := mb.b
 	if b.Update != ranking.Increment && (ev.Value < b.Min || ev.Value > b.Max) {
 		return res, ranking.EINVALID
@@ -300,6 +357,7 @@ type workload struct {
 	step   func()           // moves the clock (miniredis) or not (real Redis)
 	usedID []ranking.Event
 	late   time.Duration
+	moved  int // rows verified whose previous rank differs from their rank
 }
 
 var memberPool = func() []string {
@@ -462,7 +520,10 @@ func (w *workload) verify() {
 			checked += w.verifyBoard(mb)
 		}
 	}
-	w.t.Logf("verified %d rows and cards", checked)
+	w.t.Logf("verified %d rows and cards; %d rows moved since their previous period", checked, w.moved)
+	if w.moved == 0 {
+		w.t.Error("no row moved: the previous ranks were not exercised")
+	}
 }
 
 // verifyBoard compares every period of every view of a board or segment
@@ -500,6 +561,12 @@ func (w *workload) verifyBoard(mb *modelBoard) (checked int) {
 				if got[i].Member != e.member || got[i].Score != e.value || got[i].Rank != wantRank {
 					w.t.Fatalf("%s/%s/%s %v row %d: got %+v, model %s %d rank %d", b.ID, mv.view.Name, p, seg, i, got[i], e.member, e.value, wantRank)
 				}
+				if want := mb.prevRank(mv, p, e.member, wantRank, w.now()); got[i].PrevRank != want {
+					w.t.Fatalf("%s/%s/%s %v row %d %s: previous rank %d, model %d", b.ID, mv.view.Name, p, seg, i, e.member, got[i].PrevRank, want)
+				}
+				if got[i].PrevRank > 0 && got[i].PrevRank != wantRank {
+					w.moved++
+				}
 				around := w.rng.IntN(4)
 				card, err := w.store.MemberIn(ctx, b.ID, mv.view.Name, seg, p, e.member, around)
 				if err != nil {
@@ -509,7 +576,7 @@ func (w *workload) verifyBoard(mb *modelBoard) (checked int) {
 					w.t.Fatalf("card %s/%s/%s %v %s: got rank %d score %d total %d", b.ID, mv.view.Name, p, seg, e.member, card.Rank, card.Score, card.Total)
 				}
 				lo, hi := max(i-around, 0), min(i+around+1, len(rows))
-				if !slices.Equal(card.Around, got[lo:hi]) {
+				if !slices.Equal(card.Around, withoutPrev(got[lo:hi])) {
 					w.t.Fatalf("card %s around: got %+v want %+v", e.member, card.Around, got[lo:hi])
 				}
 				checked++
@@ -617,4 +684,14 @@ func TestReferenceModelRedis(t *testing.T) {
 			w.verify()
 		})
 	}
+}
+
+// withoutPrev copies entries without their previous ranks (reads that do
+// not answer them, such as a card's neighbours).
+func withoutPrev(es []ranking.Entry) []ranking.Entry {
+	out := slices.Clone(es)
+	for i := range out {
+		out[i].PrevRank = ranking.PrevUnknown
+	}
+	return out
 }

@@ -14,6 +14,35 @@ type Entry struct {
 	Member string
 	Name   string // display name; empty when none is known
 	Score  int64  // scaled
+	// PrevRank is the member's rank in the previous period of the view
+	// (for a window, the window that ended yesterday; for all, at the last
+	// local midnight): a rank, PrevNew when it had no score then, or
+	// PrevUnknown.
+	PrevRank int64
+}
+
+// Entry.PrevRank values besides a rank.
+const (
+	PrevUnknown = 0  // not read, or not known (below an all view's snapshot)
+	PrevNew     = -1 // no score in the previous period
+)
+
+// setPrevs sets entries' previous ranks from read.lua's prevs (none when
+// empty).
+func setPrevs(es []Entry, prevs []any) {
+	if len(prevs) != len(es) {
+		return
+	}
+	for k := range es {
+		switch p := asInt(prevs[k]); {
+		case p > 0:
+			es[k].PrevRank = p
+		case p == 0:
+			es[k].PrevRank = PrevNew
+		case p == -2:
+			es[k].PrevRank = es[k].Rank
+		}
+	}
 }
 
 // Standing describes the period a read looked at.
@@ -77,6 +106,7 @@ func (s *Store) PageIn(ctx context.Context, boardID, viewName string, seg Segmen
 	}
 	pg := &Page{Standing: st, Offset: offset}
 	pg.Entries, err = s.entries(b, v, rep.firstRank, offset, rep.flat)
+	setPrevs(pg.Entries, rep.prevs)
 	return pg, err
 }
 
@@ -125,6 +155,7 @@ func (s *Store) MembersIn(ctx context.Context, boardID, viewName string, seg Seg
 		score, _ := b.decode(v.Name, code)
 		pg.Entries = append(pg.Entries, Entry{Rank: asInt(rep.flat[k]), Member: m, Name: name, Score: score})
 	}
+	setPrevs(pg.Entries, rep.prevs)
 	return pg, nil
 }
 
@@ -198,13 +229,13 @@ func (s *Store) readSeg(ctx context.Context, b *Board, v View, seg Segment, peri
 	check := v.Kind == Window
 	for attempt := 0; ; attempt++ {
 		var cands []Period
+		now, err := s.Now(ctx)
+		if err != nil {
+			return Standing{}, readReply{}, err
+		}
 		if fixed != nil {
 			cands = []Period{*fixed}
 		} else {
-			now, err := s.Now(ctx)
-			if err != nil {
-				return Standing{}, readReply{}, err
-			}
 			cur := cal.PeriodAt(v, now)
 			cands = []Period{cur}
 			if v.Kind != All {
@@ -212,7 +243,7 @@ func (s *Store) readSeg(ctx context.Context, b *Board, v View, seg Segment, peri
 			}
 		}
 		// An explicit period is read whatever the time.
-		keys, args := s.readRequest(b, v, seg, cands, fixed != nil, check, mode...)
+		keys, args := s.readRequest(b, v, seg, cands, fixed != nil, check, now, mode...)
 		local := s.clock()
 		raw, err := readScript.Run(ctx, s.rdb, keys, args...).Slice()
 		if err != nil {
@@ -223,7 +254,7 @@ func (s *Store) readSeg(ctx context.Context, b *Board, v View, seg Segment, peri
 			return Standing{}, rep, err
 		}
 		s.learnNow(rep.nowMS, local)
-		now := time.UnixMilli(rep.nowMS).In(cal.Location())
+		now = time.UnixMilli(rep.nowMS).In(cal.Location())
 		if rep.chosen == readUnbuilt {
 			// A window nobody built yet: build it if it can still be built
 			// (not in the future, not past its retention), then read again.

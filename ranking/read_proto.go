@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"math"
+	"time"
 )
 
 // The read.lua protocol: KEYS and ARGV of a page or member read, and the
@@ -19,9 +20,9 @@ var readScript = newScript(readLua)
 // the time. check: a window must be built (else the reply is "unbuilt").
 // mode is "page", offset, limit or "member", member, around.
 // seg picks a segment board's keys (the board's for the zero Segment).
-func (s *Store) readRequest(b *Board, v View, seg Segment, cands []Period, fixed, check bool, mode ...string) (keys []string, args []any) {
+func (s *Store) readRequest(b *Board, v View, seg Segment, cands []Period, fixed, check bool, now time.Time, mode ...string) (keys []string, args []any) {
 	window := v.Kind == Window
-	keys = make([]string, 1, 1+2*len(cands))
+	keys = make([]string, 1, 1+4*len(cands))
 	keys[0] = s.boardKey(b, "n")
 	args = make([]any, 0, 8+len(cands)*3+len(mode))
 	args = append(args, v.Name, string(b.Ties), boolArg(window), boolArg(check && window), itoa(int64(len(cands))))
@@ -36,10 +37,68 @@ func (s *Store) readRequest(b *Board, v View, seg Segment, cands []Period, fixed
 			keys = append(keys, s.segKey(b, "r", v, seg, p.ID))
 		}
 	}
+	keys, args = s.prevRequest(b, v, seg, cands, now, keys, args)
 	for _, m := range mode {
 		args = append(args, m)
 	}
 	return keys, args
+}
+
+// SnapshotTop is how many of the best ranks of an all view apply.lua
+// keeps at the day's first write, for the rank change against the last
+// local midnight.
+const SnapshotTop = 1000
+
+// prevRequest appends read.lua's previous-rank block: the previous period
+// of each candidate (a calendar view's, or the window that ended the day
+// before, with its expiry: read.lua gives none once it has expired), or
+// for all the day snapshots around now (segment boards' all views give
+// none).
+func (s *Store) prevRequest(b *Board, v View, seg Segment, cands []Period, now time.Time, keys []string, args []any) ([]string, []any) {
+	cal := s.cfg.Calendar
+	switch {
+	case v.Kind == All:
+		if !seg.IsZero() {
+			return keys, append(args, "")
+		}
+		days := snapshotDays(cal, now)
+		args = append(args, "s", itoa(SnapshotTop), itoa(int64(len(days))))
+		for _, d := range days {
+			args = append(args, itoa(d.Start.UnixMilli()), itoa(d.End.UnixMilli()))
+			keys = append(keys, s.snapshotKey(b, v, d))
+		}
+		return keys, args
+	}
+	kind := "z"
+	if v.Kind == Window {
+		kind = "w"
+	}
+	args = append(args, kind)
+	for _, p := range cands {
+		args = append(args, itoa(s.entry(b, v, cal.Prev(v, p)).expireAt))
+	}
+	for _, p := range cands {
+		prev := cal.Prev(v, p)
+		keys = append(keys, s.segKey(b, "z", v, seg, prev.ID))
+		if kind == "w" {
+			keys = append(keys, s.segKey(b, "r", v, seg, prev.ID))
+		}
+	}
+	return keys, args
+}
+
+// snapshotDays are the local days around now: the scripts pick the one
+// holding Redis's now.
+func snapshotDays(cal *Calendar, now time.Time) []Period {
+	day := View{Name: "~snap", Kind: Day}
+	cur := cal.PeriodAt(day, now)
+	return []Period{cal.Prev(day, cur), cur, cal.Next(day, cur)}
+}
+
+// snapshotKey is the hash of an all view's ranks at the start of a local
+// day: "snap:<view>:<day>".
+func (s *Store) snapshotKey(b *Board, v View, day Period) string {
+	return s.boardKey(b, "snap:"+v.Name+":"+day.ID)
 }
 
 // read.lua's choice of candidate, besides a 1-based index.
@@ -59,6 +118,7 @@ type readReply struct {
 	name      string
 	firstRank any   // rank of the first entry
 	flat      []any // (member, code, name) triples; members: (rank, member, code, name)
+	prevs     []any // page, members: each entry's previous rank (see read.lua)
 }
 
 // decodeRead decodes read.lua's reply in the given mode.
@@ -76,15 +136,17 @@ func decodeRead(raw []any, mode string) (readReply, error) {
 		r.unbuilt = asInt(raw[2])
 	case r.chosen == readNoClock:
 	case mode == "page":
-		if len(raw) < 4 {
+		if len(raw) < 5 {
 			return r, bad
 		}
-		r.total, r.firstRank, r.flat = asInt(raw[2]), raw[3], raw[4:]
+		r.total, r.firstRank, r.flat = asInt(raw[2]), raw[3], raw[5:]
+		r.prevs, _ = raw[4].([]any)
 	case mode == "members":
-		if len(raw) < 3 || (len(raw)-3)%4 != 0 {
+		if len(raw) < 4 || (len(raw)-4)%4 != 0 {
 			return r, bad
 		}
-		r.total, r.flat = asInt(raw[2]), raw[3:]
+		r.total, r.flat = asInt(raw[2]), raw[4:]
+		r.prevs, _ = raw[3].([]any)
 	default:
 		if len(raw) < 7 {
 			return r, bad

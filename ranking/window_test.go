@@ -51,6 +51,7 @@ type windowModel struct {
 	// refusals counts the refused events the model predicted; drifted the
 	// window rows read outside [min, max]
 	refusals, drifted int
+	prevKnown         int // entries whose previous rank was known and checked
 }
 
 func (wm *windowModel) dayOf(ms int64) string {
@@ -131,7 +132,7 @@ func (wm *windowModel) check(e string, expired bool) {
 				if err != nil {
 					wm.t.Fatalf("%s/%s/%s %v: %v", b.ID, v.Name, e, seg, err)
 				}
-				if pg.Period.ID != e || pg.Total != int64(len(want)) || (len(want) > 0 && !slices.Equal(pg.Entries, want)) {
+				if pg.Period.ID != e || pg.Total != int64(len(want)) || (len(want) > 0 && !slices.Equal(withoutPrev(pg.Entries), want)) {
 					if wm.debug != nil {
 						wm.debug()
 					}
@@ -142,7 +143,31 @@ func (wm *windowModel) check(e string, expired bool) {
 						wm.drifted++
 					}
 				}
+				wm.checkPrev(b, v, seg, e, pg.Entries)
 			}
+		}
+	}
+}
+
+// checkPrev checks each entry's previous rank against the model's window
+// that ended the day before: when it is known (the previous window was
+// built and is retained) it must be that window's rank, or new.
+func (wm *windowModel) checkPrev(b *ranking.Board, v ranking.View, seg ranking.Segment, e string, es []ranking.Entry) {
+	p, err := wm.cfg.Calendar.ParsePeriod(v, e)
+	if err != nil {
+		wm.t.Fatal(err)
+	}
+	prev := map[string]int64{}
+	for _, en := range wm.expected(b, v, seg, wm.cfg.Calendar.Prev(v, p).ID) {
+		prev[en.Member] = en.Rank
+	}
+	for _, en := range es {
+		switch want, ok := prev[en.Member]; {
+		case en.PrevRank == ranking.PrevUnknown:
+		case en.PrevRank == ranking.PrevNew && ok, en.PrevRank > 0 && en.PrevRank != want:
+			wm.t.Fatalf("%s/%s %v window %s: %s previous rank %d, model %d (present %v)", b.ID, v.Name, seg, e, en.Member, en.PrevRank, want, ok)
+		default:
+			wm.prevKnown++
 		}
 	}
 }
@@ -382,6 +407,9 @@ func TestWindowsMiniredis(t *testing.T) {
 			t.Logf("%d events refused as the model predicted, %d window rows read outside [min, max]", wm.refusals, wm.drifted)
 			if wm.refusals == 0 || wm.drifted == 0 {
 				t.Errorf("the narrow board never reached its bounds")
+			}
+			if wm.prevKnown == 0 {
+				t.Errorf("no window row had a known previous rank")
 			}
 		})
 	}

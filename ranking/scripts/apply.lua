@@ -35,7 +35,11 @@
 --     values per name, then the names,
 --   nevents, per event: member, value, at_ms ("" = Redis now), name ("" =
 --     none), the name folded for search ("" = none), the member id folded,
---     id ("" = none), nseg, then nseg 1-based segment board indexes
+--     id ("" = none), nseg, then nseg 1-based segment board indexes,
+--   moves_top (0 = no overtakes kept; else KEYS mv:<view> per view but the
+--     day totals, in view order, after the events' keys),
+--   snap_top (0 = none; else the all view's 1-based index, ndays, per day
+--     start_ms, end_ms, with KEYS snap:<view>:<day> per day)
 -- Returns  {1, now_ms, r1, r2, ...} with one r per event:
 --            {1, duplicate(0|1), event_ms (0 for a duplicate), period_1, score_1, rank_1, ...,
 --             period_V, score_V, rank_V}   (answered views only; a window
@@ -51,6 +55,10 @@
 -- An event tagged with segments also changes, in the same step, the same
 -- targets of each of its segment boards: all of them or none (bounds hold
 -- in each). A new value of a name whose index holds the cap is refused.
+-- Before the first write of a local day the all view's best snap_top ranks
+-- are kept (the ranks at midnight: nothing changed since); a write that
+-- moves a member up past others within the best moves_top ranks of a
+-- view's current period is kept as an overtake.
 
 local i = 1
 local function nextarg()
@@ -291,6 +299,52 @@ for e = 1, nevents do
 end
 
 
+-- Movement: the overtakes' keys, and the all view's snapshot of the day,
+-- taken now, before anything of this batch is written.
+local moves_top = tonumber(nextarg())
+if moves_top > 0 then
+  for v = 1, nviews do
+    local view = views[v]
+    if view.kind ~= 'h' then
+      view.mvkey = nextkey()
+      if view.kind == 'w' then
+        view.cur = view.periods[view.today]
+      else
+        for _, per in ipairs(view.periods) do
+          if now >= per.s and now < per.e then view.cur = per end
+        end
+      end
+    end
+  end
+end
+local snap_top = tonumber(nextarg())
+if snap_top > 0 then
+  local av = views[tonumber(nextarg())]
+  local skey, sexp = nil, 0
+  for d = 1, tonumber(nextarg()) do
+    local s0, e0 = tonumber(nextarg()), tonumber(nextarg())
+    local k = nextkey()
+    if now >= s0 and now < e0 then skey, sexp = k, e0 end
+  end
+  if skey and call('EXISTS', skey) == 0 then
+    -- The field "\0" holds how many were ranked: a member missing from a
+    -- full snapshot was ranked below it, not absent.
+    local zkey = av.periods[1].zkey
+    local flat = call('ZRANGE', zkey, 0, snap_top - 1, 'WITHSCORES')
+    local h = {'\0', call('ZCARD', zkey)}
+    local rank, last = 0, nil
+    for k = 1, #flat, 2 do
+      if ties ~= 'shared' or flat[k + 1] ~= last then rank = (k + 1) / 2 end
+      last = flat[k + 1]
+      h[#h + 1] = flat[k]
+      h[#h + 1] = rank
+    end
+    call('HSET', skey, unpack(h))
+    call('PEXPIREAT', skey, fmt(sexp + 86400000))
+  end
+end
+local moves = {} -- per view: the overtakes of this batch, oldest first
+
 -- Codes count from the best end of each view's own value range [lo, hi]
 -- (windows and day totals hold more than [min, max]; see codec in board.go).
 local function value_of(view, rv)
@@ -345,7 +399,7 @@ end
 
 local touched = {}
 local touched_list = {}
-local plan_code, plan_value, plan_change, plan_present = {}, {}, {}, {}
+local plan_code, plan_value, plan_change, plan_present, plan_old = {}, {}, {}, {}, {}
 
 local results = {1, now}
 for e = 1, nevents do
@@ -438,6 +492,7 @@ for e = 1, nevents do
       if m and pure_after[sb.name] then
         plan_code[k], plan_value[k] = plan_code[m], plan_value[m]
         plan_change[k], plan_present[k] = plan_change[m], plan_present[m]
+        plan_old[k] = false
       else
         local unit = math.floor(et / view.unit) - per.base
         local old = call('ZSCORE', per.zkey, member)
@@ -495,6 +550,7 @@ for e = 1, nevents do
         plan_value[k] = nv
         plan_change[k] = change
         plan_present[k] = change or old ~= false
+        plan_old[k] = old and num(old) or false
       end
     end
     if not res then
@@ -520,7 +576,28 @@ for e = 1, nevents do
         end
         if per == ev.answer[targets[k][1]] then
           if plan_present[k] then
-            answered[per] = {plan_value[k], rank_of(per.zkey, member, plan_code[k])}
+            local rank = rank_of(per.zkey, member, plan_code[k])
+            answered[per] = {plan_value[k], rank}
+            local view = views[targets[k][1]]
+            local old = plan_old[k]
+            if per == view.cur and rank <= moves_top and old and plan_code[k] < old then
+              -- Moved up within the top: the rank it had (those better
+              -- than its old code, itself now among them) and the member
+              -- now right behind it, whom it passed.
+              local was = call('ZCOUNT', per.zkey, '-inf', '(' .. fmt(old))
+              if was > rank then
+                local at = call('ZCOUNT', per.zkey, '-inf', fmt(plan_code[k]))
+                local behind = call('ZRANGE', per.zkey, at, at)[1]
+                if behind and behind ~= member then
+                  local mv = moves[view]
+                  if not mv then
+                    mv = {}
+                    moves[view] = mv
+                  end
+                  mv[#mv + 1] = per.id .. '\t' .. member .. '\t' .. behind .. '\t' .. rank .. '\t' .. fmt(et)
+                end
+              end
+            end
           else
             answered[per] = {0, 0}
           end
@@ -604,6 +681,11 @@ for e = 1, nevents do
     end
   end
   results[#results + 1] = res
+end
+
+for view, mv in pairs(moves) do
+  call('LPUSH', view.mvkey, unpack(mv))
+  call('LTRIM', view.mvkey, 0, moves_top - 1)
 end
 
 -- Once per batch: expiry and the registry of live period keys (for member

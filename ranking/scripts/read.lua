@@ -5,15 +5,24 @@
 -- (lib.lua is prepended: fmt, num, split, fmt_score, publish, append_entries,
 -- redis_now.)
 --
--- KEYS     (built by readKeys in read_proto.go) 1 the names hash n, then
+-- KEYS     (built by readRequest in read_proto.go) 1 the names hash n, then
 --          per candidate: z:<view>:<period>, and r:<view>:<period> when the
---          view is a rolling window
+--          view is a rolling window; then the previous ranks' keys (below)
 -- ARGV     view, ties ("first"|"shared"), window ("1": the view is a rolling
 --          window, its candidates have r keys), check ("1": a window must be
 --          built), ncandidates,
 --          per candidate: period id, start_ms, end_ms (the first containing
 --          Redis's now is read; an explicit period is one candidate covering
 --          all time), then
+--          prevkind: how entries get their previous rank: "" none,
+--            "z" per candidate the previous period's expiry ms (0 never; an
+--              expired one gives none) and zset (one KEY each),
+--            "w" the same, per candidate also the previous window's r key
+--              (an unbuilt previous window gives none),
+--            "s" (all: the rank at the last local midnight) snap_top, ndays,
+--              per day start_ms, end_ms (one KEY each: the day's snapshot
+--              hash, taken by apply.lua before the day's first write; none
+--              yet means nothing changed since midnight), then
 --          "page", offset, limit
 --          | "member", member, around
 --          | "members", k, member_1 .. member_k
@@ -21,13 +30,16 @@
 --          with candidates around now_ms),
 --          {now_ms, -2, chosen} when the chosen window is not built (the
 --          caller runs ensure.lua, or reads with check "0"), else
---          page:   {now_ms, chosen, total, first_rank, m1, code1, name1, m2, ...}
+--          page:   {now_ms, chosen, total, first_rank, prevs, m1, code1, name1, m2, ...}
 --          member: {now_ms, chosen, total, rank (0 = absent), code, name,
 --                   first_rank, m1, code1, name1, ...} where the entries are
 --                   the member's neighbours and the member, in rank order.
---          members: {now_ms, chosen, total, rank1, m1, code1, name1, ...}:
+--          members: {now_ms, chosen, total, prevs, rank1, m1, code1, name1, ...}:
 --                   the ranked ones among the members, in rank order, each
 --                   with its rank on the whole period.
+--          prevs: one previous rank per entry (empty when prevkind gives
+--          none): the rank, 0 new (no score then), -1 unknown (below a
+--          snapshot's top), -2 the same as now.
 
 local ties = ARGV[2]
 local window = ARGV[3] == '1'
@@ -57,6 +69,70 @@ end
 
 local nkey = KEYS[1]
 local i = 6 + n * 3
+local kn = 2 + n * per_cand -- the next KEY after the candidates'
+
+-- prevs_of returns the previous rank of each of members, or nil.
+local prevs_of = nil
+local prevkind = ARGV[i]
+i = i + 1
+if prevkind == 'z' or prevkind == 'w' then
+  local stride = 1
+  if prevkind == 'w' then stride = 2 end
+  local pkey = KEYS[kn + (chosen - 1) * stride]
+  local exp = tonumber(ARGV[i + chosen - 1])
+  i = i + n
+  local live = exp == 0 or now < exp
+  if live and prevkind == 'w' then
+    live = redis.call('EXISTS', KEYS[kn + (chosen - 1) * stride + 1]) == 1
+  end
+  kn = kn + n * stride
+  if live then
+    prevs_of = function(members)
+      local out = {}
+      for j, m in ipairs(members) do
+        if ties == 'shared' then
+          local c = redis.call('ZSCORE', pkey, m)
+          out[j] = c and redis.call('ZCOUNT', pkey, '-inf', '(' .. c) + 1 or 0
+        else
+          local r = redis.call('ZRANK', pkey, m)
+          out[j] = r and r + 1 or 0
+        end
+      end
+      return out
+    end
+  end
+elseif prevkind == 's' then
+  local top, nd = tonumber(ARGV[i]), tonumber(ARGV[i + 1])
+  i = i + 2
+  local skey = nil
+  for d = 1, nd do
+    if now >= tonumber(ARGV[i]) and now < tonumber(ARGV[i + 1]) then skey = KEYS[kn + d - 1] end
+    i = i + 2
+  end
+  kn = kn + nd
+  if skey then
+    prevs_of = function(members)
+      local out = {}
+      if #members == 0 then return out end
+      if redis.call('EXISTS', skey) == 0 then
+        for j = 1, #members do out[j] = -2 end
+        return out
+      end
+      local got = redis.call('HMGET', skey, '\0', unpack(members))
+      local full = tonumber(got[1] or '0') > top
+      for j = 1, #members do
+        local r = got[j + 1]
+        if r then out[j] = tonumber(r) elseif full then out[j] = -1 else out[j] = 0 end
+      end
+      return out
+    end
+  end
+end
+local function prevs_for(members)
+  if prevs_of then return prevs_of(members) end
+  return {}
+end
+
 local mode = ARGV[i]
 local total = redis.call('ZCARD', zkey)
 
@@ -74,7 +150,9 @@ if mode == 'page' then
   local flat = redis.call('ZRANGE', zkey, offset, offset + limit - 1, 'WITHSCORES')
   local fr = 0
   if #flat > 0 then fr = first_rank(offset, flat[2]) end
-  local out = {now, chosen, total, fr}
+  local members = {}
+  for k = 1, #flat, 2 do members[#members + 1] = flat[k] end
+  local out = {now, chosen, total, fr, prevs_for(members)}
   append_entries(out, flat, nkey)
   return out
 end
@@ -93,7 +171,9 @@ if mode == 'members' then
     if a[3] ~= b[3] then return a[3] < b[3] end
     return a[1] < b[1]
   end)
-  local out = {now, chosen, total}
+  local members = {}
+  for j, f in ipairs(found) do members[j] = f[1] end
+  local out = {now, chosen, total, prevs_for(members)}
   for _, f in ipairs(found) do
     local rank
     if ties == 'shared' then

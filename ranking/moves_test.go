@@ -1,0 +1,183 @@
+package ranking_test
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/redistest"
+)
+
+// movesModel is the brute-force reference for overtakes on increment
+// boards: a member that rose within the top MovesTop passed the member now
+// right behind it (the first strictly worse in rank order).
+type movesModel struct {
+	shared bool
+	unitMS int64
+	score  map[string]int64
+	at     map[string]int64 // time unit of the member's last change (ties: first)
+	moves  []string         // newest last: "member passed rank"
+}
+
+type movesRow struct {
+	m     string
+	score int64
+	at    int64
+}
+
+// less orders rows as the sorted set does: score desc, then (ties: first)
+// who reached it first, then member id.
+func (mm *movesModel) less(a, b movesRow) int {
+	if c := cmp.Compare(b.score, a.score); c != 0 {
+		return c
+	}
+	if !mm.shared {
+		if c := cmp.Compare(a.at, b.at); c != 0 {
+			return c
+		}
+	}
+	return strings.Compare(a.m, b.m)
+}
+
+// key is a row's sort key without the member (the code).
+func (mm *movesModel) better(a, b movesRow) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return !mm.shared && a.at < b.at
+}
+
+func (mm *movesModel) rows() []movesRow {
+	var out []movesRow
+	for m, s := range mm.score {
+		out = append(out, movesRow{m, s, mm.at[m]})
+	}
+	slices.SortFunc(out, mm.less)
+	return out
+}
+
+func (mm *movesModel) apply(member string, value, atMS int64) {
+	old, had := movesRow{member, mm.score[member], mm.at[member]}, false
+	if _, ok := mm.score[member]; ok {
+		had = true
+	}
+	if value == 0 {
+		return
+	}
+	mm.score[member] += value
+	if u := atMS / mm.unitMS; u > mm.at[member] || !had {
+		mm.at[member] = u
+	}
+	if !had {
+		return
+	}
+	now := movesRow{member, mm.score[member], mm.at[member]}
+	if !mm.better(now, old) {
+		return
+	}
+	rows := mm.rows()
+	rank, was, behind := int64(0), int64(0), ""
+	for i, r := range rows {
+		if r.m == member {
+			rank = int64(i + 1)
+			if mm.shared {
+				rank = 1
+				for _, o := range rows {
+					if mm.better(o, now) {
+						rank++
+					}
+				}
+			}
+		}
+		if mm.better(r, old) || r.m == member {
+			was++ // those better than its old place, itself included
+		}
+	}
+	for _, r := range rows {
+		if r.m != member && !mm.better(r, now) && !(r.score == now.score && (mm.shared || r.at == now.at)) {
+			behind = r.m
+			break
+		}
+	}
+	if rank <= ranking.MovesTop && was > rank && behind != "" {
+		mm.moves = append(mm.moves, fmt.Sprintf("%s passed %s for #%d", member, behind, rank))
+	}
+}
+
+// TestMovesReferenceModel: random increments with many ties, one event per
+// write; the overtakes read back equal the brute-force model's, newest
+// first, on miniredis and real Redis, for ties first and shared.
+func TestMovesReferenceModel(t *testing.T) {
+	ranking.GuardKeys(t)
+	for _, be := range []struct {
+		name string
+		rdb  func(t *testing.T) (redis.UniversalClient, func())
+	}{
+		{"miniredis", func(t *testing.T) (redis.UniversalClient, func()) {
+			at := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+			m, rdb := MustMiniredis(t, at)
+			return rdb, func() { at = at.Add(700 * time.Millisecond); m.SetTime(at) }
+		}},
+		{"redis", func(t *testing.T) (redis.UniversalClient, func()) { return redistest.Client(t), func() {} }},
+	} {
+		for _, ties := range []string{"first", "shared"} {
+			t.Run(be.name+"/"+ties, func(t *testing.T) {
+				ctx := context.Background()
+				rdb, step := be.rdb(t)
+				cfg := MustConfig(t, "boards: [{id: g, ties: "+ties+", views: [day, all]}]\n")
+				b, _ := cfg.Board("g")
+				s := newStore(t, rdb, cfg, nil)
+				models := map[string]*movesModel{}
+				for _, v := range []string{"day", "all"} {
+					unit := map[string]int64{"1ms": 1, "1s": 1000, "1min": 60000, "1h": 3600000, "": 1}[b.TieResolution(v)]
+					models[v] = &movesModel{shared: ties == "shared", unitMS: unit, score: map[string]int64{}, at: map[string]int64{}}
+				}
+				r := rand.New(rand.NewPCG(5, 6))
+				for range 400 {
+					m := fmt.Sprintf("m%02d", r.IntN(25))
+					val := int64(r.IntN(4))
+					res, err := s.Write(ctx, "g", ranking.Event{Member: m, Value: val, Name: "N" + m})
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, mm := range models {
+						mm.apply(m, val, res.At.UnixMilli())
+					}
+					step()
+				}
+				for v, mm := range models {
+					got, p, err := s.Moves(ctx, "g", v, ranking.MaxMoves)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var lines []string
+					for _, mv := range got {
+						lines = append(lines, fmt.Sprintf("%s passed %s for #%d", mv.Member, mv.Passed, mv.Rank))
+						if mv.Name != "N"+mv.Member || mv.PassedName != "N"+mv.Passed || mv.Period != p.ID {
+							t.Fatalf("%s: names or period %+v", v, mv)
+						}
+					}
+					want := slices.Clone(mm.moves)
+					slices.Reverse(want)
+					want = want[:min(len(want), ranking.MaxMoves)]
+					if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+						t.Fatalf("%s: %d moves\n%s\nmodel %d\n%s", v, len(lines), strings.Join(lines, "\n"), len(want), strings.Join(want, "\n"))
+					}
+					if len(want) < 20 {
+						t.Fatalf("%s: only %d moves: the workload does not exercise them", v, len(want))
+					}
+				}
+				if _, _, err := s.Moves(ctx, "g", "day", 0); ranking.ErrorCode(err) != ranking.EINVALID {
+					t.Errorf("limit 0: %v", err)
+				}
+			})
+		}
+	}
+}
