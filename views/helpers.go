@@ -14,3 +14,15 @@ func rankText(r int64) string { return strconv.FormatInt(r, 10) }
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func safe(u string) templ.SafeURL { return templ.SafeURL(u) }
+
+// medal is the row class of ranks 1 to 3 (ties share a medal: a second
+// #1 is gold too).
+func medal(rank int64) string {
+	switch rank {
+	case 1:
+		return "podium medal-1"
+	case 2:
+		return "podium medal-2"
+	}
+	return "podium medal-3"
+}

@@ -83,4 +83,7 @@ const (
 	TestSegmentSelect = "segment-select"
 	TestSegmentWhole  = "segment-whole"
 	TestCardSegments  = "card-segments"
+	TestMove          = "move"
+	TestTicker        = "ticker"
+	TestPassed        = "card-passed"
 )

@@ -55,6 +55,21 @@ type Row struct {
 	Score   string
 	CardURL string
 	Self    bool // the member a rank card is about
+	Move    Move // rank change against the previous period
+}
+
+// Move is a row's rank change: shown as ▲2, ▼1 or "new", read out as
+// Label ("up 2 places since last week"). The zero Move shows nothing.
+type Move struct {
+	Kind  string // "up", "down", "same", "new"; "" when unknown
+	Text  string // ▲2, ▼1, –, new
+	Label string
+}
+
+// Overtake is one line of the board page's live ticker.
+type Overtake struct {
+	Text string // "Leila passed Diego for #2"
+	Ago  string // "2 min ago"
 }
 
 // Table is a standings table: a whole fragment, as sent live.
@@ -64,6 +79,9 @@ type Table struct {
 	Rows    []Row
 	Period  string // the period shown; a live frame of another period means the page is stale
 	Empty   string // shown when there are no rows
+	// Ticker is the newest overtakes of the current period (board pages
+	// only; nil shows no ticker).
+	Ticker []Overtake
 }
 
 // PeriodNav is the period navigation of a board or rank card.
@@ -221,6 +239,7 @@ type CardSummary struct {
 	Total      int64
 	TopPercent string
 	Gap        string // e.g. "12 to pass #4"; empty for #1
+	Passed     string // who last passed the member: "Leila passed you for #2 · 3 min ago"
 }
 
 // CardSegment is the member's standing in one segment board of the

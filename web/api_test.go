@@ -34,8 +34,8 @@ func TestWriteScoreAndReadBack(t *testing.T) {
 	page := MustOK(t, f.get(t, "/api/v1/boards/points/week?limit=10")).Body
 	wantPage := `{"board":"points","view":"week","period":"2026-11-16",` +
 		`"start":"2026-11-16T00:00:00Z","end":"2026-11-23T00:00:00Z","final":false,"total":2,"entries":[` +
-		`{"rank":1,"member":"bob","name":null,"score":20},` +
-		`{"rank":2,"member":"alice","name":"Alice","score":12.5}]}`
+		`{"rank":1,"member":"bob","name":null,"score":20,"previous_rank":null},` +
+		`{"rank":2,"member":"alice","name":"Alice","score":12.5,"previous_rank":null}]}`
 	if got := strings.TrimSpace(page); got != wantPage {
 		t.Fatalf("page\n got %s\nwant %s", got, wantPage)
 	}
@@ -153,7 +153,7 @@ func TestExactScoreRoundTrip(t *testing.T) {
 		t.Errorf("1.25e1 answered %s", r.Body)
 	}
 	page := MustOK(t, f.get(t, "/api/v1/boards/points/all")).Body
-	if !strings.Contains(page, `"member":"alice","name":null,"score":12.8}`) || !strings.Contains(page, `"member":"bob","name":null,"score":12.5}`) {
+	if !strings.Contains(page, `"member":"alice","name":null,"score":12.8,"previous_rank":null}`) || !strings.Contains(page, `"member":"bob","name":null,"score":12.5,"previous_rank":null}`) {
 		t.Errorf("page %s", page)
 	}
 	lap := MustOK(t, f.do(t, "POST", "/api/v1/boards/lap/scores", writeKey, `{"member":"carol","value":61.125}`))

@@ -52,6 +52,11 @@ func (s *Server) handleBoardPage(c echo.Context) error {
 		return err
 	}
 	p := s.boardPageModel(b, v, seg, pg, period, pageNo)
+	if p.Live != nil && seg.IsZero() {
+		if p.Table.Ticker, err = s.ticker(ctx, b, v, pg.Now); err != nil {
+			return err
+		}
+	}
 	if p.Picker, err = s.segmentPicker(ctx, b, v, seg, p.SearchIn, c.QueryParam("members")); err != nil {
 		return err
 	}

@@ -56,6 +56,26 @@ type entryJSON struct {
 	Score  json.RawMessage `json:"score"`
 }
 
+// pageEntryJSON is one row of a list read: an entry with its rank in the
+// view's previous period (see ranking.Entry.PrevRank; null when new
+// there, or not known).
+type pageEntryJSON struct {
+	entryJSON
+	PreviousRank *int64 `json:"previous_rank"`
+}
+
+func pageEntriesJSON(b *ranking.Board, es []ranking.Entry) []pageEntryJSON {
+	out := make([]pageEntryJSON, 0, len(es))
+	for _, e := range es {
+		pe := pageEntryJSON{entryJSON: entryJSON{Rank: e.Rank, Member: e.Member, Name: nameOf(e.Name), Score: json.RawMessage(b.FormatScore(e.Score))}}
+		if e.PrevRank > 0 {
+			pe.PreviousRank = &e.PrevRank
+		}
+		out = append(out, pe)
+	}
+	return out
+}
+
 func entriesJSON(b *ranking.Board, es []ranking.Entry) []entryJSON {
 	out := make([]entryJSON, 0, len(es))
 	for _, e := range es {
@@ -73,15 +93,15 @@ func nameOf(n string) *string {
 
 // pageJSON is the answer of GET /api/v1/boards/{board}/{view}.
 type pageJSON struct {
-	Board   string      `json:"board"`
-	View    string      `json:"view"`
-	Segment *string     `json:"segment,omitempty"` // "NAME:VALUE" when one was asked for
-	Period  string      `json:"period"`
-	Start   *string     `json:"start"` // null for the all view
-	End     *string     `json:"end"`
-	Final   bool        `json:"final"`
-	Total   int64       `json:"total"`
-	Entries []entryJSON `json:"entries"`
+	Board   string          `json:"board"`
+	View    string          `json:"view"`
+	Segment *string         `json:"segment,omitempty"` // "NAME:VALUE" when one was asked for
+	Period  string          `json:"period"`
+	Start   *string         `json:"start"` // null for the all view
+	End     *string         `json:"end"`
+	Final   bool            `json:"final"`
+	Total   int64           `json:"total"`
+	Entries []pageEntryJSON `json:"entries"`
 }
 
 func instant(t time.Time, loc *time.Location) *string {
@@ -133,7 +153,7 @@ func (s *Server) handlePage(c echo.Context) error {
 	return render(c, http.StatusOK, pageJSON{
 		Board: b.ID, View: view, Segment: segmentOf(seg), Period: pg.Period.ID,
 		Start: instant(pg.Period.Start, loc), End: instant(pg.Period.End, loc),
-		Final: pg.Final, Total: pg.Total, Entries: entriesJSON(b, pg.Entries),
+		Final: pg.Final, Total: pg.Total, Entries: pageEntriesJSON(b, pg.Entries),
 	})
 }
 

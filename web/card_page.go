@@ -54,7 +54,13 @@ func (s *Server) handleRankCard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.renderPage(c, http.StatusOK, views.Card(s.cardModel(b, v, seg, rc)))
+	p := s.cardModel(b, v, seg, rc)
+	if p.Live != nil && seg.IsZero() {
+		if p.Summary.Passed, err = s.passedLine(c.Request().Context(), b, v, member, rc.Now); err != nil {
+			return err
+		}
+	}
+	return s.renderPage(c, http.StatusOK, views.Card(p))
 }
 
 // cardModel lays out a rank card, of the board or of one of its segment

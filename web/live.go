@@ -110,7 +110,15 @@ func (s *Server) renderLive(ctx context.Context, key topicKey) ([]byte, bool, er
 		if err != nil {
 			return nil, false, err
 		}
-		comp = views.StandingsTable(s.table(b, v, key.segment, pg, views.TableID(b.ID, v.Name, key.limit), ""))
+		t := s.table(b, v, key.segment, pg, views.TableID(b.ID, v.Name, key.limit), "")
+		if key.limit == PageSize && key.segment.IsZero() {
+			// A board page's table (widgets show at most MaxEmbedLimit
+			// rows) carries the overtakes ticker.
+			if t.Ticker, err = s.ticker(ctx, b, v, pg.Now); err != nil {
+				return nil, false, err
+			}
+		}
+		comp = views.StandingsTable(t)
 	}
 	buf := templ.GetBuffer()
 	defer templ.ReleaseBuffer(buf)
@@ -133,7 +141,13 @@ func (s *Server) liveHeadline(ctx context.Context, b *ranking.Board, v ranking.V
 	if err != nil {
 		return views.CardSummary{}, "", false, err
 	}
-	return s.cardSummary(b, v, card, &ranking.History{}, true), periodPhrase(v, card.Period, true, loc), true, nil
+	sum := s.cardSummary(b, v, card, &ranking.History{}, true)
+	if seg.IsZero() {
+		if sum.Passed, err = s.passedLine(ctx, b, v, member, card.Now); err != nil {
+			return views.CardSummary{}, "", false, err
+		}
+	}
+	return sum, periodPhrase(v, card.Period, true, loc), true, nil
 }
 
 // notRankedHeadline is the headline of any member without a score in the

@@ -229,6 +229,7 @@ func withQuery(path string, kv ...string) string {
 // (segment) board.
 func rows(b *ranking.Board, view string, seg ranking.Segment, period string, es []ranking.Entry, self string) []views.Row {
 	out := make([]views.Row, 0, len(es))
+	v, _ := b.View(view)
 	for _, e := range es {
 		name := e.Name
 		if name == "" {
@@ -238,6 +239,7 @@ func rows(b *ranking.Board, view string, seg ranking.Segment, period string, es 
 			Rank: e.Rank, Member: e.Member, Name: name, Score: b.FormatScore(e.Score),
 			CardURL: withQuery(cardPath(b.ID, view, e.Member), "period", period, "segment", seg.String()),
 			Self:    self != "" && e.Member == self,
+			Move:    moveOf(v, e),
 		})
 	}
 	return out

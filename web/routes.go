@@ -29,6 +29,7 @@ func (s *Server) routes() {
 	api.GET("/boards/:board/segments/:name", s.handleSegmentValues)
 	api.GET("/boards/:board/members", s.handleSearchMembers)
 	api.GET("/boards/:board/:view/members/:member", s.handleMember)
+	api.GET("/boards/:board/:view/moves", s.handleMoves)
 	api.GET("/boards/:board/:view/results", s.handleResults)
 	api.GET("/boards/:board/:view/results/:period", s.handleResult)
 	api.DELETE("/boards/:board/members/:member", s.handleRemoveMember, s.requireAdmin)

@@ -26,7 +26,7 @@ func TestSegmentsAPI(t *testing.T) {
 	if fr["segment"] != "country:FR" || fr["total"].(interface{ String() string }).String() != "2" {
 		t.Fatalf("FR: %v", fr)
 	}
-	if body := MustOK(t, f.get(t, "/api/v1/boards/points/all?segment=country:FR")).Body; !strings.Contains(body, `"entries":[{"rank":1,"member":"ann","name":null,"score":5},{"rank":2,"member":"cy","name":null,"score":3}]`) {
+	if body := MustOK(t, f.get(t, "/api/v1/boards/points/all?segment=country:FR")).Body; !strings.Contains(body, `"entries":[{"rank":1,"member":"ann","name":null,"score":5,"previous_rank":null},{"rank":2,"member":"cy","name":null,"score":3,"previous_rank":null}]`) {
 		t.Errorf("FR entries: %s", body)
 	}
 	if body := MustOK(t, f.get(t, "/api/v1/boards/points/all")).Body; strings.Contains(body, `"segment"`) || !strings.Contains(body, `"total":4`) {
@@ -36,11 +36,11 @@ func TestSegmentsAPI(t *testing.T) {
 		t.Errorf("a value never seen: %s", body)
 	}
 	friends := MustOK(t, f.get(t, "/api/v1/boards/points/all?members=dee,cy,nobody,cy")).Body
-	if !strings.Contains(friends, `"total":4,"entries":[{"rank":1,"member":"dee","name":null,"score":9},{"rank":4,"member":"cy","name":null,"score":3}]`) {
+	if !strings.Contains(friends, `"total":4,"entries":[{"rank":1,"member":"dee","name":null,"score":9,"previous_rank":null},{"rank":4,"member":"cy","name":null,"score":3,"previous_rank":null}]`) {
 		t.Errorf("members: %s", friends)
 	}
 	frFriends := MustOK(t, f.get(t, "/api/v1/boards/points/all?members=cy,bob&segment=country:FR")).Body
-	if !strings.Contains(frFriends, `"total":2,"entries":[{"rank":2,"member":"cy","name":null,"score":3}]`) {
+	if !strings.Contains(frFriends, `"total":2,"entries":[{"rank":2,"member":"cy","name":null,"score":3,"previous_rank":null}]`) {
 		t.Errorf("members in FR: %s", frFriends)
 	}
 	MustOK(t, f.do(t, "POST", "/api/v1/boards/points/scores", writeKey, `{"member":"e1","value":1,"name":"Élodie"}`))

@@ -29,6 +29,7 @@ type Store interface {
 	actor
 	segmentLister
 	segmentChooser
+	movesReader
 	memberSearcher
 }
 
