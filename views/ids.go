@@ -50,7 +50,7 @@ const (
 	TestNotDurable    = "not-durable"
 	TestCardRank      = "card-rank"
 	TestCardScore     = "card-score"
-	TestCardTop       = "card-top-percent"
+	TestCardOf        = "card-of"
 	TestCardGap       = "card-gap"
 	TestCardViews     = "card-views"
 	TestCardLine      = "card-line"
@@ -86,4 +86,6 @@ const (
 	TestMove          = "move"
 	TestTicker        = "ticker"
 	TestPassed        = "card-passed"
+	TestErrorWay      = "error-way"
+	TestErrorBoards   = "error-boards"
 )

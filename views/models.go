@@ -86,6 +86,7 @@ type Table struct {
 
 // PeriodNav is the period navigation of a board or rank card.
 type PeriodNav struct {
+	Timeless   bool   // the all view: one period, nothing to navigate
 	ID         string // the period id
 	Label      string // e.g. "Week of 16 Nov 2026"
 	Range      string // e.g. "16 Nov – 22 Nov 2026"; empty for all time
@@ -237,7 +238,6 @@ type CardSummary struct {
 	Rank       int64
 	Score      string
 	Total      int64
-	TopPercent string
 	Gap        string // e.g. "12 to pass #4"; empty for #1
 	Passed     string // who last passed the member: "Leila passed you for #2 · 3 min ago"
 }
@@ -284,4 +284,6 @@ type ErrorPage struct {
 	Message  string
 	RetryURL string // set when trying again may help
 	HomeURL  string
+	Ways     []Link // where to go from here: the page one probably meant
+	Boards   []Link // the boards that exist (not-found pages)
 }

@@ -51,6 +51,9 @@ func (s *Server) handleBoardPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if pageNo > 1 && int64((pageNo-1)*PageSize) >= pg.Total {
+		return s.pastLastPage(c, b, v, seg, period, pageNo, pg.Total)
+	}
 	p := s.boardPageModel(b, v, seg, pg, period, pageNo)
 	if p.Live != nil && seg.IsZero() {
 		if p.Table.Ticker, err = s.ticker(ctx, b, v, pg.Now); err != nil {
@@ -513,4 +516,37 @@ func (s *Server) compareModel(c echo.Context, b *ranking.Board, v ranking.View, 
 		}
 	}
 	return cmp, "", nil
+}
+
+// pastLastPage answers a page number past the end of the period: a 404
+// page that says so and links to the last page.
+func (s *Server) pastLastPage(c echo.Context, b *ranking.Board, v ranking.View, seg ranking.Segment, period string, pageNo int, total int64) error {
+	last := max(int((total+PageSize-1)/PageSize), 1)
+	pageArg := ""
+	if last > 1 {
+		pageArg = strconv.Itoa(last)
+	}
+	msg := fmt.Sprintf("Page %d is past the end: this period has %s on %d %s.", pageNo, count(total, "member", "members"), last, either(int64(last), "page", "pages"))
+	if total == 0 {
+		msg = fmt.Sprintf("Page %d is past the end: nobody has a score in this period yet.", pageNo)
+	}
+	p := views.ErrorPage{
+		Layout: s.layout("Page not found · " + b.Title), Status: http.StatusNotFound, HomeURL: "/",
+		Heading: "Past the last page", Message: msg,
+		Ways: []views.Link{{Label: fmt.Sprintf("Go to the last page (%d)", last), URL: withQuery(boardPath(b.ID, v.Name), "period", period, "segment", seg.String(), "page", pageArg)}},
+	}
+	return s.renderPage(c, http.StatusNotFound, views.Error(p))
+}
+
+// count is "1 member" or "235 members".
+func count(n int64, one, many string) string {
+	return strconv.FormatInt(n, 10) + " " + either(n, one, many)
+}
+
+// either is one for n = 1, else many.
+func either(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"time"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -116,7 +117,7 @@ func (s *Server) cardModel(b *ranking.Board, v ranking.View, seg ranking.Segment
 	}
 	for _, o := range others {
 		cv := views.CardView{
-			Label: viewLabel(o.View), Period: o.Period.ID, Total: o.Total,
+			Label: viewLabel(o.View), Period: viewPeriodWords(o.View, o.Period, loc), Total: o.Total,
 			URL: withQuery(cardPath(b.ID, o.View.Name, card.Member), "segment", sg), Current: o.View.Name == v.Name,
 		}
 		if o.Present {
@@ -140,7 +141,7 @@ func (s *Server) cardSummary(b *ranking.Board, v ranking.View, card *ranking.Car
 	f := cardFacts(b, v, card, hist, current, s.cfg.Calendar.Location())
 	return views.CardSummary{
 		ID: views.CardID(b.ID, v.Name), Rank: card.Rank, Score: b.FormatScore(card.Score),
-		Total: card.Total, TopPercent: strconv.FormatFloat(card.TopPercent, 'f', -1, 64), Gap: f.gapLine(),
+		Total: card.Total, Gap: f.gapLine(),
 	}
 }
 
@@ -148,4 +149,13 @@ func (s *Server) cardSummary(b *ranking.Board, v ranking.View, card *ranking.Car
 func scoreFloat(b *ranking.Board, v int64) float64 {
 	f, _ := strconv.ParseFloat(b.FormatScore(v), 64)
 	return f
+}
+
+// viewPeriodWords names a view's current period in words beside its view
+// label ("today", "this week"); nothing for all time, whose label says it.
+func viewPeriodWords(v ranking.View, p ranking.Period, loc *time.Location) string {
+	if v.Kind == ranking.All {
+		return ""
+	}
+	return periodPhrase(v, p, true, loc)
 }

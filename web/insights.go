@@ -113,14 +113,14 @@ var lineRules = [][]rule{
 			return fmt.Sprintf("Leading %s by %s", f.period, f.format(d))
 		}},
 		{func(f facts) bool { return f.rank == 1 }, func(f facts) string { return "The only one on the board " + f.period }},
-		{func(f facts) bool { _, ok := f.gap(); return ok }, func(f facts) string { return f.gapLine() }},
+		// Below #1 the headline's "Next rank" says the gap: no line repeats it.
 	},
-	{ // the field
-		{func(f facts) bool { return f.total >= 100 && f.topPercent <= 1 }, func(f facts) string { return "Top 1% " + f.period }},
-		{func(f facts) bool { return f.total >= 20 && f.topPercent <= 5 }, func(f facts) string { return "Top 5% " + f.period }},
-		{func(f facts) bool { return f.total >= 10 && f.topPercent <= 10 }, func(f facts) string { return "Top 10% " + f.period }},
-		{func(f facts) bool { return f.total >= 4 && f.topPercent <= 25 }, func(f facts) string { return "In the top quarter " + f.period }},
-		{func(f facts) bool { return f.total >= 2 && f.topPercent <= 50 }, func(f facts) string { return "In the top half " + f.period }},
+	{ // the field: said only where it flatters, and not of #1 (its rank says more)
+		{func(f facts) bool { return f.rank > 1 && f.total >= 100 && f.topPercent <= 1 }, func(f facts) string { return "Top 1% " + f.period }},
+		{func(f facts) bool { return f.rank > 1 && f.total >= 20 && f.topPercent <= 5 }, func(f facts) string { return "Top 5% " + f.period }},
+		{func(f facts) bool { return f.rank > 1 && f.total >= 10 && f.topPercent <= 10 }, func(f facts) string { return "Top 10% " + f.period }},
+		{func(f facts) bool { return f.rank > 1 && f.total >= 4 && f.topPercent <= 25 }, func(f facts) string { return "In the top quarter " + f.period }},
+		{func(f facts) bool { return f.rank > 1 && f.total >= 2 && f.topPercent <= 50 }, func(f facts) string { return "In the top half " + f.period }},
 	},
 	{ // the trend
 		{func(f facts) bool { return f.prevKnown && f.prevRank == 0 }, func(f facts) string { return "New " + f.period }},

@@ -154,5 +154,5 @@ func (s *Server) liveHeadline(ctx context.Context, b *ranking.Board, v ranking.V
 // current period (rank 0): it names no member, so that every such viewer
 // of a board view shares one topic.
 func (s *Server) notRankedHeadline(b *ranking.Board, v ranking.View) (views.CardSummary, string) {
-	return views.CardSummary{ID: views.CardID(b.ID, v.Name), Score: "–", TopPercent: "–"}, periodPhrase(v, ranking.Period{}, true, s.cfg.Calendar.Location())
+	return views.CardSummary{ID: views.CardID(b.ID, v.Name), Score: "–"}, periodPhrase(v, ranking.Period{}, true, s.cfg.Calendar.Location())
 }

@@ -179,7 +179,7 @@ func (s *Server) periodNav(b *ranking.Board, v ranking.View, st ranking.Standing
 	p := st.Period
 	nav := views.PeriodNav{ID: p.ID, Label: periodLabel(v, p, loc), Range: periodRange(v, p, loc), Final: st.Final}
 	if v.Kind == ranking.All {
-		nav.IsCurrent = true
+		nav.IsCurrent, nav.Timeless = true, true
 		return nav
 	}
 	cur := cal.PeriodAt(v, st.Now)
@@ -262,13 +262,19 @@ func (s *Server) renderErrorPage(c echo.Context, status int, detail errorDetail)
 	p := views.ErrorPage{Layout: s.layout(http.StatusText(status)), Status: status, HomeURL: "/"}
 	switch status {
 	case http.StatusNotFound:
-		p.Heading, p.Message = "Not found", detail.Message
+		p.Heading, p.Message, p.Ways = s.notFoundWords(c, detail)
+		for _, b := range s.cfg.Boards {
+			p.Boards = append(p.Boards, views.Link{Label: b.Title, URL: boardPath(b.ID, b.Views[0].Name)})
+		}
 	case http.StatusServiceUnavailable:
 		p.Heading = "Scores unavailable"
 		p.Message = "The score store cannot be reached right now. Nothing is lost; try again in a moment."
 		p.RetryURL = c.Request().URL.RequestURI()
 	case http.StatusUnprocessableEntity, http.StatusBadRequest:
-		p.Heading, p.Message = "Bad request", detail.Message
+		p.Heading, p.Message = "This address asks for something we cannot show", capitalize(detail.Message)+"."
+		if b, ok := s.cfg.Board(c.Param("board")); ok {
+			p.Ways = []views.Link{{Label: "Back to " + b.Title, URL: boardPath(b.ID, b.Views[0].Name)}}
+		}
 	case http.StatusInternalServerError:
 		p.Heading, p.Message = "Something went wrong", "The error was logged."
 		p.RetryURL = c.Request().URL.RequestURI()
@@ -279,4 +285,33 @@ func (s *Server) renderErrorPage(c echo.Context, status int, detail errorDetail)
 		c.Response().Header().Set("Retry-After", "2")
 	}
 	return s.renderPage(c, status, views.Error(p))
+}
+
+// notFoundWords says in plain words what a page address names that does
+// not exist, with the page the reader probably wanted.
+func (s *Server) notFoundWords(c echo.Context, detail errorDetail) (heading, message string, ways []views.Link) {
+	board, view, member := c.Param("board"), c.Param("view"), c.Param("member")
+	b, ok := s.cfg.Board(board)
+	switch {
+	case board == "":
+		return "Page not found", "There is no page at this address.", nil
+	case !ok:
+		return "Board not found", "There is no board called “" + board + "”. These are the boards there are:", nil
+	}
+	home := []views.Link{{Label: "Back to " + b.Title, URL: boardPath(b.ID, b.Views[0].Name)}}
+	v, ok := b.View(strings.TrimSuffix(view, ".csv"))
+	switch {
+	case view == "":
+		return "Page not found", "There is no page at this address.", home
+	case !ok:
+		var names []string
+		for _, ov := range b.Views {
+			names = append(names, viewLabel(ov))
+		}
+		return "View not found", b.Title + " has no view “" + view + "”. Its views are " + strings.Join(names, ", ") + ".", home
+	case member != "":
+		back := []views.Link{{Label: "Back to " + b.Title + " · " + viewLabel(v), URL: withQuery(boardPath(b.ID, v.Name), "period", c.QueryParam("period"), "segment", c.QueryParam("segment"))}}
+		return "Not ranked", "“" + member + "” has no score in this period of " + b.Title + ".", back
+	}
+	return "Not found", capitalize(detail.Message) + ".", home
 }

@@ -1,0 +1,85 @@
+package web_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/standings/standings/views"
+)
+
+// TestNotFoundPagesInPlainWords: an unknown board or view, or a member
+// without a score, is a page in plain words with a way on: the board one
+// probably meant, and every board there is.
+func TestNotFoundPagesInPlainWords(t *testing.T) {
+	f := MustFixture(t)
+	f.MustWrite(t, "points", `{"member":"ann","value":1}`)
+	for _, c := range []struct{ path, message, way string }{
+		{"/boards/nosuch/day", "There is no board called “nosuch”. These are the boards there are:", ""},
+		{"/boards/points/nosuch", "Points has no view “nosuch”. Its views are Day, Week, All time.", "/boards/points/day"},
+		{"/boards/points/week/members/bob", "“bob” has no score in this period of Points.", "/boards/points/week"},
+		{"/no/such/page", "There is no page at this address.", ""},
+	} {
+		r := f.get(t, c.path)
+		if r.Status != http.StatusNotFound {
+			t.Errorf("%s: %d", c.path, r.Status)
+			continue
+		}
+		doc := r.Doc(t)
+		if got := strings.TrimSpace(doc.Find(".error > p").First().Text()); got != c.message {
+			t.Errorf("%s: message %q, want %q", c.path, got, c.message)
+		}
+		if got := doc.Find(testid(views.TestErrorWay)).AttrOr("href", ""); got != c.way {
+			t.Errorf("%s: way on %q, want %q", c.path, got, c.way)
+		}
+		var boards []string
+		doc.Find(testid(views.TestErrorBoards) + " a").Each(func(_ int, s *goquery.Selection) { boards = append(boards, s.Text()+" "+s.AttrOr("href", "")) })
+		if strings.Join(boards, ", ") != "Points /boards/points/day, Fastest lap /boards/lap/week" {
+			t.Errorf("%s: boards %v", c.path, boards)
+		}
+		if strings.Contains(r.Body, `no board "`) || strings.Contains(r.Body, "of board") {
+			t.Errorf("%s: developer words on the page", c.path)
+		}
+	}
+}
+
+// TestPagePastTheEnd: ?page=99 of a 3-member period is a 404 that says so
+// and links to the last page, not an empty "0–9800 of 3".
+func TestPagePastTheEnd(t *testing.T) {
+	f := MustFixture(t)
+	for _, m := range []string{"a", "b", "c"} {
+		f.MustWrite(t, "points", `{"member":"`+m+`","value":1}`)
+	}
+	r := f.get(t, "/boards/points/day?page=99")
+	if r.Status != http.StatusNotFound {
+		t.Fatalf("status %d", r.Status)
+	}
+	doc := r.Doc(t)
+	if got := strings.TrimSpace(doc.Find(".error > p").First().Text()); got != "Page 99 is past the end: this period has 3 members on 1 page." {
+		t.Errorf("message %q", got)
+	}
+	if got := doc.Find(testid(views.TestErrorWay)).AttrOr("href", ""); got != "/boards/points/day" {
+		t.Errorf("last page link %q", got)
+	}
+	if r := f.get(t, "/boards/points/day?page=1"); r.Status != 200 {
+		t.Errorf("page 1: %d", r.Status)
+	}
+}
+
+// TestAllTimeHasNoPeriodNavigation: all time is one period: no Previous,
+// Next or "current" badge.
+func TestAllTimeHasNoPeriodNavigation(t *testing.T) {
+	f := MustFixture(t)
+	f.MustWrite(t, "points", `{"member":"a","value":1}`)
+	doc := MustOK(t, f.get(t, "/boards/points/all")).Doc(t)
+	if n := doc.Find(`nav.period, .badge.now`).Length(); n != 0 {
+		t.Errorf("all time shows %d period controls", n)
+	}
+	if got := strings.TrimSpace(doc.Find(testid(views.TestPeriod)).Text()); got != "All time" {
+		t.Errorf("period label %q", got)
+	}
+	if n := MustOK(t, f.get(t, "/boards/points/week")).Doc(t).Find(`nav.period`).Length(); n != 1 {
+		t.Errorf("the week view lost its period navigation")
+	}
+}
