@@ -234,12 +234,12 @@ type CardPage struct {
 
 // CardSummary is the headline of a rank card (live-updated as a whole).
 type CardSummary struct {
-	ID         string
-	Rank       int64
-	Score      string
-	Total      int64
-	Gap        string // e.g. "12 to pass #4"; empty for #1
-	Passed     string // who last passed the member: "Leila passed you for #2 · 3 min ago"
+	ID     string
+	Rank   int64
+	Score  string
+	Total  int64
+	Gap    string // e.g. "12 to pass #4"; empty for #1
+	Passed string // who last passed the member: "Leila passed you for #2 · 3 min ago"
 }
 
 // CardSegment is the member's standing in one segment board of the

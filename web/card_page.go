@@ -2,10 +2,10 @@ package web
 
 import (
 	"context"
-	"time"
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/standings/standings/ranking"
