@@ -16,11 +16,26 @@
   // whose id names the element they replace.
   function live(status) {
     var url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + status.dataset.ws;
-    var tries = 0;
+    var tries = 0, updated = 0;
 
     function setState(state, text) {
       status.dataset.state = state;
       status.textContent = text;
+    }
+
+    // "Live · updated 4 s ago": the time since the last frame, ticking.
+    function freshness() {
+      if (status.dataset.state !== "live" || !updated) return;
+      var s = Math.floor((Date.now() - updated) / 1000);
+      var ago = s < 2 ? "just now" : s < 60 ? s + " s ago" : Math.floor(s / 60) + " min ago";
+      status.textContent = "Live · updated " + ago;
+    }
+    setInterval(freshness, 1000);
+
+    function scoreOf(tr) {
+      var el = tr.querySelector('[data-testid="score"]');
+      var n = el ? parseFloat(el.textContent.replace(/[^0-9.+-]/g, "")) : NaN;
+      return n;
     }
 
     function rowsOf(el) {
@@ -46,18 +61,48 @@
         return;
       }
       var before = rowsOf(cur), after = rowsOf(next);
+      // Where each row was, and its score: rows that moved slide from
+      // their old place to the new one, and a changed score shows its
+      // delta (+8) for a moment.
+      var old = {};
+      cur.querySelectorAll("tr[data-member]").forEach(function (tr) {
+        old[tr.dataset.member] = { top: tr.getBoundingClientRect().top, score: scoreOf(tr) };
+      });
       next.querySelectorAll("tr[data-member]").forEach(function (tr) {
-        if (before[tr.dataset.member] !== after[tr.dataset.member]) tr.classList.add("moved");
+        if (before[tr.dataset.member] === after[tr.dataset.member]) return;
+        tr.classList.add("moved");
+        var was = old[tr.dataset.member], now = scoreOf(tr);
+        if (was && !isNaN(was.score) && !isNaN(now) && now !== was.score) {
+          var d = Math.round((now - was.score) * 1e6) / 1e6;
+          var badge = document.createElement("span");
+          badge.className = "delta " + (d > 0 ? "up" : "down");
+          badge.setAttribute("aria-hidden", "true");
+          badge.textContent = (d > 0 ? "+" : "") + d;
+          var cell = tr.querySelector("td.score");
+          if (cell) cell.appendChild(badge);
+          setTimeout(function () { badge.remove(); }, 2500);
+        }
       });
       if (next.tagName === "DL" && cur.textContent !== next.textContent) next.classList.add("changed");
       cur.replaceWith(next);
+      updated = Date.now();
+      freshness();
+      var still = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+      if (still) return;
+      next.querySelectorAll("tr[data-member]").forEach(function (tr) {
+        var was = old[tr.dataset.member];
+        if (!was) return;
+        var dy = was.top - tr.getBoundingClientRect().top;
+        if (Math.abs(dy) < 1) return;
+        tr.animate([{ transform: "translateY(" + dy + "px)" }, { transform: "none" }], { duration: 450, easing: "ease-out" });
+      });
     }
 
     function connect() {
       setState("connecting", tries ? "Reconnecting…" : "Connecting…");
       var ws;
       try { ws = new WebSocket(url); } catch (e) { retry(); return; }
-      ws.onopen = function () { tries = 0; setState("live", "Live"); };
+      ws.onopen = function () { tries = 0; updated = 0; setState("live", "Live"); };
       ws.onmessage = function (ev) { if (typeof ev.data === "string") apply(ev.data); };
       ws.onclose = function (ev) {
         // 1013 "too slow": come back at once; 1012: the server restarts.
@@ -187,12 +232,40 @@
     input.addEventListener("change", function () { if (input.value.indexOf(":") > 0) form.submit(); });
   }
 
+  // The index follows its boards: every few seconds it reads itself again
+  // (current leaders come from a shared read per tick, so this is cheap)
+  // and swaps in each board's leaders and winners when they changed.
+  function liveIndex(list) {
+    if (!window.fetch || !window.DOMParser) return;
+    setInterval(function () {
+      if (document.hidden) return;
+      fetch(location.pathname, { headers: { Accept: "text/html" } })
+        .then(function (r) { return r.ok ? r.text() : null; })
+        .then(function (html) {
+          if (!html) return;
+          var doc = new DOMParser().parseFromString(html, "text/html");
+          doc.querySelectorAll("[data-board]").forEach(function (card) {
+            var cur = list.querySelector('[data-board="' + card.dataset.board + '"]');
+            if (!cur) return;
+            var next = card.querySelectorAll(".leaders-block"), old = cur.querySelectorAll(".leaders-block");
+            if (next.length !== old.length) return;
+            old.forEach(function (el, i) {
+              if (el.innerHTML !== next[i].innerHTML) el.replaceWith(document.importNode(next[i], true));
+            });
+          });
+        })
+        .catch(function () {});
+    }, 5000);
+  }
+
   function start() {
     var status = document.getElementById("live-status");
     if (status && status.dataset.ws && "WebSocket" in window) live(status);
     countdowns();
     var search = document.querySelector("input[data-suggest]");
     if (search) suggest(search);
+    var index = document.querySelector('[data-testid="board-list"]');
+    if (index) liveIndex(index);
     var picker = document.querySelector("form[data-autosubmit]");
     if (picker) segmentPicker(picker);
   }

@@ -4,10 +4,11 @@ import (
 	"strconv"
 
 	"github.com/a-h/templ"
+	"github.com/standings/standings/static"
 )
 
 // StaticURL is the path of a file served from static/.
-func StaticURL(name string) string { return "/static/" + name }
+func StaticURL(name string) string { return static.URL(name) }
 
 func rankText(r int64) string { return strconv.FormatInt(r, 10) }
 

@@ -25,9 +25,9 @@ func (s *Server) handleEmbed(c echo.Context) error {
 	switch theme {
 	case "":
 		theme = "light"
-	case "light", "dark":
+	case "light", "dark", "auto":
 	default:
-		return ranking.Errorf(ranking.EINVALID, "theme must be light or dark, got %q", theme)
+		return ranking.Errorf(ranking.EINVALID, "theme must be light, dark or auto (the viewer's colour scheme), got %q", theme)
 	}
 	b, view, err := s.boardView(c)
 	if err != nil {

@@ -1,7 +1,11 @@
 package web_test
 
 import (
+	"compress/gzip"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -81,5 +85,47 @@ func TestAllTimeHasNoPeriodNavigation(t *testing.T) {
 	}
 	if n := MustOK(t, f.get(t, "/boards/points/week")).Doc(t).Find(`nav.period`).Length(); n != 1 {
 		t.Errorf("the week view lost its period navigation")
+	}
+}
+
+// TestAssetsVersionedAndCompressed: pages link versioned static names
+// cached for a year; plain names still work with a short cache; pages and
+// assets are gzipped for clients that accept it; /favicon.ico answers.
+func TestAssetsVersionedAndCompressed(t *testing.T) {
+	f := MustFixture(t)
+	f.MustWrite(t, "points", `{"member":"a","value":1}`)
+	doc := MustOK(t, f.get(t, "/boards/points/day")).Doc(t)
+	css := doc.Find(`link[rel=stylesheet]`).AttrOr("href", "")
+	if !regexp.MustCompile(`^/static/app\.[0-9a-f]{10}\.css$`).MatchString(css) {
+		t.Fatalf("stylesheet %q is not versioned", css)
+	}
+	r := MustOK(t, f.get(t, css))
+	if cc := r.Header.Get("Cache-Control"); cc != "public, max-age=31536000, immutable" || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/css") {
+		t.Errorf("versioned: %q %q", cc, r.Header.Get("Content-Type"))
+	}
+	if cc := MustOK(t, f.get(t, "/static/app.css")).Header.Get("Cache-Control"); cc != "public, max-age=300" {
+		t.Errorf("plain name: %q", cc)
+	}
+	if cc := MustOK(t, f.get(t, "/static/app.0000000000.css")).Header.Get("Cache-Control"); cc != "public, max-age=300" {
+		t.Errorf("an outdated version: %q", cc)
+	}
+	for _, path := range []string{"/boards/points/day", css, "/api/v1/openapi.json"} {
+		req := httptest.NewRequest("GET", path, nil)
+		req.Header.Set("Accept-Encoding", "gzip")
+		r := f.serve(req)
+		if r.Status != 200 || r.Header.Get("Content-Encoding") != "gzip" {
+			t.Errorf("%s: %d, encoding %q", path, r.Status, r.Header.Get("Content-Encoding"))
+			continue
+		}
+		zr, err := gzip.NewReader(strings.NewReader(r.Body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err := io.ReadAll(zr); err != nil || len(b) < 1024 {
+			t.Errorf("%s: %d bytes, %v", path, len(b), err)
+		}
+	}
+	if r := f.get(t, "/favicon.ico"); r.Status != 200 || r.Header.Get("Content-Type") != "image/svg+xml" {
+		t.Errorf("favicon: %d %q", r.Status, r.Header.Get("Content-Type"))
 	}
 }

@@ -3,7 +3,7 @@ package web
 // routes registers every route of the server, in one place.
 func (s *Server) routes() {
 	e := s.echo
-	e.Use(s.observe, s.securityHeaders, s.contentSecurity, s.checkQuery, s.limitBody, s.readBody, s.requestTimeout)
+	e.Use(s.observe, s.securityHeaders, s.compress(), s.contentSecurity, s.checkQuery, s.limitBody, s.readBody, s.requestTimeout)
 
 	e.GET("/", s.handleIndex)
 	e.GET("/boards/:board", s.handleBoardRedirect)
@@ -13,6 +13,7 @@ func (s *Server) routes() {
 	e.GET("/boards/:board/:view/results", s.handleResultsPage)
 	e.GET("/embed/:board/:view", s.handleEmbed)
 	e.GET("/static/*", s.handleStatic)
+	e.GET("/favicon.ico", s.handleFavicon)
 	e.GET("/api", s.handleAPIPage)
 	e.GET("/ws/:board/:view", s.handleLive)
 

@@ -1,0 +1,109 @@
+package web_test
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+	"github.com/standings/standings/views"
+	"github.com/standings/standings/web"
+)
+
+// TestEmbedFitsInChromium: in a real browser, the widget at the README's
+// recommended 360×420 shows all of its 10 rows without scrolling, and
+// theme=auto follows the viewer's colour scheme.
+func TestEmbedFitsInChromium(t *testing.T) {
+	tab := mustChromium(t)
+	f := MustFixtureOf(t, `
+boards:
+  - {id: points, title: Points this week, views: [week, all]}
+`, web.Options{WriteRate: -1})
+	srv := httptest.NewServer(f.handler)
+	t.Cleanup(srv.Close)
+	for i := range 12 {
+		f.MustWrite(t, "points", fmt.Sprintf(`{"member":"member-%02d","value":%d,"name":"A rather long display name %d"}`, i, 100+i, i))
+	}
+	browse(t, tab, "viewport", chromedp.EmulateViewport(360, 420))
+	navigate(t, tab, srv.URL+"/embed/points/week?limit=10")
+	fit := browse(t, tab, "measure", chromedp.Evaluate[[]float64](`[
+		document.querySelectorAll('[data-testid="`+views.TestRow+`"]').length,
+		Math.max(...Array.from(document.querySelectorAll('[data-testid="`+views.TestRow+`"]')).map(r => r.getBoundingClientRect().bottom)),
+		window.innerHeight,
+		document.scrollingElement.scrollHeight]`))
+	if fit[0] != 10 || fit[1] > fit[2] || fit[3] > fit[2] {
+		t.Errorf("%v rows, the last ends at %v px, page %v px tall in a %v px frame", fit[0], fit[1], fit[3], fit[2])
+	}
+	bg := func() string {
+		return browse(t, tab, "background", chromedp.Evaluate[string](`getComputedStyle(document.body).backgroundColor`))
+	}
+	for _, c := range []struct{ scheme, theme, want string }{
+		{"dark", "auto", "rgb(23, 26, 33)"},
+		{"light", "auto", "rgb(255, 255, 255)"},
+		{"dark", "light", "rgb(255, 255, 255)"},
+		{"light", "dark", "rgb(23, 26, 33)"},
+	} {
+		if _, err := chromedp.Call(tab, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: c.scheme}},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		navigate(t, tab, srv.URL+"/embed/points/week?limit=10&theme="+c.theme)
+		if got := bg(); got != c.want {
+			t.Errorf("%s scheme, theme=%s: background %s, want %s", c.scheme, c.theme, got, c.want)
+		}
+	}
+}
+
+// TestLiveRowsInChromium: when a live frame changes a row's score, the
+// row shows the delta (+8) for a moment, and the live status says how
+// long ago the last update came.
+func TestLiveRowsInChromium(t *testing.T) {
+	tab := mustChromium(t)
+	f := MustFixtureOf(t, `
+boards:
+  - {id: points, title: Points, views: [week, all]}
+`, web.Options{WriteRate: -1})
+	srv := httptest.NewServer(f.handler)
+	t.Cleanup(srv.Close)
+	f.MustWrite(t, "points", `{"member":"ann","value":10,"name":"Ann"}`)
+	f.MustWrite(t, "points", `{"member":"bob","value":5,"name":"Bob"}`)
+	navigate(t, tab, srv.URL+"/boards/points/week")
+	waitFor(t, "the live feed", func() bool { return strings.HasPrefix(innerText(t, tab, "#"+views.IDLiveStatus), "Live") })
+	f.MustWrite(t, "points", `{"member":"bob","value":8}`)
+	waitFor(t, "bob's +8", func() bool {
+		return innerText(t, tab, `tr[data-member="bob"] .delta`) == "+8"
+	})
+	if got := innerText(t, tab, `tr[data-member="bob"] [data-testid="rank"]`); got != "1" {
+		t.Errorf("bob's rank %q after passing ann", got)
+	}
+	waitFor(t, "the freshness", func() bool {
+		return strings.HasPrefix(innerText(t, tab, "#"+views.IDLiveStatus), "Live · updated ")
+	})
+	if got := innerText(t, tab, `[data-testid="`+views.TestTicker+`"]`); !strings.Contains(got, "Bob passed Ann for #1") {
+		t.Errorf("ticker %q", got)
+	}
+}
+
+// TestIndexLiveInChromium: the index follows its boards: a new leader
+// shows without a reload.
+func TestIndexLiveInChromium(t *testing.T) {
+	tab := mustChromium(t)
+	f := MustFixtureOf(t, `
+boards:
+  - {id: points, title: Points, views: [week, all]}
+`, web.Options{WriteRate: -1})
+	srv := httptest.NewServer(f.handler)
+	t.Cleanup(srv.Close)
+	f.MustWrite(t, "points", `{"member":"ann","value":10,"name":"Ann"}`)
+	navigate(t, tab, srv.URL+"/")
+	if got := innerText(t, tab, `[data-testid="`+views.TestLeaders+`"]`); !strings.Contains(got, "Ann") {
+		t.Fatalf("leaders %q", got)
+	}
+	f.MustWrite(t, "points", `{"member":"zed","value":50,"name":"Zed"}`)
+	waitFor(t, "Zed on the index", func() bool {
+		return strings.Contains(innerText(t, tab, `[data-testid="`+views.TestLeaders+`"] li`), "Zed")
+	})
+}
