@@ -19,8 +19,9 @@ help: ## List the targets.
 		awk 'BEGIN {FS = ":.*## "}; {printf "  %-10s %s\n", $$1, $$2}'
 
 .PHONY: deps
-deps: ## Install missing system packages (redis-server, chromium).
+deps: ## Install missing system packages (redis-server, chromium) and axe-core (npm).
 	@.ci/deps.sh
+	@.ci/axe.sh
 
 .PHONY: generate
 generate: ## Generate Go code from .templ files.
@@ -36,12 +37,16 @@ run: generate ## Run the server; pass flags with ARGS='...'.
 
 .PHONY: test
 test: deps generate lint ## Lint, then run all tests against real Redis and Chromium (what CI runs).
-	STANDINGS_REQUIRE_REDIS=1 STANDINGS_CHROMIUM=$(CHROMIUM) \
+	STANDINGS_REQUIRE_REDIS=1 STANDINGS_CHROMIUM=$(CHROMIUM) STANDINGS_AXE=$(CURDIR)/.cache/axe/node_modules/axe-core/axe.min.js \
 		$(GO) test -race -count=1 -timeout 14m $(TESTFLAGS) $(PKGS)
 
 .PHONY: test-quick
 test-quick: generate ## Run the tests without -race or installing anything; real-Redis tests skip without Redis.
 	$(GO) test -count=1 $(TESTFLAGS) $(PKGS)
+
+.PHONY: screenshots
+screenshots: deps generate ## Render docs/screenshots/*.png (every page, 390 and 1280 px, light and dark) in headless Chromium.
+	STANDINGS_SCREENSHOTS=1 STANDINGS_CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -run TestScreenshots ./web
 
 .PHONY: bench
 bench: deps generate ## Run the benchmark program; pass flags with BENCHFLAGS='...'.

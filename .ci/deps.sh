@@ -11,6 +11,10 @@ if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
 	missing+=(chromium)
 fi
 
+if ! command -v npm >/dev/null 2>&1; then
+	missing+=(npm) # axe-core, the accessibility engine, comes from the npm registry
+fi
+
 if [ "${#missing[@]}" -eq 0 ]; then
 	exit 0
 fi

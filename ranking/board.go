@@ -83,8 +83,13 @@ const (
 // Board is one configured leaderboard. Scores are carried as integers in
 // units of 10^-Decimals ("scaled"), so that every value is exact.
 type Board struct {
-	ID       string
-	Title    string
+	ID    string
+	Title string
+	// Unit names what scores count on pages ("reads", "km"); Format is how
+	// pages show them: "number" (default) or "duration" (a score in
+	// seconds shown as 1:02.250). The API and CSV keep plain numbers.
+	Unit     string
+	Format   string
 	Order    Order
 	Update   Update
 	Ties     Ties

@@ -53,6 +53,9 @@ func LoadConfigFile(path string) (*Config, error) {
 
 var boardIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,31}$`)
 
+// unitPattern is a board's unit: a word or two, shown after scores.
+var unitPattern = regexp.MustCompile(`^[\p{L}][\p{L} -]{0,23}$`)
+
 // Defaults of the boards file (contract section 2).
 var (
 	defaultViews    = []string{"day", "week", "month", "all"}
@@ -244,6 +247,17 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 			if s, isScalar := scalar(key, val); isScalar {
 				b.Title = s
 			}
+		case "unit":
+			if s, isScalar := scalar(key, val); isScalar {
+				if !unitPattern.MatchString(s) {
+					fail(key, val, "%q must be 1 to 24 letters, spaces or hyphens, e.g. reads or km", s)
+				}
+				b.Unit = s
+			}
+		case "format":
+			if s, good := oneOf(key, val, "number", "duration"); good {
+				b.Format = s
+			}
 		case "order":
 			if s, good := oneOf(key, val, "desc", "asc"); good {
 				b.Order = Order(s)
@@ -329,7 +343,7 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 		case "segments":
 			b.Segments = p.parseSegments(name, val, failed)
 		default:
-			fail(key, val, "unknown key; a board has id, title, order, update, decimals, min_score, max_score, max_step, ties, views, keep, lateness, results_top, results_keep, stream, segments")
+			fail(key, val, "unknown key; a board has id, title, unit, format, order, update, decimals, min_score, max_score, max_step, ties, views, keep, lateness, results_top, results_keep, stream, segments")
 		}
 	}
 	if fields["id"] == nil {

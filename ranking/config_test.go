@@ -242,6 +242,8 @@ func TestParseConfigRejects(t *testing.T) {
 		{"top-level key twice", "timezone: UTC\ntimezone: Asia/Shanghai\nboards: [{id: points}]\n", []string{`field "timezone"`, "twice", "line 2", "line 1"}},
 		{"boards twice", "boards: [{id: points}]\nboards: [{id: other}]\n", []string{`field "boards"`, "twice"}},
 		{"no boards", "timezone: UTC\n", []string{`field "boards"`}},
+		{"bad unit", "boards: [{id: points, unit: \"3 <b>\"}]\n", []string{`field "unit"`, "letters"}},
+		{"bad format", "boards: [{id: points, format: money}]\n", []string{`field "format"`, "number", "duration"}},
 		{"empty boards", "boards: []\n", []string{`field "boards"`}},
 		{"boards not a list", "boards: {id: points}\n", []string{`field "boards"`}},
 		{"zone does not load", "timezone: Mars/Olympus_Mons\nboards: [{id: points}]\n", []string{`field "timezone"`, "Mars/Olympus_Mons", "does not load"}},

@@ -258,7 +258,25 @@
     }, 5000);
   }
 
+  // Copy buttons (the embed builder's snippet); shown only with a
+  // clipboard to copy to.
+  function copyButtons() {
+    if (!navigator.clipboard) return;
+    document.querySelectorAll("button[data-copy]").forEach(function (b) {
+      var src = document.getElementById(b.dataset.copy);
+      if (!src) return;
+      b.hidden = false;
+      b.addEventListener("click", function () {
+        navigator.clipboard.writeText(src.textContent).then(function () {
+          b.textContent = "Copied";
+          setTimeout(function () { b.textContent = "Copy"; }, 1500);
+        }).catch(function () {});
+      });
+    });
+  }
+
   function start() {
+    copyButtons();
     var status = document.getElementById("live-status");
     if (status && status.dataset.ws && "WebSocket" in window) live(status);
     countdowns();

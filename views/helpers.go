@@ -27,3 +27,11 @@ func medal(rank int64) string {
 	}
 	return "podium medal-3"
 }
+
+// orScore is a score column's heading, "Score" when none is set.
+func orScore(h string) string {
+	if h == "" {
+		return "Score"
+	}
+	return h
+}

@@ -56,6 +56,9 @@ type Row struct {
 	CardURL string
 	Self    bool // the member a rank card is about
 	Move    Move // rank change against the previous period
+	// Initials and Hue (0..11, from the member id) draw the avatar.
+	Initials string
+	Hue      int64
 }
 
 // Move is a row's rank change: shown as ▲2, ▼1 or "new", read out as
@@ -82,6 +85,8 @@ type Table struct {
 	// Ticker is the newest overtakes of the current period (board pages
 	// only; nil shows no ticker).
 	Ticker []Overtake
+	// ScoreHeader heads the score column: the board's unit, or Score.
+	ScoreHeader string
 }
 
 // PeriodNav is the period navigation of a board or rank card.
@@ -234,12 +239,13 @@ type CardPage struct {
 
 // CardSummary is the headline of a rank card (live-updated as a whole).
 type CardSummary struct {
-	ID     string
-	Rank   int64
-	Score  string
-	Total  int64
-	Gap    string // e.g. "12 to pass #4"; empty for #1
-	Passed string // who last passed the member: "Leila passed you for #2 · 3 min ago"
+	ID         string
+	Rank       int64
+	Score      string
+	Total      int64
+	Gap        string // e.g. "12 to pass #4"; empty for #1
+	Passed     string // who last passed the member: "Leila passed you for #2 · 3 min ago"
+	ScoreLabel string // the board's unit, or Score
 }
 
 // CardSegment is the member's standing in one segment board of the

@@ -107,7 +107,7 @@ func (s *Server) boardPageModel(b *ranking.Board, v ranking.View, seg ranking.Se
 		SearchSeg:  sg,
 		CSVURL:     withQuery(boardPath(b.ID, v.Name)+".csv", "period", linkPeriod, "segment", sg),
 		APIURL:     withQuery("/api/v1"+boardPath(b.ID, v.Name), "period", linkPeriod, "segment", sg),
-		EmbedURL:   withQuery("/embed/"+url.PathEscape(b.ID)+"/"+url.PathEscape(v.Name), "segment", sg),
+		EmbedURL:   withQuery(boardPath(b.ID, v.Name)+"/widget", "segment", sg),
 	}
 	if !seg.IsZero() {
 		p.WholeURL = withQuery(boardPath(b.ID, v.Name), "period", linkPeriod)
@@ -155,10 +155,11 @@ func (s *Server) boardPageModel(b *ranking.Board, v ranking.View, seg ranking.Se
 func (s *Server) table(b *ranking.Board, v ranking.View, seg ranking.Segment, pg *ranking.Page, id, linkPeriod string) views.Table {
 	loc := s.cfg.Calendar.Location()
 	t := views.Table{
-		ID:     id,
-		Period: pg.Period.ID,
-		Rows:   rows(b, v.Name, seg, linkPeriod, pg.Entries, ""),
-		Empty:  "No scores yet " + periodPhrase(v, pg.Period, true, loc) + ".",
+		ID:          id,
+		Period:      pg.Period.ID,
+		Rows:        rows(b, v.Name, seg, linkPeriod, pg.Entries, ""),
+		ScoreHeader: scoreHeader(b),
+		Empty:       "No scores yet " + periodPhrase(v, pg.Period, true, loc) + ".",
 	}
 	t.Caption = fmt.Sprintf("%s, %s: ranks %d to %d of %d", boardTitle(b, seg), periodInline(v, pg.Period, loc), pg.Offset+1, pg.Offset+len(pg.Entries), pg.Total)
 	return t
@@ -506,7 +507,7 @@ func (s *Server) compareModel(c echo.Context, b *ranking.Board, v ranking.View, 
 			name = e.Member
 		}
 		cmp.Rows = append(cmp.Rows, views.CompareRow{
-			Rank: strconv.FormatInt(e.Rank, 10), Name: name, Member: e.Member, Score: b.FormatScore(e.Score),
+			Rank: strconv.FormatInt(e.Rank, 10), Name: name, Member: e.Member, Score: scoreText(b, e.Score),
 			CardURL: withQuery(cardPath(b.ID, v.Name, e.Member), "period", period, "segment", sg),
 		})
 	}

@@ -103,14 +103,15 @@ func (s *Server) cardModel(b *ranking.Board, v ranking.View, seg ranking.Segment
 		p.Live = &views.Live{URL: liveURL(b.ID, v.Name, seg, "member", card.Member), TableID: p.Summary.ID}
 	}
 	p.Neighbours = views.Table{
-		ID:      "neighbours-" + b.ID + "-" + v.Name,
-		Caption: fmt.Sprintf("Ranks around %s", name),
-		Period:  card.Period.ID,
-		Rows:    rows(b, v.Name, seg, linkPeriod, card.Around, card.Member),
+		ID:          "neighbours-" + b.ID + "-" + v.Name,
+		Caption:     fmt.Sprintf("Ranks around %s", name),
+		Period:      card.Period.ID,
+		Rows:        rows(b, v.Name, seg, linkPeriod, card.Around, card.Member),
+		ScoreHeader: scoreHeader(b),
 	}
 	for _, sr := range rc.Segments {
 		p.Segments = append(p.Segments, views.CardSegment{
-			Label: segmentLabel(sr.Segment), Rank: sr.Rank, Total: sr.Total, Score: b.FormatScore(sr.Score),
+			Label: segmentLabel(sr.Segment), Rank: sr.Rank, Total: sr.Total, Score: scoreText(b, sr.Score),
 			URL:     withQuery(cardPath(b.ID, v.Name, card.Member), "period", linkPeriod, "segment", sr.Segment.String()),
 			Current: sr.Segment == seg,
 		})
@@ -121,14 +122,14 @@ func (s *Server) cardModel(b *ranking.Board, v ranking.View, seg ranking.Segment
 			URL: withQuery(cardPath(b.ID, o.View.Name, card.Member), "segment", sg), Current: o.View.Name == v.Name,
 		}
 		if o.Present {
-			cv.Rank, cv.Score = o.Rank, b.FormatScore(o.Score)
+			cv.Rank, cv.Score = o.Rank, scoreText(b, o.Score)
 		}
 		p.Views = append(p.Views, cv)
 	}
 	points := make([]views.ChartPoint, 0, len(hist.Points))
 	for _, h := range hist.Points {
 		points = append(points, views.ChartPoint{
-			Period: h.Period.ID, Value: scoreFloat(b, h.Score), Score: b.FormatScore(h.Score), Present: h.Present,
+			Period: h.Period.ID, Value: scoreFloat(b, h.Score), Score: scoreText(b, h.Score), Present: h.Present,
 		})
 	}
 	p.Chart = views.NewChart(fmt.Sprintf("Score of %s in the last %d periods of the %s view", name, len(points), viewLabel(v)), points)
@@ -140,7 +141,7 @@ func (s *Server) cardModel(b *ranking.Board, v ranking.View, seg ranking.Segment
 func (s *Server) cardSummary(b *ranking.Board, v ranking.View, card *ranking.Card, hist *ranking.History, current bool) views.CardSummary {
 	f := cardFacts(b, v, card, hist, current, s.cfg.Calendar.Location())
 	return views.CardSummary{
-		ID: views.CardID(b.ID, v.Name), Rank: card.Rank, Score: b.FormatScore(card.Score),
+		ID: views.CardID(b.ID, v.Name), Rank: card.Rank, Score: scoreText(b, card.Score), ScoreLabel: scoreHeader(b),
 		Total: card.Total, Gap: f.gapLine(),
 	}
 }

@@ -15,6 +15,7 @@ type facts struct {
 	asc         bool
 	unit        int64 // the smallest score step (scaled)
 	format      func(int64) string
+	one, many   string // the gap's noun: point/points, or the board's unit
 
 	above     *ranking.Entry // nearest member with a strictly better rank
 	below     *ranking.Entry // the next member down
@@ -29,8 +30,9 @@ func cardFacts(b *ranking.Board, v ranking.View, card *ranking.Card, hist *ranki
 	f := facts{
 		rank: card.Rank, total: card.Total, topPercent: card.TopPercent, score: card.Score,
 		period: periodPhrase(v, card.Period, current, loc), asc: b.Order == ranking.Asc,
-		unit: 1, format: b.FormatScore,
+		unit: 1, format: func(v int64) string { return scoreText(b, v) },
 	}
+	f.one, f.many = unitWords(b)
 	pos := -1
 	for i, e := range card.Around {
 		if e.Member == card.Member {
@@ -81,14 +83,11 @@ func (f facts) gapLine() string {
 	if f.asc {
 		return fmt.Sprintf("%s lower to pass #%d", f.format(d), f.above.Rank)
 	}
-	return fmt.Sprintf("%s %s to pass #%d", f.format(d), plural(d, f.unit, "point"), f.above.Rank)
-}
-
-func plural(d, unit int64, word string) string {
-	if d == unit && unit == 1 {
-		return word
+	word := f.many
+	if d == f.unit && f.unit == 1 {
+		word = f.one
 	}
-	return word + "s"
+	return fmt.Sprintf("%s %s to pass #%d", f.format(d), word, f.above.Rank)
 }
 
 // rule is one candidate line: when it applies and what it says.

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"compress/gzip"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/standings/standings/views"
+	"github.com/standings/standings/web"
 )
 
 // TestNotFoundPagesInPlainWords: an unknown board or view, or a member
@@ -127,5 +129,69 @@ func TestAssetsVersionedAndCompressed(t *testing.T) {
 	}
 	if r := f.get(t, "/favicon.ico"); r.Status != 200 || r.Header.Get("Content-Type") != "image/svg+xml" {
 		t.Errorf("favicon: %d %q", r.Status, r.Header.Get("Content-Type"))
+	}
+}
+
+// TestWidgetBuilder: the Widget button opens the embed builder: the
+// snippet to paste (absolute URL, escaped), a preview of the same widget,
+// and a GET form for rows, theme and size.
+func TestWidgetBuilder(t *testing.T) {
+	f := MustFixture(t)
+	f.MustWrite(t, "points", `{"member":"a","value":1}`)
+	board := MustOK(t, f.get(t, "/boards/points/week")).Doc(t)
+	if got := board.Find(`.exports a:contains("Widget")`).AttrOr("href", ""); got != "/boards/points/week/widget" {
+		t.Errorf("Widget button %q", got)
+	}
+	doc := MustOK(t, f.get(t, "/boards/points/week/widget?limit=5&theme=dark")).Doc(t)
+	want := `<iframe src="http://example.com/embed/points/week?limit=5&amp;theme=dark" title="Points · Week" width="360" height="290" style="border:0" loading="lazy"></iframe>`
+	if got := doc.Find(testid(views.TestWidgetSnippet)).Text(); got != want {
+		t.Errorf("snippet\n got %s\nwant %s", got, want)
+	}
+	pv := doc.Find(testid(views.TestWidgetPreview))
+	if pv.AttrOr("src", "") != "/embed/points/week?limit=5&theme=dark" || pv.AttrOr("height", "") != "290" {
+		t.Errorf("preview %v", pv.Nodes[0].Attr)
+	}
+	if csp := MustOK(t, f.get(t, "/boards/points/week/widget")).Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-src 'self'") {
+		t.Errorf("the preview cannot load under %q", csp)
+	}
+	for _, q := range []string{"limit=51", "theme=pink", "width=10", "height=abc"} {
+		if r := f.get(t, "/boards/points/week/widget?"+q); r.Status != 422 {
+			t.Errorf("%s: %d", q, r.Status)
+		}
+	}
+}
+
+// TestUnitsAndFormats: a board's unit names its scores on pages, and
+// format: duration shows seconds as a time; the API keeps numbers.
+func TestUnitsAndFormats(t *testing.T) {
+	f := MustFixtureOf(t, `
+boards:
+  - {id: reads, title: Reads, unit: reads, views: [week]}
+  - {id: lap, title: Fastest lap, format: duration, order: asc, update: best, decimals: 3, max_score: 36000, views: [week]}
+`, web.Options{WriteRate: -1})
+	f.MustWrite(t, "reads", `{"member":"a","value":5}`)
+	f.MustWrite(t, "reads", `{"member":"b","value":3}`)
+	f.MustWrite(t, "lap", `{"member":"a","value":61.25}`)
+	f.MustWrite(t, "lap", `{"member":"b","value":3725.5}`)
+	doc := MustOK(t, f.get(t, "/boards/reads/week")).Doc(t)
+	if got := strings.TrimSpace(doc.Find("th.score").Text()); got != "Reads" {
+		t.Errorf("column %q", got)
+	}
+	card := MustOK(t, f.get(t, "/boards/reads/week/members/b")).Doc(t)
+	if got := strings.TrimSpace(card.Find(testid(views.TestCardGap)).Text()); got != "3 reads to pass #1" {
+		t.Errorf("gap %q", got)
+	}
+	if got := strings.TrimSpace(card.Find("dl.headline dt").Eq(1).Text()); got != "Reads" {
+		t.Errorf("headline label %q", got)
+	}
+	lap := MustOK(t, f.get(t, "/boards/lap/week")).Doc(t)
+	if got := fmt.Sprint(tableRows(lap.Selection)); got != "[1 a 1:01.250 2 b 1:02:05.500]" {
+		t.Errorf("lap rows %s", got)
+	}
+	if got := strings.TrimSpace(lap.Find("th.score").Text()); got != "Time" {
+		t.Errorf("lap column %q", got)
+	}
+	if body := MustOK(t, f.get(t, "/api/v1/boards/lap/week")).Body; !strings.Contains(body, `"score":61.25,`) {
+		t.Errorf("the API changed its numbers: %s", body)
 	}
 }

@@ -5,10 +5,13 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"hash/fnv"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -39,7 +42,7 @@ func (s *Server) contentSecurity(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		c.Response().Header().Set("Content-Security-Policy",
 			"default-src 'none'; script-src 'nonce-"+nonce+"'; style-src 'self'; img-src 'self' data:; "+
-				"connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors "+frame)
+				"connect-src 'self'; font-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors "+frame)
 		return next(c)
 	}
 }
@@ -236,10 +239,11 @@ func rows(b *ranking.Board, view string, seg ranking.Segment, period string, es 
 			name = e.Member
 		}
 		out = append(out, views.Row{
-			Rank: e.Rank, Member: e.Member, Name: name, Score: b.FormatScore(e.Score),
-			CardURL: withQuery(cardPath(b.ID, view, e.Member), "period", period, "segment", seg.String()),
-			Self:    self != "" && e.Member == self,
-			Move:    moveOf(v, e),
+			Rank: e.Rank, Member: e.Member, Name: name, Score: scoreText(b, e.Score),
+			CardURL:  withQuery(cardPath(b.ID, view, e.Member), "period", period, "segment", seg.String()),
+			Self:     self != "" && e.Member == self,
+			Move:     moveOf(v, e),
+			Initials: initials(name), Hue: hue(e.Member),
 		})
 	}
 	return out
@@ -314,4 +318,29 @@ func (s *Server) notFoundWords(c echo.Context, detail errorDetail) (heading, mes
 		return "Not ranked", "“" + member + "” has no score in this period of " + b.Title + ".", back
 	}
 	return "Not found", capitalize(detail.Message) + ".", home
+}
+
+// initials are up to two letters of a display name for its avatar: the
+// first letters of its first and last words ("Leila Haddad" -> "LH").
+func initials(name string) string {
+	words := strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	if len(words) == 0 {
+		return "?"
+	}
+	first := func(w string) string {
+		r, _ := utf8.DecodeRuneInString(w)
+		return strings.ToUpper(string(r))
+	}
+	if len(words) == 1 {
+		return first(words[0])
+	}
+	return first(words[0]) + first(words[len(words)-1])
+}
+
+// hue picks one of the avatar colours from the member id (FNV-1a), so a
+// member keeps its colour everywhere.
+func hue(member string) int64 {
+	h := fnv.New32a()
+	h.Write([]byte(member))
+	return int64(h.Sum32() % 12)
 }

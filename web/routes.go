@@ -11,6 +11,7 @@ func (s *Server) routes() {
 	e.GET("/boards/:board/:view/members", s.handleFindMember)
 	e.GET("/boards/:board/:view/members/:member", s.handleRankCard)
 	e.GET("/boards/:board/:view/results", s.handleResultsPage)
+	e.GET("/boards/:board/:view/widget", s.handleWidgetPage)
 	e.GET("/embed/:board/:view", s.handleEmbed)
 	e.GET("/static/*", s.handleStatic)
 	e.GET("/favicon.ico", s.handleFavicon)

@@ -30,10 +30,6 @@ import (
 // stepTimeout bounds every browser step and every HTTP call of these tests.
 const stepTimeout = 15 * time.Second
 
-// ScreenshotEnv names the variable that, set to "1", makes TestBrowser write
-// docs/screenshot.png and docs/screenshot-phone.png.
-const ScreenshotEnv = "STANDINGS_SCREENSHOT"
-
 // The boards of the browser tests: points has a previous hour that is
 // still open (lateness 3h) so that a late event can go there; sprint's
 // previous hour is final at once (lateness 0); arena holds hostile names.
@@ -312,29 +308,6 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("rank card without JavaScript: rank %q, want #3", got)
 		}
 	})
-
-	if os.Getenv(ScreenshotEnv) == "1" {
-		t.Run("screenshots", func(t *testing.T) {
-			for _, s := range []struct {
-				file string
-				w, h int64
-				opts []chromedp.EmulateViewportOption
-			}{
-				{"screenshot.png", 1280, 800, nil},
-				{"screenshot-phone.png", 390, 844, []chromedp.EmulateViewportOption{chromedp.EmulateMobile, chromedp.EmulateScale(2)}},
-			} {
-				tab := newTab(t, browser)
-				run(t, tab, "set the viewport", chromedp.EmulateViewport(s.w, s.h, s.opts...))
-				open(t, tab, m.URL+"/boards/points/hour")
-				png := run(t, tab, "screenshot", chromedp.CaptureScreenshot())
-				path := filepath.Join("..", "..", "docs", s.file)
-				if err := os.WriteFile(path, png, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				t.Logf("wrote %s (%dx%d)", path, s.w, s.h)
-			}
-		})
-	}
 }
 
 // mustBrowser starts one headless Chromium for the test and returns its

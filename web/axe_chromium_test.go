@@ -1,0 +1,82 @@
+package web_test
+
+import (
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+	"github.com/standings/standings/ranking/redistest"
+)
+
+// axeSource reads axe-core (make deps installs it from the npm registry;
+// STANDINGS_AXE names the file). Without it the test is skipped, unless
+// the environment requires every external tool.
+func axeSource(t *testing.T) string {
+	t.Helper()
+	path := os.Getenv("STANDINGS_AXE")
+	if path == "" {
+		_, here, _, _ := runtime.Caller(0)
+		path = filepath.Join(filepath.Dir(here), "..", ".cache", "axe", "node_modules", "axe-core", "axe.min.js")
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		if redistest.Required() {
+			t.Fatalf("%s=1 but axe-core is not at %s (make deps installs it): %v", redistest.RequireEnv, path, err)
+		}
+		t.Skipf("axe-core not available at %s (make deps installs it): %v", path, err)
+	}
+	return string(src)
+}
+
+// TestAccessibilityInChromium runs axe-core, a maintained accessibility
+// engine, in a real browser on the board page, a rank card, the results
+// page and the widget, in light and dark: no serious or critical
+// violation.
+func TestAccessibilityInChromium(t *testing.T) {
+	axe := axeSource(t)
+	tab := mustChromium(t)
+	f := mustResults(t)
+	f.MustWrite(t, "points", `{"member":"ann","value":3}`) // an overtake for the ticker
+	srv := httptest.NewServer(f.handler)
+	t.Cleanup(srv.Close)
+	pages := []string{
+		"/boards/points/day",
+		"/boards/points/week?members=ann,bob",
+		"/boards/points/day/members/ann",
+		"/boards/points/day/results",
+		"/",
+		"/boards/nosuch/day",
+		"/embed/points/week?limit=10&theme=light",
+		"/embed/points/week?limit=10&theme=dark",
+		"/embed/points/week?limit=10&theme=auto",
+	}
+	for _, scheme := range []string{"light", "dark"} {
+		if _, err := chromedp.Call(tab, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}, {Name: "prefers-reduced-motion", Value: "reduce"}},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		for _, page := range pages {
+			browse(t, tab, "open "+page, chromedp.Navigate(srv.URL+page))
+			browse(t, tab, "load axe", chromedp.Evaluate[bool](axe+";true"))
+			found := browse(t, tab, "run axe on "+page, chromedp.Evaluate[[]string](`axe.run(document, {resultTypes: ["violations"]}).then(r =>
+				r.violations.filter(v => v.impact === "serious" || v.impact === "critical")
+					.map(v => v.impact + " " + v.id + ": " + v.help + " — " + v.nodes.slice(0, 3).map(n => n.target.join(" ")).join(", ")))`, chromedp.EvalAwaitPromise))
+			if len(found) > 0 {
+				t.Errorf("%s (%s): %d serious or critical violations:\n%s", page, scheme, len(found), strings.Join(found, "\n"))
+			}
+		}
+	}
+	// The check can fail: an image without alt text is critical.
+	browse(t, tab, "break the page", chromedp.Evaluate[bool](`document.body.insertAdjacentHTML("beforeend", "<img src='/favicon.ico'>"); true`))
+	ids := browse(t, tab, "run axe", chromedp.Evaluate[[]string](`axe.run(document).then(r => r.violations.filter(v => v.impact === "critical").map(v => v.id))`, chromedp.EvalAwaitPromise))
+	if !slices.Contains(ids, "image-alt") {
+		t.Errorf("axe did not catch an image without alt text: %v", ids)
+	}
+}

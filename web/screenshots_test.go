@@ -1,0 +1,74 @@
+package web_test
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+)
+
+// ScreenshotsEnv names the variable that, set to "1", makes
+// TestScreenshots write docs/screenshots/*.png (make screenshots).
+const ScreenshotsEnv = "STANDINGS_SCREENSHOTS"
+
+// TestScreenshots renders the board page, a rank card, the results page
+// and the widget at 390 and 1280 px wide, light and dark, from a board
+// with results, movement and an overtake.
+func TestScreenshots(t *testing.T) {
+	if os.Getenv(ScreenshotsEnv) != "1" {
+		t.Skipf("set %s=1 to write docs/screenshots", ScreenshotsEnv)
+	}
+	tab := mustChromium(t)
+	f := mustResults(t)
+	names := []string{"Leila Haddad", "Diego Ramírez", "Aiko Tanaka", "Jonas Berg", "Chiara Rossi", "Ngozi Okafor", "Mateus Silva", "Sofia Novak", "Ravi Iyer", "Emma Dubois", "Yusuf Demir", "Hana Kim"}
+	for i, n := range names {
+		f.MustWriteAt(t, testNow.Add(-24*time.Hour), "points", fmt.Sprintf(`{"member":"u%02d","value":%d,"name":%q}`, i, 40+7*((i*5)%12), n))
+		f.MustWrite(t, "points", fmt.Sprintf(`{"member":"u%02d","value":%d}`, i, 30+9*((i*7)%12)))
+	}
+	f.MustWrite(t, "points", `{"member":"u03","value":60}`) // an overtake for the ticker
+	srv := httptest.NewServer(f.handler)
+	t.Cleanup(srv.Close)
+	dir := filepath.Join("..", "docs", "screenshots")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, scheme := range []string{"light", "dark"} {
+		if _, err := chromedp.Call(tab, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		for _, size := range []struct {
+			name string
+			w, h int64
+		}{{"phone", 390, 844}, {"desktop", 1280, 900}} {
+			for _, p := range []struct{ name, path string }{
+				{"board", "/boards/points/day"},
+				{"card", "/boards/points/day/members/u03"},
+				{"results", "/boards/points/day/results"},
+				{"embed", "/embed/points/day?limit=10&theme=auto"},
+			} {
+				w, h := size.w, size.h
+				if p.name == "embed" {
+					w, h = 360, 420
+				}
+				browse(t, tab, "viewport", chromedp.EmulateViewport(w, h))
+				navigate(t, tab, srv.URL+p.path)
+				time.Sleep(300 * time.Millisecond) // the live feed's first frame
+				png := browse(t, tab, "screenshot", chromedp.CaptureScreenshot())
+				file := filepath.Join(dir, fmt.Sprintf("%s-%s-%s.png", p.name, size.name, scheme))
+				if p.name == "embed" {
+					file = filepath.Join(dir, fmt.Sprintf("embed-%s.png", scheme))
+				}
+				if err := os.WriteFile(file, png, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+}

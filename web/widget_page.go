@@ -1,0 +1,65 @@
+package web
+
+import (
+	"fmt"
+	"html"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/views"
+)
+
+// widgetHeight is the frame height that shows limit widget rows without
+// scrolling (header and countdown included; see the embed Chromium test).
+func widgetHeight(limit int) int { return 160 + 26*limit }
+
+// handleWidgetPage serves GET /boards/{board}/{view}/widget?limit=&theme=
+// &width=&height=&segment=: the embed builder, a live preview of the
+// widget beside the iframe snippet to paste, from a plain GET form.
+func (s *Server) handleWidgetPage(c echo.Context) error {
+	b, view, err := s.boardView(c)
+	if err != nil {
+		return err
+	}
+	v, _ := b.View(view)
+	seg, err := segmentParam(c, b)
+	if err != nil {
+		return err
+	}
+	limit, err := intParam(c, "limit", 10, 1, MaxEmbedLimit)
+	if err != nil {
+		return err
+	}
+	width, err := intParam(c, "width", 360, 200, 1200)
+	if err != nil {
+		return err
+	}
+	height, err := intParam(c, "height", widgetHeight(limit), 150, 2000)
+	if err != nil {
+		return err
+	}
+	theme := c.QueryParam("theme")
+	switch theme {
+	case "":
+		theme = "auto"
+	case "light", "dark", "auto":
+	default:
+		return ranking.Errorf(ranking.EINVALID, "theme must be light, dark or auto, got %q", theme)
+	}
+	src := withQuery("/embed/"+url.PathEscape(b.ID)+"/"+url.PathEscape(v.Name), "limit", strconv.Itoa(limit), "theme", theme, "segment", seg.String())
+	origin := c.Scheme() + "://" + c.Request().Host
+	title := boardTitle(b, seg) + " · " + viewLabel(v)
+	p := views.WidgetPage{
+		Layout:     s.layout("Widget · " + title),
+		BoardTitle: boardTitle(b, seg), BoardURL: withQuery(boardPath(b.ID, v.Name), "segment", seg.String()),
+		ViewLabel: viewLabel(v), FormURL: boardPath(b.ID, v.Name) + "/widget", Segment: seg.String(),
+		Limit: limit, Theme: theme, Width: width, Height: height, Fit: widgetHeight(limit),
+		PreviewURL: src,
+		Snippet: fmt.Sprintf(`<iframe src="%s" title="%s" width="%d" height="%d" style="border:0" loading="lazy"></iframe>`,
+			html.EscapeString(origin+src), html.EscapeString(title), width, height),
+	}
+	return s.renderPage(c, http.StatusOK, views.Widget(p))
+}
