@@ -16,6 +16,7 @@ type Chart struct {
 	Ticks         []ChartTick // y axis
 	XLabels       []ChartTick // first and last period
 	Empty         bool        // no point has a score
+	Note          string      // how to read it, e.g. "Lower is better: drawn higher."
 }
 
 // ChartDot is one period with a score.
@@ -26,16 +27,32 @@ type ChartDot struct {
 
 // ChartTick is an axis label at a position.
 type ChartTick struct {
-	X, Y  string
-	Label string
+	X, Y   string
+	Label  string
+	Anchor string // SVG text-anchor: start, middle or end
 }
 
 // ChartPoint is one period's input to NewChart.
 type ChartPoint struct {
-	Period  string
+	Period  string // the period's id
+	Label   string // the period in words for the axis ("16 Nov"); the id when empty
 	Value   float64
 	Score   string // formatted
 	Present bool
+}
+
+// ChartOptions shape a chart.
+type ChartOptions struct {
+	Integer       bool // whole-number ticks (a board without decimals, ranks)
+	LowerIsBetter bool // the axis is flipped so that better is up
+	NoZero        bool // do not stretch the axis to zero (ranks start at 1)
+}
+
+func (p ChartPoint) label() string {
+	if p.Label != "" {
+		return p.Label
+	}
+	return p.Period
 }
 
 // Chart geometry, in SVG user units.
@@ -45,9 +62,10 @@ const (
 )
 
 // NewChart lays out points (oldest first). Absent periods break the line
-// into what is present; the y axis always includes zero when all values
-// share a sign, so small changes are not magnified into cliffs.
-func NewChart(title string, points []ChartPoint) Chart {
+// into what is present; the y axis includes zero when all values share a
+// sign (unless NoZero), so small changes are not magnified into cliffs.
+// LowerIsBetter flips the axis, so that better is always up.
+func NewChart(title string, points []ChartPoint, opt ChartOptions) Chart {
 	c := Chart{Width: chartW, Height: chartH, Title: title, Empty: true}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, p := range points {
@@ -59,11 +77,11 @@ func NewChart(title string, points []ChartPoint) Chart {
 	if c.Empty || len(points) == 0 {
 		return c
 	}
-	if lo > 0 {
-		lo = 0
+	if !opt.NoZero {
+		lo, hi = math.Min(lo, 0), math.Max(hi, 0)
 	}
-	if hi < 0 {
-		hi = 0
+	if opt.Integer {
+		lo, hi = math.Floor(lo), math.Ceil(hi)
 	}
 	if hi == lo {
 		hi = lo + 1
@@ -76,6 +94,10 @@ func NewChart(title string, points []ChartPoint) Chart {
 		return padL + plotW*float64(i)/float64(len(points)-1)
 	}
 	y := func(v float64) float64 { return padT + plotH*(hi-v)/(hi-lo) }
+	if opt.LowerIsBetter {
+		y = func(v float64) float64 { return padT + plotH*(v-lo)/(hi-lo) }
+		c.Note = "Lower is better: lower values are drawn higher."
+	}
 	var line []string
 	present := 0
 	for i, p := range points {
@@ -85,25 +107,43 @@ func NewChart(title string, points []ChartPoint) Chart {
 		present++
 		xs, ys := num(x(i)), num(y(p.Value))
 		line = append(line, xs+","+ys)
-		c.Dots = append(c.Dots, ChartDot{X: xs, Y: ys, Label: p.Period + ": " + p.Score})
+		c.Dots = append(c.Dots, ChartDot{X: xs, Y: ys, Label: p.label() + ": " + p.Score})
 	}
 	if present >= 2 {
 		c.Line = strings.Join(line, " ")
 	}
-	for _, v := range []float64{hi, (hi + lo) / 2, lo} {
-		c.Ticks = append(c.Ticks, ChartTick{X: num(padL - 6), Y: num(y(v) + 4), Label: shortNumber(v)})
+	mid := (hi + lo) / 2
+	if opt.Integer {
+		mid = math.Round(mid)
 	}
-	c.XLabels = append(c.XLabels, ChartTick{X: num(x(0)), Y: num(chartH - 8), Label: points[0].Period})
+	seen := map[float64]bool{}
+	for _, v := range []float64{hi, mid, lo} {
+		if seen[v] {
+			continue
+		}
+		seen[v] = true
+		c.Ticks = append(c.Ticks, ChartTick{X: num(padL - 6), Y: num(y(v) + 4), Label: shortNumber(v, opt.Integer), Anchor: "end"})
+	}
+	// The first label starts at its point and the last ends at its own,
+	// so neither is cut by the chart's edge.
+	c.XLabels = append(c.XLabels, ChartTick{X: num(x(0)), Y: num(chartH - 8), Label: points[0].label(), Anchor: "start"})
 	if len(points) > 1 {
-		c.XLabels = append(c.XLabels, ChartTick{X: num(x(len(points) - 1)), Y: num(chartH - 8), Label: points[len(points)-1].Period})
+		c.XLabels = append(c.XLabels, ChartTick{X: num(x(len(points) - 1)), Y: num(chartH - 8), Label: points[len(points)-1].label(), Anchor: "end"})
+	}
+	if len(points) == 1 {
+		c.XLabels[0].Anchor = "middle"
 	}
 	return c
 }
 
 func num(f float64) string { return strconv.FormatFloat(math.Round(f*10)/10, 'f', -1, 64) }
 
-// shortNumber writes an axis value compactly: 1234567 -> 1.2M.
-func shortNumber(v float64) string {
+// shortNumber writes an axis value compactly: 1234567 -> 1.2M; whole
+// numbers only when integer.
+func shortNumber(v float64, integer bool) string {
+	if integer {
+		v = math.Round(v)
+	}
 	a := math.Abs(v)
 	switch {
 	case a >= 1e9:
@@ -115,5 +155,5 @@ func shortNumber(v float64) string {
 	case a == math.Trunc(a):
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
-	return strconv.FormatFloat(v, 'f', 2, 64)
+	return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
 }

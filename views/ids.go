@@ -13,8 +13,9 @@ const (
 	IDSearch = "member-search"
 	// IDSegment is the segment picker's field.
 	IDSegment = "segment-pick"
-	// IDChart is the rank card's score chart.
-	IDChart = "score-chart"
+	// IDChart is the rank card's score chart; IDRankChart its rank chart.
+	IDChart     = "score-chart"
+	IDRankChart = "rank-chart"
 )
 
 // TableID is the id of the top-N table of one board view shown with limit
@@ -88,4 +89,6 @@ const (
 	TestPassed        = "card-passed"
 	TestErrorWay      = "error-way"
 	TestErrorBoards   = "error-boards"
+	TestRankChart     = "rank-chart"
+	TestChartNote     = "chart-note"
 )

@@ -233,7 +233,9 @@ type CardPage struct {
 	Neighbours Table
 	Views      []CardView
 	Segments   []CardSegment // the member's rank in each segment board it belongs to
-	Chart      Chart
+	Chart      Chart         // the score over recent periods
+	ChartLabel string        // its heading: the board's unit, or Score
+	RankChart  Chart         // the rank over the same periods, #1 at the top
 	Lines      []string
 }
 

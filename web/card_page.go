@@ -127,12 +127,25 @@ func (s *Server) cardModel(b *ranking.Board, v ranking.View, seg ranking.Segment
 		p.Views = append(p.Views, cv)
 	}
 	points := make([]views.ChartPoint, 0, len(hist.Points))
+	ranks := make([]views.ChartPoint, 0, len(hist.Points))
 	for _, h := range hist.Points {
+		label := shortPeriodLabel(v, h.Period, loc)
 		points = append(points, views.ChartPoint{
-			Period: h.Period.ID, Value: scoreFloat(b, h.Score), Score: scoreText(b, h.Score), Present: h.Present,
+			Period: h.Period.ID, Label: label, Value: scoreFloat(b, h.Score), Score: scoreText(b, h.Score), Present: h.Present,
+		})
+		ranks = append(ranks, views.ChartPoint{
+			Period: h.Period.ID, Label: label, Value: float64(h.Rank), Present: h.Present && h.Rank > 0,
+			Score: fmt.Sprintf("#%d of %d", h.Rank, h.Total),
 		})
 	}
-	p.Chart = views.NewChart(fmt.Sprintf("Score of %s in the last %d periods of the %s view", name, len(points), viewLabel(v)), points)
+	p.ChartLabel = scoreHeader(b)
+	p.Chart = views.NewChart(fmt.Sprintf("%s of %s in the last %d periods of the %s view", scoreHeader(b), name, len(points), viewLabel(v)), points,
+		views.ChartOptions{Integer: b.Decimals == 0 && b.Format != "duration", LowerIsBetter: b.Order == ranking.Asc})
+	p.RankChart = views.NewChart(fmt.Sprintf("Rank of %s in the last %d periods of the %s view (#1 at the top)", name, len(ranks), viewLabel(v)), ranks,
+		views.ChartOptions{Integer: true, LowerIsBetter: true, NoZero: true})
+	if p.RankChart.Note != "" {
+		p.RankChart.Note = ""
+	}
 	p.Lines = insights(cardFacts(b, v, card, hist, nav.IsCurrent, loc))
 	return p
 }
@@ -159,4 +172,23 @@ func viewPeriodWords(v ranking.View, p ranking.Period, loc *time.Location) strin
 		return ""
 	}
 	return periodPhrase(v, p, true, loc)
+}
+
+// shortPeriodLabel names a period briefly for a chart axis: 13:00, Sun 22,
+// 16 Nov, Nov 2026, or a window's last day.
+func shortPeriodLabel(v ranking.View, p ranking.Period, loc *time.Location) string {
+	start := p.Start.In(loc)
+	switch v.Kind {
+	case ranking.Hour:
+		return start.Format("Mon 15:04")
+	case ranking.Day:
+		return start.Format("Mon 2 Jan")
+	case ranking.Week:
+		return start.Format("2 Jan")
+	case ranking.Month:
+		return start.Format("Jan 2006")
+	case ranking.Window:
+		return p.End.In(loc).Add(-time.Second).Format("2 Jan")
+	}
+	return "All time"
 }

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/standings/standings/views"
@@ -193,5 +194,31 @@ boards:
 	}
 	if body := MustOK(t, f.get(t, "/api/v1/boards/lap/week")).Body; !strings.Contains(body, `"score":61.25,`) {
 		t.Errorf("the API changed its numbers: %s", body)
+	}
+}
+
+// TestCardCharts: the rank card draws the score and the rank over recent
+// periods with periods in words; lower-is-better boards say so.
+func TestCardCharts(t *testing.T) {
+	f := MustFixture(t)
+	f.MustWriteAt(t, testNow.Add(-7*24*time.Hour), "points", `{"member":"a","value":447}`)
+	f.MustWrite(t, "points", `{"member":"a","value":3}`)
+	f.MustWrite(t, "lap", `{"member":"a","value":61.25}`)
+	doc := MustOK(t, f.get(t, "/boards/points/week/members/a")).Doc(t)
+	rank := doc.Find(testid(views.TestRankChart))
+	if rank.Length() != 1 || !strings.Contains(rank.AttrOr("aria-label", ""), "#1 at the top") {
+		t.Fatalf("rank chart %d %q", rank.Length(), rank.AttrOr("aria-label", ""))
+	}
+	var labels []string
+	doc.Find(testid(views.TestChart) + " text").Each(func(_ int, s *goquery.Selection) { labels = append(labels, s.Text()) })
+	if got := strings.Join(labels, "|"); strings.Contains(got, ".50") || strings.Contains(got, "2026-") || !strings.Contains(got, "16 Nov") {
+		t.Errorf("score chart labels %q: no trailing zeros, dates in words", got)
+	}
+	if doc.Find(testid(views.TestChartNote)).Length() != 0 {
+		t.Error("a higher-is-better board says lower is better")
+	}
+	lap := MustOK(t, f.get(t, "/boards/lap/week/members/a")).Doc(t)
+	if got := lap.Find(testid(views.TestChartNote)).Text(); !strings.Contains(got, "Lower is better") {
+		t.Errorf("lap chart note %q", got)
 	}
 }
