@@ -83,7 +83,8 @@
           setTimeout(function () { badge.remove(); }, 2500);
         }
       });
-      if (next.tagName === "DL" && cur.textContent !== next.textContent) next.classList.add("changed");
+      var nh = next.querySelector("dl.headline"), ch = cur.querySelector("dl.headline");
+      if (nh && ch && nh.textContent !== ch.textContent) nh.classList.add("changed");
       cur.replaceWith(next);
       updated = Date.now();
       freshness();

@@ -25,7 +25,8 @@ func TableID(board, view string, limit int) string {
 	return "standings-" + board + "-" + view + "-" + strconv.Itoa(limit)
 }
 
-// CardID is the id of a member's live rank summary on a rank card.
+// CardID is the id of the live part of a rank card (all of it below the
+// period navigation).
 func CardID(board, view string) string { return "card-" + board + "-" + view }
 
 // data-testid values.
@@ -91,4 +92,5 @@ const (
 	TestErrorBoards   = "error-boards"
 	TestRankChart     = "rank-chart"
 	TestChartNote     = "chart-note"
+	TestCardNotRanked = "card-not-ranked"
 )

@@ -192,7 +192,7 @@ func TestLiveRankCardHeadline(t *testing.T) {
 	f.write(t, "points", `{"member":"bob","value":3}`)
 	c := f.dial(t, "/ws/points/week?member=bob")
 	first := next(t, c)
-	if !strings.HasPrefix(first, `<dl id="`+views.CardID("points", "week")+`"`) || !strings.Contains(first, "#2") {
+	if !strings.HasPrefix(first, `<div id="`+views.CardID("points", "week")+`" class="card-live"`) || !strings.Contains(first, "#2") {
 		t.Fatalf("card snapshot %q", first)
 	}
 	f.write(t, "points", `{"member":"bob","value":10}`)

@@ -97,14 +97,25 @@ func (s *Server) renderLive(ctx context.Context, key topicKey) ([]byte, bool, er
 	switch {
 	case key.notRanked:
 		// The same bytes for every member without a score: no read.
-		comp = views.CardHeadline(s.notRankedHeadline(b, v))
+		comp = views.CardNotRanked(s.notRankedHeadline(b, v))
 		ranked = false
 	case key.member != "":
-		sum, label, found, err := s.liveHeadline(ctx, b, v, key.segment, key.member)
+		// The whole card from one snapshot, as the page renders it.
+		rc, err := s.store.RankCardIn(ctx, b.ID, v.Name, key.segment, "", key.member, cardAround, cardHistory)
+		if ranking.ErrorCode(err) == ranking.ENOTFOUND {
+			comp, ranked = views.CardNotRanked(s.notRankedHeadline(b, v)), false
+			break
+		}
 		if err != nil {
 			return nil, false, err
 		}
-		comp, ranked = views.CardHeadline(sum, label), found
+		p := s.cardModel(b, v, key.segment, rc)
+		if key.segment.IsZero() {
+			if p.Summary.Passed, err = s.passedLine(ctx, b, v, key.member, rc.Now); err != nil {
+				return nil, false, err
+			}
+		}
+		comp = views.CardBody(p)
 	default:
 		pg, err := s.store.PageIn(ctx, b.ID, v.Name, key.segment, "", 0, key.limit)
 		if err != nil {
@@ -126,28 +137,6 @@ func (s *Server) renderLive(ctx context.Context, key topicKey) ([]byte, bool, er
 		return nil, false, err
 	}
 	return append([]byte(nil), buf.Bytes()...), ranked, nil
-}
-
-// liveHeadline reads a member's card headline in the current period; a
-// member with no score there (removed, or a new period) is not found and
-// reads as the not-ranked headline.
-func (s *Server) liveHeadline(ctx context.Context, b *ranking.Board, v ranking.View, seg ranking.Segment, member string) (views.CardSummary, string, bool, error) {
-	loc := s.cfg.Calendar.Location()
-	card, err := s.store.MemberIn(ctx, b.ID, v.Name, seg, "", member, cardAround)
-	if ranking.ErrorCode(err) == ranking.ENOTFOUND {
-		sum, label := s.notRankedHeadline(b, v)
-		return sum, label, false, nil
-	}
-	if err != nil {
-		return views.CardSummary{}, "", false, err
-	}
-	sum := s.cardSummary(b, v, card, &ranking.History{}, true)
-	if seg.IsZero() {
-		if sum.Passed, err = s.passedLine(ctx, b, v, member, card.Now); err != nil {
-			return views.CardSummary{}, "", false, err
-		}
-	}
-	return sum, periodPhrase(v, card.Period, true, loc), true, nil
 }
 
 // notRankedHeadline is the headline of any member without a score in the

@@ -113,8 +113,14 @@ func TestLiveBrowser(t *testing.T) {
 		if got := textOf(t, tab, head+" "+testid(views.TestCardGap)); got == "" || strings.Contains(got, "to pass") {
 			t.Errorf("card gap %q for the leader, want it to say carol leads", got)
 		}
-		if !evalJS[bool](t, tab, fmt.Sprintf(`document.querySelector(%s).classList.contains("changed")`, jsString(head))) {
+		if !evalJS[bool](t, tab, fmt.Sprintf(`document.querySelector(%s).classList.contains("changed")`, jsString(head+" dl.headline"))) {
 			t.Error("the changed headline is not highlighted")
+		}
+		// The whole card is live from one snapshot: the neighbours agree
+		// with the headline (carol's own row says #1 and 70 too).
+		self := head + " " + testid(views.TestNeighbours) + " tr.self"
+		if r, sc := textOf(t, tab, self+" "+testid(views.TestRank)), textOf(t, tab, self+" "+testid(views.TestScore)); r != "1" || sc != "70" {
+			t.Errorf("the neighbours say carol is %q with %q while the headline says #1 with 70", r, sc)
 		}
 		assertNotReloaded(t, tab)
 	}) {
