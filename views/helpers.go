@@ -35,3 +35,11 @@ func orScore(h string) string {
 	}
 	return h
 }
+
+// orDefault is s, or def when s is empty.
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

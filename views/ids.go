@@ -93,4 +93,5 @@ const (
 	TestRankChart     = "rank-chart"
 	TestChartNote     = "chart-note"
 	TestCardNotRanked = "card-not-ranked"
+	TestCardPastViews = "card-past-views"
 )

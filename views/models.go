@@ -232,6 +232,7 @@ type CardPage struct {
 	Summary    CardSummary
 	Neighbours Table
 	Views      []CardView
+	NowURL     string        // a finished period's card: the current card (its views are current)
 	Segments   []CardSegment // the member's rank in each segment board it belongs to
 	Chart      Chart         // the score over recent periods
 	ChartLabel string        // its heading: the board's unit, or Score
@@ -248,6 +249,7 @@ type CardSummary struct {
 	Gap        string // e.g. "12 to pass #4"; empty for #1
 	Passed     string // who last passed the member: "Leila passed you for #2 · 3 min ago"
 	ScoreLabel string // the board's unit, or Score
+	GapLabel   string // "Result" for a finished period; else Next rank
 }
 
 // CardSegment is the member's standing in one segment board of the

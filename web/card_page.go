@@ -99,6 +99,12 @@ func (s *Server) cardModel(b *ranking.Board, v ranking.View, seg ranking.Segment
 		p.Tabs = append(p.Tabs, views.Link{Label: viewLabel(ov), URL: withQuery(cardPath(b.ID, ov.Name, card.Member), "segment", sg), Current: ov.Name == v.Name})
 	}
 	p.Summary = s.cardSummary(b, v, card, hist, nav.IsCurrent)
+	if !nav.IsCurrent && v.Kind != ranking.All {
+		// A finished period: its views are not this period's, so the card
+		// links to the current one rather than mixing periods.
+		p.NowURL = withQuery(cardPath(b.ID, v.Name, card.Member), "segment", sg)
+		p.Summary.GapLabel = "Result"
+	}
 	if nav.IsCurrent {
 		p.Live = &views.Live{URL: liveURL(b.ID, v.Name, seg, "member", card.Member), TableID: p.Summary.ID}
 	}

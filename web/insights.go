@@ -23,6 +23,7 @@ type facts struct {
 	prevKnown bool   // the previous period could be read (not for all)
 	prevRank  int64  // 0: not on the board then
 	prevName  string // "last week"
+	past      bool   // the period has ended: the card speaks in the past tense
 }
 
 // cardFacts gathers the facts of a card.
@@ -30,6 +31,7 @@ func cardFacts(b *ranking.Board, v ranking.View, card *ranking.Card, hist *ranki
 	f := facts{
 		rank: card.Rank, total: card.Total, topPercent: card.TopPercent, score: card.Score,
 		period: periodPhrase(v, card.Period, current, loc), asc: b.Order == ranking.Asc,
+		past: !current && v.Kind != ranking.All,
 		unit: 1, format: func(v int64) string { return scoreText(b, v) },
 	}
 	f.one, f.many = unitWords(b)
@@ -77,6 +79,23 @@ func (f facts) gap() (int64, bool) {
 
 func (f facts) gapLine() string {
 	d, ok := f.gap()
+	if f.past {
+		// A finished period: what it came to, not what is left to do.
+		switch {
+		case f.rank == 1:
+			return "Won " + f.period
+		case !ok:
+			return fmt.Sprintf("Finished #%d %s", f.rank, f.period)
+		}
+		word := f.many
+		if d-f.unit == f.unit && f.unit == 1 {
+			word = f.one
+		}
+		if f.asc {
+			return fmt.Sprintf("Finished #%d, %s behind #%d", f.rank, f.format(d-f.unit), f.above.Rank)
+		}
+		return fmt.Sprintf("Finished #%d, %s %s behind #%d", f.rank, f.format(d-f.unit), word, f.above.Rank)
+	}
 	if !ok {
 		return ""
 	}
@@ -101,6 +120,17 @@ type rule struct {
 // race with the neighbours, its standing in the field, its trend.
 var lineRules = [][]rule{
 	{ // the race
+		{func(f facts) bool { return f.past && f.rank == 1 && f.below != nil }, func(f facts) string {
+			d := f.score - f.below.Score
+			if f.asc {
+				d = f.below.Score - f.score
+			}
+			if d == 0 {
+				return fmt.Sprintf("Won %s, level with #2 but there first", f.period)
+			}
+			return fmt.Sprintf("Won %s by %s", f.period, f.format(d))
+		}},
+		{func(f facts) bool { return f.past && f.rank > 1 }, func(f facts) string { return fmt.Sprintf("Finished #%d of %d %s", f.rank, f.total, f.period) }},
 		{func(f facts) bool { return f.rank == 1 && f.below != nil }, func(f facts) string {
 			d := f.score - f.below.Score
 			if f.asc {

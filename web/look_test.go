@@ -222,3 +222,38 @@ func TestCardCharts(t *testing.T) {
 		t.Errorf("lap chart note %q", got)
 	}
 }
+
+// TestPastCardSpeaksOfItsOwnPeriod: a finished period's card says how it
+// ended (won, finished #N, behind by) and does not mix in this period's
+// views.
+func TestPastCardSpeaksOfItsOwnPeriod(t *testing.T) {
+	f := MustFixture(t)
+	yesterday := testNow.Add(-24 * time.Hour)
+	f.MustWriteAt(t, yesterday, "points", `{"member":"a","value":50}`)
+	f.MustWriteAt(t, yesterday, "points", `{"member":"b","value":36}`)
+	f.MustWrite(t, "points", `{"member":"b","value":99}`)
+	past := "/boards/points/day/members/%s?period=2026-11-21"
+	a := MustOK(t, f.get(t, fmt.Sprintf(past, "a"))).Doc(t)
+	if got := strings.TrimSpace(a.Find(testid(views.TestCardGap)).Text()); got != "Won on Saturday 21 Nov 2026" && !strings.HasPrefix(got, "Won ") {
+		t.Errorf("winner's result %q", got)
+	}
+	b := MustOK(t, f.get(t, fmt.Sprintf(past, "b"))).Doc(t)
+	if got := strings.TrimSpace(b.Find(testid(views.TestCardGap)).Text()); got != "Finished #2, 14 points behind #1" {
+		t.Errorf("runner-up's result %q", got)
+	}
+	if got := strings.TrimSpace(b.Find("dl.headline dt").Last().Text()); got != "Result" {
+		t.Errorf("headline label %q", got)
+	}
+	var lines []string
+	b.Find(testid(views.TestCardLine)).Each(func(_ int, s *goquery.Selection) { lines = append(lines, s.Text()) })
+	if len(lines) == 0 || !strings.HasPrefix(lines[0], "Finished #2 of 2 ") {
+		t.Errorf("lines %q", lines)
+	}
+	if b.Find(testid(views.TestCardViews)).Length() != 0 || b.Find(testid(views.TestCardPastViews)+" a").AttrOr("href", "") != "/boards/points/day/members/b" {
+		t.Error("a past card mixes in the current views or does not link to the current card")
+	}
+	now := MustOK(t, f.get(t, "/boards/points/day/members/b")).Doc(t)
+	if now.Find(testid(views.TestCardViews)).Length() != 1 {
+		t.Error("the current card lost its views")
+	}
+}
