@@ -94,4 +94,5 @@ const (
 	TestChartNote     = "chart-note"
 	TestCardNotRanked = "card-not-ranked"
 	TestCardPastViews = "card-past-views"
+	TestBoardPodium   = "board-podium"
 )

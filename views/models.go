@@ -87,6 +87,9 @@ type Table struct {
 	Ticker []Overtake
 	// ScoreHeader heads the score column: the board's unit, or Score.
 	ScoreHeader string
+	// Podium is the top three, drawn above a board page's first page
+	// (nil elsewhere).
+	Podium []Row
 }
 
 // PeriodNav is the period navigation of a board or rank card.

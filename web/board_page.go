@@ -55,6 +55,9 @@ func (s *Server) handleBoardPage(c echo.Context) error {
 		return s.pastLastPage(c, b, v, seg, period, pageNo, pg.Total)
 	}
 	p := s.boardPageModel(b, v, seg, pg, period, pageNo)
+	if pageNo == 1 {
+		p.Table.Podium = podium(p.Table.Rows)
+	}
 	if p.Live != nil && seg.IsZero() {
 		if p.Table.Ticker, err = s.ticker(ctx, b, v, pg.Now); err != nil {
 			return err
@@ -550,4 +553,13 @@ func either(n int64, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// podium is the top three of a first page, for the podium above it: none
+// when fewer than three are ranked.
+func podium(rows []views.Row) []views.Row {
+	if len(rows) < 3 || rows[0].Rank != 1 {
+		return nil
+	}
+	return rows[:3]
 }

@@ -107,3 +107,37 @@ boards:
 		return strings.Contains(innerText(t, tab, `[data-testid="`+views.TestLeaders+`"] li`), "Zed")
 	})
 }
+
+// TestPhoneFirstScreenInChromium: on a 390×844 phone the board page shows
+// rank 1 (and more) on its first screen; the view tabs do not wrap, and
+// the secondary actions sit in a menu.
+func TestPhoneFirstScreenInChromium(t *testing.T) {
+	tab := mustChromium(t)
+	f := MustFixtureOf(t, `
+boards:
+  - {id: points, title: Points, views: [hour, day, week, month, all, 7d, 30d]}
+`, web.Options{WriteRate: -1})
+	srv := httptest.NewServer(f.handler)
+	t.Cleanup(srv.Close)
+	for i := range 12 {
+		f.MustWrite(t, "points", fmt.Sprintf(`{"member":"m%02d","value":%d,"name":"Member number %d"}`, i, 10+i, i))
+	}
+	browse(t, tab, "viewport", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+	navigate(t, tab, srv.URL+"/boards/points/week")
+	got := browse(t, tab, "measure", chromedp.Evaluate[[]float64](`(() => {
+		const rows = Array.from(document.querySelectorAll('[data-testid="`+views.TestRow+`"]'));
+		const visible = rows.filter(r => r.getBoundingClientRect().bottom <= window.innerHeight).length;
+		const tabs = Array.from(document.querySelectorAll('[data-testid="`+views.TestViewTabs+`"] li')).map(l => l.getBoundingClientRect().top);
+		const exports = document.querySelector(".exports");
+		return [rows[0].getBoundingClientRect().bottom, window.innerHeight, visible, new Set(tabs).size, exports.getBoundingClientRect().height];
+	})()`))
+	if got[0] > got[1] || got[2] < 5 {
+		t.Errorf("rank 1 ends at %v px of %v; %v rows on the first screen", got[0], got[1], got[2])
+	}
+	if got[3] != 1 {
+		t.Errorf("the view tabs wrap onto %v lines", got[3])
+	}
+	if got[4] != 0 {
+		t.Errorf("the export buttons take %v px above the table", got[4])
+	}
+}

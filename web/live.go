@@ -122,6 +122,9 @@ func (s *Server) renderLive(ctx context.Context, key topicKey) ([]byte, bool, er
 			return nil, false, err
 		}
 		t := s.table(b, v, key.segment, pg, views.TableID(b.ID, v.Name, key.limit), "")
+		if key.limit == PageSize {
+			t.Podium = podium(t.Rows) // a board page's first page
+		}
 		if key.limit == PageSize && key.segment.IsZero() {
 			// A board page's table (widgets show at most MaxEmbedLimit
 			// rows) carries the overtakes ticker.

@@ -257,3 +257,26 @@ func TestPastCardSpeaksOfItsOwnPeriod(t *testing.T) {
 		t.Error("the current card lost its views")
 	}
 }
+
+// TestBoardPodium: a board's first page shows its top three on a podium
+// (ties by rank); other pages and widgets do not.
+func TestBoardPodium(t *testing.T) {
+	f := MustFixture(t)
+	for i := range 105 {
+		f.MustWrite(t, "points", fmt.Sprintf(`{"member":"m%03d","value":%d}`, i, 1+i))
+	}
+	doc := MustOK(t, f.get(t, "/boards/points/week")).Doc(t)
+	var got []string
+	doc.Find(testid(views.TestBoardPodium) + " li").Each(func(_ int, s *goquery.Selection) {
+		got = append(got, strings.TrimSpace(s.Find(".podium-rank").Text())+" "+s.Find("a").Text())
+	})
+	if strings.Join(got, ", ") != "#1 m104, #2 m103, #3 m102" {
+		t.Errorf("podium %v", got)
+	}
+	if MustOK(t, f.get(t, "/boards/points/week?page=2")).Doc(t).Find(testid(views.TestBoardPodium)).Length() != 0 {
+		t.Error("page 2 has a podium")
+	}
+	if MustOK(t, f.get(t, "/embed/points/week")).Doc(t).Find(testid(views.TestBoardPodium)).Length() != 0 {
+		t.Error("the widget has a podium")
+	}
+}
