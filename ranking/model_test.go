@@ -47,6 +47,8 @@ type modelBoard struct {
 	// rank), taken at the day's first write: the ranks at midnight.
 	snapDay string
 	snap    map[string]int64
+	// rankCache holds ranks by view and period while verifying.
+	rankCache map[*modelView]map[string]map[string]int64
 }
 
 // snapshot keeps the all view's ranks when now is the first write of a new
@@ -95,10 +97,40 @@ func (mb *modelBoard) prevRank(mv *modelView, period, member string, rank int64,
 	if !now.Before(exp) {
 		return ranking.PrevUnknown
 	}
-	if r := mb.rank(mv, prev.ID, member); r > 0 {
+	if r := mb.ranksOf(mv, prev.ID)[member]; r > 0 {
 		return r
 	}
 	return ranking.PrevNew
+}
+
+// ranksOf is every member's rank in a period, computed once per verify
+// (the workload has stopped writing by then).
+func (mb *modelBoard) ranksOf(mv *modelView, period string) map[string]int64 {
+	if mb.rankCache == nil {
+		mb.rankCache = map[*modelView]map[string]map[string]int64{}
+	}
+	if mb.rankCache[mv] == nil {
+		mb.rankCache[mv] = map[string]map[string]int64{}
+	}
+	if r, ok := mb.rankCache[mv][period]; ok {
+		return r
+	}
+	r := map[string]int64{}
+	rows := mb.sorted(mv, period)
+	for i, e := range rows {
+		r[e.member] = int64(i + 1)
+		if mb.b.Ties == ranking.TiesShared {
+			n := int64(0)
+			for _, o := range rows {
+				if mb.better(o.value, e.value) {
+					n++
+				}
+			}
+			r[e.member] = n + 1
+		}
+	}
+	mb.rankCache[mv][period] = r
+	return r
 }
 
 type modelID struct {
