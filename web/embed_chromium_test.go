@@ -141,3 +141,28 @@ boards:
 		t.Errorf("the export buttons take %v px above the table", got[4])
 	}
 }
+
+// TestRowFlashContrastInChromium: a live row's flash keeps text readable:
+// text and links on the flash colour have at least 4.5:1 contrast, in the
+// light and the dark widget.
+func TestRowFlashContrastInChromium(t *testing.T) {
+	tab := mustChromium(t)
+	f := MustFixture(t)
+	f.MustWrite(t, "points", `{"member":"a","value":1}`)
+	srv := httptest.NewServer(f.handler)
+	t.Cleanup(srv.Close)
+	for _, theme := range []string{"light", "dark"} {
+		navigate(t, tab, srv.URL+"/embed/points/week?theme="+theme)
+		got := browse(t, tab, "contrast", chromedp.Evaluate[[]float64](`(() => {
+			const cs = getComputedStyle(document.documentElement);
+			const rgb = h => { h = h.trim().replace("#", ""); return [0, 2, 4].map(i => parseInt(h.substr(i, 2), 16) / 255); };
+			const lum = c => { const [r, g, b] = rgb(c).map(v => v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4)); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+			const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+			const flash = cs.getPropertyValue("--accent-soft");
+			return [ratio(cs.getPropertyValue("--text"), flash), ratio(cs.getPropertyValue("--accent"), flash)];
+		})()`))
+		if got[0] < 4.5 || got[1] < 4.5 {
+			t.Errorf("%s: text %.2f:1 and links %.2f:1 on the row flash, want 4.5:1", theme, got[0], got[1])
+		}
+	}
+}

@@ -280,3 +280,24 @@ func TestBoardPodium(t *testing.T) {
 		t.Error("the widget has a podium")
 	}
 }
+
+// TestNoRawPeriodIDsOnPages: people read periods in words: no page text
+// shows an id such as 2026-11-23T16, 2026-11-16 or 2026-11 (links and
+// data attributes carry them, text does not).
+func TestNoRawPeriodIDsOnPages(t *testing.T) {
+	f := mustResults(t)
+	f.MustWriteAt(t, testNow.Add(-7*24*time.Hour), "points", `{"member":"ann","value":2}`)
+	f.MustWrite(t, "points", `{"member":"ann","value":3}`)
+	raw := regexp.MustCompile(`\b20\d\d-\d\d(-\d\d)?(T\d\d)?\b`)
+	for _, path := range []string{
+		"/", "/boards/points/day", "/boards/points/week", "/boards/points/all", "/boards/points/day?period=2026-11-21",
+		"/boards/points/week/members/ann", "/boards/points/day/members/ann?period=2026-11-21", "/boards/points/day/results",
+		"/embed/points/week", "/boards/points/week/widget",
+	} {
+		doc := MustOK(t, f.get(t, path)).Doc(t)
+		doc.Find("script, style, code, pre").Remove()
+		if m := raw.FindString(doc.Find("body").Text()); m != "" {
+			t.Errorf("%s shows the raw period id %q", path, m)
+		}
+	}
+}
