@@ -59,7 +59,7 @@ func (s *Server) handleBoardPage(c echo.Context) error {
 		p.Table.Podium = podium(p.Table.Rows)
 	}
 	if p.Live != nil && seg.IsZero() {
-		if p.Table.Ticker, err = s.ticker(ctx, b, v, pg.Now); err != nil {
+		if p.Table.Ticker, err = s.ticker(ctx, s.reads, b, v, pg.Now); err != nil {
 			return err
 		}
 	}

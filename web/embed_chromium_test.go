@@ -102,6 +102,10 @@ boards:
 	if got := innerText(t, tab, `[data-testid="`+views.TestLeaders+`"]`); !strings.Contains(got, "Ann") {
 		t.Fatalf("leaders %q", got)
 	}
+	// Leader links are touch targets of at least 24×24 px.
+	if h := browse(t, tab, "target size", chromedp.Evaluate[float64](`Math.min(...Array.from(document.querySelectorAll('[data-testid="`+views.TestLeaders+`"] li a')).map(a => a.getBoundingClientRect().height))`)); h < 24 {
+		t.Errorf("leader links are %v px tall, want 24", h)
+	}
 	f.MustWrite(t, "points", `{"member":"zed","value":50,"name":"Zed"}`)
 	waitFor(t, "Zed on the index", func() bool {
 		return strings.Contains(innerText(t, tab, `[data-testid="`+views.TestLeaders+`"] li`), "Zed")

@@ -128,7 +128,7 @@ func (s *Server) renderLive(ctx context.Context, key topicKey) ([]byte, bool, er
 		if key.limit == PageSize && key.segment.IsZero() {
 			// A board page's table (widgets show at most MaxEmbedLimit
 			// rows) carries the overtakes ticker.
-			if t.Ticker, err = s.ticker(ctx, b, v, pg.Now); err != nil {
+			if t.Ticker, err = s.ticker(ctx, s.store, b, v, pg.Now); err != nil {
 				return nil, false, err
 			}
 		}

@@ -60,9 +60,10 @@ func (s *Server) handleMoves(c echo.Context) error {
 	return render(c, http.StatusOK, out)
 }
 
-// ticker lays out the newest overtakes for a board page's live table.
-func (s *Server) ticker(ctx context.Context, b *ranking.Board, v ranking.View, now time.Time) ([]views.Overtake, error) {
-	var store movesReader = s.store
+// ticker lays out the newest overtakes for a board page's table, read
+// from store: the page cache for pages (shared for a tick, like the page
+// read), the store itself for live frames (fresh, like theirs).
+func (s *Server) ticker(ctx context.Context, store movesReader, b *ranking.Board, v ranking.View, now time.Time) ([]views.Overtake, error) {
 	moves, _, err := store.Moves(ctx, b.ID, v.Name, tickerLines)
 	if err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ import (
 // through other instances show within a tick.
 type pageCache struct {
 	store pageReader
+	moves movesReader // nil: overtakes are read through, uncached
 	tick  time.Duration
 
 	mu      sync.Mutex
@@ -27,16 +28,24 @@ type pageCache struct {
 }
 
 type cacheEntry struct {
-	page    *ranking.Page
+	val     any // *ranking.Page or movesRead
 	gen     uint64
 	expires time.Time
+}
+
+// movesRead is a cached Moves answer.
+type movesRead struct {
+	moves  []ranking.Move
+	period ranking.Period
 }
 
 // maxCacheEntries bounds the cache; expired entries are swept beyond it.
 const maxCacheEntries = 4096
 
 func newPageCache(store pageReader, tick time.Duration) *pageCache {
-	return &pageCache{store: store, tick: tick, entries: map[string]cacheEntry{}, gen: map[string]uint64{}}
+	pc := &pageCache{store: store, tick: tick, entries: map[string]cacheEntry{}, gen: map[string]uint64{}}
+	pc.moves, _ = store.(movesReader)
+	return pc
 }
 
 // PageIn reads like the store does; current periods ("") come from the
@@ -47,16 +56,49 @@ func (pc *pageCache) PageIn(ctx context.Context, boardID, viewName string, seg r
 		return pc.store.PageIn(ctx, boardID, viewName, seg, period, offset, limit)
 	}
 	key := boardID + "\x00" + viewName + "\x00" + seg.String() + "\x00" + strconv.Itoa(offset) + "\x00" + strconv.Itoa(limit)
+	v, err := pc.get(boardID, key, func() (any, error) {
+		return pc.store.PageIn(ctx, boardID, viewName, seg, period, offset, limit)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*ranking.Page), nil
+}
+
+// Moves reads a view's overtakes like the store does, shared for a tick.
+func (pc *pageCache) Moves(ctx context.Context, boardID, viewName string, limit int) ([]ranking.Move, ranking.Period, error) {
+	if pc.moves == nil {
+		return nil, ranking.Period{}, ranking.Errorf(ranking.EINTERNAL, "no overtakes reader")
+	}
+	if pc.tick <= 0 {
+		return pc.moves.Moves(ctx, boardID, viewName, limit)
+	}
+	key := "\x01moves\x00" + boardID + "\x00" + viewName + "\x00" + strconv.Itoa(limit)
+	v, err := pc.get(boardID, key, func() (any, error) {
+		ms, p, err := pc.moves.Moves(ctx, boardID, viewName, limit)
+		return movesRead{ms, p}, err
+	})
+	if err != nil {
+		return nil, ranking.Period{}, err
+	}
+	mr := v.(movesRead)
+	return mr.moves, mr.period, nil
+}
+
+// get answers key from the cache when a read younger than a tick of the
+// board's current generation holds it, else reads once (singleflight)
+// and keeps the answer.
+func (pc *pageCache) get(boardID, key string, read func() (any, error)) (any, error) {
 	now := time.Now()
 	pc.mu.Lock()
 	gen := pc.gen[boardID]
 	if e, ok := pc.entries[key]; ok && e.gen == gen && now.Before(e.expires) {
 		pc.mu.Unlock()
-		return e.page, nil
+		return e.val, nil
 	}
 	pc.mu.Unlock()
 	v, err, _ := pc.flight.Do(key+"\x00"+strconv.FormatUint(gen, 10), func() (any, error) {
-		pg, err := pc.store.PageIn(ctx, boardID, viewName, seg, period, offset, limit)
+		val, err := read()
 		if err != nil {
 			return nil, err
 		}
@@ -72,13 +114,10 @@ func (pc *pageCache) PageIn(ctx context.Context, boardID, viewName string, seg r
 				clear(pc.entries)
 			}
 		}
-		pc.entries[key] = cacheEntry{page: pg, gen: gen, expires: time.Now().Add(pc.tick)}
-		return pg, nil
+		pc.entries[key] = cacheEntry{val: val, gen: gen, expires: time.Now().Add(pc.tick)}
+		return val, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return v.(*ranking.Page), nil
+	return v, err
 }
 
 // Invalidate drops the cached reads of a board after a local write.
