@@ -21,13 +21,9 @@ func (s *Server) handleEmbed(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	theme := c.QueryParam("theme")
-	switch theme {
-	case "":
-		theme = "light"
-	case "light", "dark", "auto":
-	default:
-		return ranking.Errorf(ranking.EINVALID, "theme must be light, dark or auto (the viewer's colour scheme), got %q", theme)
+	theme, err := themeParam(c, "light")
+	if err != nil {
+		return err
 	}
 	b, view, err := s.boardView(c)
 	if err != nil {
@@ -56,4 +52,17 @@ func (s *Server) handleEmbed(c echo.Context) error {
 		p.Countdown = s.countdown(v, pg.Period, pg.Now)
 	}
 	return s.renderPage(c, http.StatusOK, views.Embed(p))
+}
+
+// themeParam reads a widget's ?theme=: light, dark or auto (the viewer's
+// colour scheme); def when absent.
+func themeParam(c echo.Context, def string) (string, error) {
+	switch theme := c.QueryParam("theme"); theme {
+	case "":
+		return def, nil
+	case "light", "dark", "auto":
+		return theme, nil
+	default:
+		return "", ranking.Errorf(ranking.EINVALID, "theme must be light, dark or auto (the viewer's colour scheme), got %q", theme)
+	}
 }

@@ -109,6 +109,19 @@ func (f facts) gapLine() string {
 	return fmt.Sprintf("%s %s to pass #%d", f.format(d), word, f.above.Rank)
 }
 
+// lead says #1's margin over #2: "Leading this week by 12", "Won … by 12",
+// or level with #2 but there first.
+func (f facts) lead(verb string) string {
+	d := f.score - f.below.Score
+	if f.asc {
+		d = f.below.Score - f.score
+	}
+	if d == 0 {
+		return fmt.Sprintf("%s %s, level with #2 but there first", verb, f.period)
+	}
+	return fmt.Sprintf("%s %s by %s", verb, f.period, f.format(d))
+}
+
 // rule is one candidate line: when it applies and what it says.
 type rule struct {
 	when func(f facts) bool
@@ -120,27 +133,9 @@ type rule struct {
 // race with the neighbours, its standing in the field, its trend.
 var lineRules = [][]rule{
 	{ // the race
-		{func(f facts) bool { return f.past && f.rank == 1 && f.below != nil }, func(f facts) string {
-			d := f.score - f.below.Score
-			if f.asc {
-				d = f.below.Score - f.score
-			}
-			if d == 0 {
-				return fmt.Sprintf("Won %s, level with #2 but there first", f.period)
-			}
-			return fmt.Sprintf("Won %s by %s", f.period, f.format(d))
-		}},
+		{func(f facts) bool { return f.past && f.rank == 1 && f.below != nil }, func(f facts) string { return f.lead("Won") }},
 		{func(f facts) bool { return f.past && f.rank > 1 }, func(f facts) string { return fmt.Sprintf("Finished #%d of %d %s", f.rank, f.total, f.period) }},
-		{func(f facts) bool { return f.rank == 1 && f.below != nil }, func(f facts) string {
-			d := f.score - f.below.Score
-			if f.asc {
-				d = f.below.Score - f.score
-			}
-			if d == 0 {
-				return fmt.Sprintf("Leading %s, level with #2 but there first", f.period)
-			}
-			return fmt.Sprintf("Leading %s by %s", f.period, f.format(d))
-		}},
+		{func(f facts) bool { return f.rank == 1 && f.below != nil }, func(f facts) string { return f.lead("Leading") }},
 		{func(f facts) bool { return f.rank == 1 }, func(f facts) string { return "The only one on the board " + f.period }},
 		// Below #1 the headline's "Next rank" says the gap: no line repeats it.
 	},

@@ -8,7 +8,6 @@ import (
 	"strconv"
 
 	"github.com/labstack/echo/v4"
-	"github.com/standings/standings/ranking"
 	"github.com/standings/standings/views"
 )
 
@@ -41,13 +40,9 @@ func (s *Server) handleWidgetPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	theme := c.QueryParam("theme")
-	switch theme {
-	case "":
-		theme = "auto"
-	case "light", "dark", "auto":
-	default:
-		return ranking.Errorf(ranking.EINVALID, "theme must be light, dark or auto, got %q", theme)
+	theme, err := themeParam(c, "auto")
+	if err != nil {
+		return err
 	}
 	src := withQuery("/embed/"+url.PathEscape(b.ID)+"/"+url.PathEscape(v.Name), "limit", strconv.Itoa(limit), "theme", theme, "segment", seg.String())
 	origin := c.Scheme() + "://" + c.Request().Host
