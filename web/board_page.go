@@ -204,7 +204,7 @@ func (s *Server) segmentPicker(ctx context.Context, b *ranking.Board, v ranking.
 	if len(b.Segments) == 0 {
 		return nil, nil
 	}
-	var store segmentChooser = s.store
+	var store segmentChooser = s.reads // shared for a tick, like the page read
 	values, err := store.SegmentChoices(ctx, b.ID, pickerMaxOptions+1)
 	if err != nil {
 		return nil, err

@@ -17,9 +17,10 @@ import (
 // at once, so a client that writes and then reads sees its write; writes
 // through other instances show within a tick.
 type pageCache struct {
-	store pageReader
-	moves movesReader // nil: overtakes are read through, uncached
-	tick  time.Duration
+	store   pageReader
+	moves   movesReader    // nil: overtakes cannot be read
+	choices segmentChooser // nil: segment values cannot be read
+	tick    time.Duration
 
 	mu      sync.Mutex
 	entries map[string]cacheEntry
@@ -45,6 +46,7 @@ const maxCacheEntries = 4096
 func newPageCache(store pageReader, tick time.Duration) *pageCache {
 	pc := &pageCache{store: store, tick: tick, entries: map[string]cacheEntry{}, gen: map[string]uint64{}}
 	pc.moves, _ = store.(movesReader)
+	pc.choices, _ = store.(segmentChooser)
 	return pc
 }
 
@@ -83,6 +85,24 @@ func (pc *pageCache) Moves(ctx context.Context, boardID, viewName string, limit 
 	}
 	mr := v.(movesRead)
 	return mr.moves, mr.period, nil
+}
+
+// SegmentChoices reads the first values of each segment name like the
+// store does, shared for a tick (the board page's picker).
+func (pc *pageCache) SegmentChoices(ctx context.Context, boardID string, n int) ([][]string, error) {
+	if pc.choices == nil {
+		return nil, ranking.Errorf(ranking.EINTERNAL, "no segment values reader")
+	}
+	if pc.tick <= 0 {
+		return pc.choices.SegmentChoices(ctx, boardID, n)
+	}
+	v, err := pc.get(boardID, "\x02choices\x00"+boardID+"\x00"+strconv.Itoa(n), func() (any, error) {
+		return pc.choices.SegmentChoices(ctx, boardID, n)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([][]string), nil
 }
 
 // get answers key from the cache when a read younger than a tick of the
