@@ -80,6 +80,7 @@ func (s *Server) handleBoardPage(c echo.Context) error {
 	if p.Ends, err = s.periodEnds(c.Request().Context(), b, v, pg.Standing); err != nil {
 		return err
 	}
+	cacheFor(c, pg.Final)
 	return s.renderPage(c, http.StatusOK, views.Board(p))
 }
 

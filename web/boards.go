@@ -150,6 +150,7 @@ func (s *Server) handlePage(c echo.Context) error {
 		return err
 	}
 	loc := s.cfg.Calendar.Location()
+	cacheFor(c, pg.Final)
 	return render(c, http.StatusOK, pageJSON{
 		Board: b.ID, View: view, Segment: segmentOf(seg), Period: pg.Period.ID,
 		Start: instant(pg.Period.Start, loc), End: instant(pg.Period.End, loc),

@@ -61,6 +61,7 @@ func (s *Server) handleRankCard(c echo.Context) error {
 			return err
 		}
 	}
+	cacheFor(c, rc.Final)
 	return s.renderPage(c, http.StatusOK, views.Card(p))
 }
 

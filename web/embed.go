@@ -51,6 +51,7 @@ func (s *Server) handleEmbed(c echo.Context) error {
 	if v.Kind != ranking.All && v.Kind != ranking.Window {
 		p.Countdown = s.countdown(v, pg.Period, pg.Now)
 	}
+	cacheFor(c, false)
 	return s.renderPage(c, http.StatusOK, views.Embed(p))
 }
 

@@ -301,3 +301,48 @@ func TestNoRawPeriodIDsOnPages(t *testing.T) {
 		}
 	}
 }
+
+// TestETagsAndCaching: pages and API reads carry a validator and answer
+// 304 when the client has the bytes; the current period may be cached for
+// about a second, a final one for a day; errors and writes are never
+// cached.
+func TestETagsAndCaching(t *testing.T) {
+	f := MustFixture(t)
+	f.MustWrite(t, "points", `{"member":"a","value":1}`)
+	f.MustWriteAt(t, testNow.Add(-14*24*time.Hour), "points", `{"member":"b","value":2}`)
+	for _, c := range []struct{ path, cache string }{
+		{"/boards/points/week", "public, max-age=1, stale-while-revalidate=5"},
+		{"/embed/points/week", "public, max-age=1, stale-while-revalidate=5"},
+		{"/api/v1/boards/points/week", "public, max-age=1, stale-while-revalidate=5"},
+		{"/boards/points/week?period=2026-11-02", "public, max-age=86400"},
+		{"/api/v1/boards/points/week?period=2026-11-02", "public, max-age=86400"},
+		{"/boards/points/week/members/a", "public, max-age=1, stale-while-revalidate=5"},
+		{"/", "no-cache"},
+		{"/api/v1/boards", "no-cache"},
+	} {
+		r := MustOK(t, f.get(t, c.path))
+		etag := r.Header.Get("ETag")
+		if !strings.HasPrefix(etag, `W/"`) || r.Header.Get("Cache-Control") != c.cache {
+			t.Errorf("%s: ETag %q, Cache-Control %q, want %q", c.path, etag, r.Header.Get("Cache-Control"), c.cache)
+			continue
+		}
+		req := httptest.NewRequest("GET", c.path, nil)
+		req.Header.Set("If-None-Match", `"x", `+etag)
+		if again := f.serve(req); again.Status != http.StatusNotModified || again.Body != "" {
+			t.Errorf("%s: revalidation answered %d with %d bytes", c.path, again.Status, len(again.Body))
+		}
+	}
+	before := MustOK(t, f.get(t, "/api/v1/boards/points/week")).Header.Get("ETag")
+	f.MustWrite(t, "points", `{"member":"a","value":5}`)
+	req := httptest.NewRequest("GET", "/api/v1/boards/points/week", nil)
+	req.Header.Set("If-None-Match", before)
+	if r := f.serve(req); r.Status != 200 {
+		t.Errorf("a changed read answered %d", r.Status)
+	}
+	if r := f.get(t, "/boards/nosuch/week"); r.Header.Get("Cache-Control") != "no-store" || r.Header.Get("ETag") != "" {
+		t.Errorf("an error page: %v", r.Header)
+	}
+	if r := f.do(t, "POST", "/api/v1/boards/points/scores", writeKey, `{"member":"a","value":1}`); r.Header.Get("Cache-Control") != "no-store" || r.Header.Get("ETag") != "" {
+		t.Errorf("a write: %v", r.Header)
+	}
+}

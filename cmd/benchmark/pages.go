@@ -86,6 +86,36 @@ func runPages(ctx context.Context, e *env) error {
 		}
 	}
 	fixed := func(p string) func(*rand.Rand) string { return func(*rand.Rand) string { return p } }
+	// revalidate is a browser or CDN that keeps the page it got and asks
+	// again with If-None-Match: mostly 304s while the period is unchanged.
+	revalidate := func(base, path string) func(int) work {
+		return func(int) work {
+			etag := ""
+			return func(ctx context.Context) (int, error) {
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
+				if etag != "" {
+					req.Header.Set("If-None-Match", etag)
+				}
+				res, err := client.Do(req)
+				if err != nil {
+					if ctx.Err() != nil {
+						return 0, nil
+					}
+					return 0, err
+				}
+				_, err = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				switch res.StatusCode {
+				case http.StatusOK:
+					etag = res.Header.Get("ETag")
+				case http.StatusNotModified:
+				default:
+					return 0, fmt.Errorf("%s: status %d", path, res.StatusCode)
+				}
+				return 1, err
+			}
+		}
+	}
 	card := func(r *rand.Rand) string { return "/boards/bench/week/members/" + members[r.IntN(n)] }
 
 	results := map[string]runResult{}
@@ -96,6 +126,7 @@ func runPages(ctx context.Context, e *env) error {
 		{"healthz", get(shared.url, fixed("/healthz"))},
 		{"board_page", get(shared.url, fixed("/boards/bench/week"))},
 		{"board_page_unshared", get(unshared.url, fixed("/boards/bench/week"))},
+		{"board_page_304", revalidate(shared.url, "/boards/bench/week")},
 		{"rank_card", get(shared.url, card)},
 	} {
 		if _, err := drive(ctx, pagesClients, warmupFor(e.opts.duration), c.work); err != nil {
@@ -109,7 +140,7 @@ func runPages(ctx context.Context, e *env) error {
 		lat := sortedCopy(res.latencies)
 		e.logf("pages: %-20s %8.0f req/s  p50 %6.2f ms  p99 %6.2f ms", c.name, res.eventsPerSecond(), ms(percentile(lat, 50)), ms(percentile(lat, 99)))
 	}
-	for _, name := range []string{"healthz", "board_page", "board_page_unshared", "rank_card"} {
+	for _, name := range []string{"healthz", "board_page", "board_page_unshared", "board_page_304", "rank_card"} {
 		res := results[name]
 		lat := sortedCopy(res.latencies)
 		e.out.bench(name+"_rps", res.eventsPerSecond(), "req/s")
@@ -120,6 +151,7 @@ func runPages(ctx context.Context, e *env) error {
 	e.out.ratio("board_page_vs_healthz", divide(results["board_page"].eventsPerSecond(), hz))
 	e.out.ratio("board_page_unshared_vs_healthz", divide(results["board_page_unshared"].eventsPerSecond(), hz))
 	e.out.ratio("rank_card_vs_healthz", divide(results["rank_card"].eventsPerSecond(), hz))
+	e.out.ratio("board_page_304_vs_healthz", divide(results["board_page_304"].eventsPerSecond(), hz))
 	return nil
 }
 
