@@ -34,6 +34,36 @@ func (s *Store) Moves(ctx context.Context, boardID, viewName string, limit int) 
 	if err != nil {
 		return nil, Period{}, err
 	}
+	all, cur, err := s.currentMoves(ctx, b, v)
+	if err != nil {
+		return nil, cur, err
+	}
+	out := all[:min(limit, len(all))]
+	return out, cur, s.nameMoves(ctx, b, out)
+}
+
+// PassedBy is the newest overtake of the view's current period in which
+// member was passed, or nil: names are read for that one only.
+func (s *Store) PassedBy(ctx context.Context, boardID, viewName, member string) (*Move, error) {
+	b, v, err := s.boardView(boardID, viewName)
+	if err != nil {
+		return nil, err
+	}
+	all, _, err := s.currentMoves(ctx, b, v)
+	if err != nil {
+		return nil, err
+	}
+	for i := range all {
+		if all[i].Passed == member {
+			return &all[i], s.nameMoves(ctx, b, all[i:i+1])
+		}
+	}
+	return nil, nil
+}
+
+// currentMoves reads a view's kept overtakes of its current period (by
+// Redis's clock), newest first, without names.
+func (s *Store) currentMoves(ctx context.Context, b *Board, v View) ([]Move, Period, error) {
 	now, err := s.Now(ctx)
 	if err != nil {
 		return nil, Period{}, err
@@ -44,7 +74,6 @@ func (s *Store) Moves(ctx context.Context, boardID, viewName string, limit int) 
 		return nil, cur, wrapRedis(err)
 	}
 	var out []Move
-	var ids []string
 	for _, line := range raw {
 		f := strings.Split(line, "\t")
 		if len(f) != 5 || f[0] != cur.ID {
@@ -53,21 +82,26 @@ func (s *Store) Moves(ctx context.Context, boardID, viewName string, limit int) 
 		rank, _ := strconv.ParseInt(f[3], 10, 64)
 		at, _ := strconv.ParseInt(f[4], 10, 64)
 		out = append(out, Move{Member: f[1], Passed: f[2], Rank: rank, At: time.UnixMilli(at).In(s.cfg.Calendar.Location()), Period: f[0]})
-		ids = append(ids, f[1], f[2])
-		if len(out) == limit {
-			break
-		}
 	}
-	if len(out) == 0 {
-		return nil, cur, nil
+	return out, cur, nil
+}
+
+// nameMoves fills in the display names of moves in one HMGET.
+func (s *Store) nameMoves(ctx context.Context, b *Board, moves []Move) error {
+	if len(moves) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, 2*len(moves))
+	for _, m := range moves {
+		ids = append(ids, m.Member, m.Passed)
 	}
 	names, err := s.rdb.HMGet(ctx, s.boardKey(b, "n"), ids...).Result()
 	if err != nil {
-		return nil, cur, wrapRedis(err)
+		return wrapRedis(err)
 	}
-	for i := range out {
-		out[i].Name, _ = names[2*i].(string)
-		out[i].PassedName, _ = names[2*i+1].(string)
+	for i := range moves {
+		moves[i].Name, _ = names[2*i].(string)
+		moves[i].PassedName, _ = names[2*i+1].(string)
 	}
-	return out, cur, nil
+	return nil
 }

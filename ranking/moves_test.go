@@ -170,6 +170,26 @@ func TestMovesReferenceModel(t *testing.T) {
 					if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 						t.Fatalf("%s: %d moves\n%s\nmodel %d\n%s", v, len(lines), strings.Join(lines, "\n"), len(want), strings.Join(want, "\n"))
 					}
+					// PassedBy finds the newest move that passed a member.
+					for _, mv := range got[:min(5, len(got))] {
+						pb, err := s.PassedBy(ctx, "g", v, mv.Passed)
+						if err != nil {
+							t.Fatal(err)
+						}
+						var first ranking.Move
+						for _, o := range got {
+							if o.Passed == mv.Passed {
+								first = o
+								break
+							}
+						}
+						if pb == nil || *pb != first {
+							t.Fatalf("%s: PassedBy(%s) = %+v, want %+v", v, mv.Passed, pb, first)
+						}
+					}
+					if pb, err := s.PassedBy(ctx, "g", v, "nobody"); err != nil || pb != nil {
+						t.Fatalf("%s: PassedBy(nobody) = %v, %v", v, pb, err)
+					}
 					if len(want) < 20 {
 						t.Fatalf("%s: only %d moves: the workload does not exercise them", v, len(want))
 					}

@@ -80,19 +80,19 @@ func (s *Server) ticker(ctx context.Context, store movesReader, b *ranking.Board
 
 // passedLine says who last passed member in the view's current period:
 // "Leila passed you for #2 · 3 min ago" ("" when nobody did among the
-// newest overtakes).
+// kept overtakes).
 func (s *Server) passedLine(ctx context.Context, b *ranking.Board, v ranking.View, member string, now time.Time) (string, error) {
-	var store movesReader = s.store
-	moves, _, err := store.Moves(ctx, b.ID, v.Name, ranking.MaxMoves)
-	if err != nil {
+	var store passedReader = s.store
+	m, err := store.PassedBy(ctx, b.ID, v.Name, member)
+	if err != nil || m == nil {
 		return "", err
 	}
-	for _, m := range moves {
-		if m.Passed == member {
-			return fmt.Sprintf("%s passed you for #%d · %s", displayName(m.Name, m.Member), m.Rank, ago(now.Sub(m.At))), nil
-		}
-	}
-	return "", nil
+	return fmt.Sprintf("%s passed you for #%d · %s", displayName(m.Name, m.Member), m.Rank, ago(now.Sub(m.At))), nil
+}
+
+// passedReader finds who last passed a member (a rank card's line).
+type passedReader interface {
+	PassedBy(ctx context.Context, boardID, viewName, member string) (*ranking.Move, error)
 }
 
 func displayName(name, member string) string {

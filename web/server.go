@@ -30,6 +30,7 @@ type Store interface {
 	segmentLister
 	segmentChooser
 	movesReader
+	passedReader
 	memberSearcher
 }
 
