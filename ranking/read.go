@@ -87,6 +87,16 @@ func (s *Store) Page(ctx context.Context, boardID, viewName, period string, offs
 // Segment). An unknown segment name is EINVALID; a value never seen reads
 // as an empty period.
 func (s *Store) PageIn(ctx context.Context, boardID, viewName string, seg Segment, period string, offset, limit int) (*Page, error) {
+	return s.pageIn(ctx, boardID, viewName, seg, period, offset, limit, "page")
+}
+
+// RowsIn is PageIn without previous ranks (PrevRank is PrevUnknown): for
+// exports, which read every row and show no movement.
+func (s *Store) RowsIn(ctx context.Context, boardID, viewName string, seg Segment, period string, offset, limit int) (*Page, error) {
+	return s.pageIn(ctx, boardID, viewName, seg, period, offset, limit, "rows")
+}
+
+func (s *Store) pageIn(ctx context.Context, boardID, viewName string, seg Segment, period string, offset, limit int, mode string) (*Page, error) {
 	if offset < 0 {
 		return nil, Errorf(EINVALID, "offset must be >= 0, got %d", offset)
 	}
@@ -100,7 +110,7 @@ func (s *Store) PageIn(ctx context.Context, boardID, viewName string, seg Segmen
 	if err := b.ValidateSegment(seg); err != nil {
 		return nil, err
 	}
-	st, rep, err := s.readSeg(ctx, b, v, seg, period, "page", itoa(int64(offset)), itoa(int64(limit)))
+	st, rep, err := s.readSeg(ctx, b, v, seg, period, mode, itoa(int64(offset)), itoa(int64(limit)))
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,11 @@ func (s *Store) readRequest(b *Board, v View, seg Segment, cands []Period, fixed
 			keys = append(keys, s.segKey(b, "r", v, seg, p.ID))
 		}
 	}
-	keys, args = s.prevRequest(b, v, seg, cands, now, keys, args)
+	if m := mode[0]; m == "page" || m == "members" {
+		keys, args = s.prevRequest(b, v, seg, cands, now, keys, args)
+	} else {
+		args = append(args, "") // rows (exports) and member reads answer no previous ranks
+	}
 	for _, m := range mode {
 		args = append(args, m)
 	}
@@ -135,7 +139,7 @@ func decodeRead(raw []any, mode string) (readReply, error) {
 		}
 		r.unbuilt = asInt(raw[2])
 	case r.chosen == readNoClock:
-	case mode == "page":
+	case mode == "page" || mode == "rows":
 		if len(raw) < 5 {
 			return r, bad
 		}

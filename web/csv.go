@@ -21,7 +21,7 @@ const csvChunk = ranking.MaxLimit
 // status; a failure mid-stream aborts the connection, so a download is
 // never silently cut short.
 func (s *Server) handleCSV(c echo.Context) error {
-	var store segmentPageReader = s.store
+	var store rowsReader = s.store
 	view := strings.TrimSuffix(c.Param("view"), ".csv")
 	b, err := s.board(c)
 	if err != nil {
@@ -36,7 +36,7 @@ func (s *Server) handleCSV(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	period := c.QueryParam("period")
-	pg, err := store.PageIn(ctx, b.ID, view, seg, period, 0, csvChunk)
+	pg, err := store.RowsIn(ctx, b.ID, view, seg, period, 0, csvChunk)
 	if err != nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func csvCell(s string) string {
 
 // readChunk reads the next slice of an export with a deadline of its own,
 // and gives the connection time to send it.
-func (s *Server) readChunk(c echo.Context, store segmentPageReader, board, view string, seg ranking.Segment, period string, offset int) (*ranking.Page, error) {
+func (s *Server) readChunk(c echo.Context, store rowsReader, board, view string, seg ranking.Segment, period string, offset int) (*ranking.Page, error) {
 	base, ok := c.Get(baseContextKey).(context.Context)
 	if !ok {
 		base = c.Request().Context()
@@ -94,7 +94,7 @@ func (s *Server) readChunk(c echo.Context, store segmentPageReader, board, view 
 	ctx, cancel := context.WithTimeout(base, StoreTimeout)
 	defer cancel()
 	_ = http.NewResponseController(c.Response()).SetWriteDeadline(time.Now().Add(csvWriteTimeout))
-	return store.PageIn(ctx, board, view, seg, period, offset, csvChunk)
+	return store.RowsIn(ctx, board, view, seg, period, offset, csvChunk)
 }
 
 // csvWriteTimeout is how long the client has to take each chunk.

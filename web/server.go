@@ -30,6 +30,7 @@ type Store interface {
 	segmentLister
 	segmentChooser
 	movesReader
+	rowsReader
 	passedReader
 	memberSearcher
 }
@@ -51,6 +52,12 @@ type pageReader interface {
 type segmentPageReader interface {
 	PageIn(ctx context.Context, boardID, viewName string, seg ranking.Segment, period string, offset, limit int) (*ranking.Page, error)
 	MembersIn(ctx context.Context, boardID, viewName string, seg ranking.Segment, period string, members []string) (*ranking.Page, error)
+}
+
+// rowsReader reads a slice of a period without previous ranks (CSV
+// exports, which show no movement).
+type rowsReader interface {
+	RowsIn(ctx context.Context, boardID, viewName string, seg ranking.Segment, period string, offset, limit int) (*ranking.Page, error)
 }
 
 // memberReader reads a member's card (GET .../{view}/members/{member}).

@@ -23,7 +23,7 @@
 --              per day start_ms, end_ms (one KEY each: the day's snapshot
 --              hash, taken by apply.lua before the day's first write; none
 --              yet means nothing changed since midnight), then
---          "page", offset, limit
+--          "page", offset, limit ("rows": the same without previous ranks)
 --          | "member", member, around
 --          | "members", k, member_1 .. member_k
 -- Returns  {now_ms, 0} when no candidate contains now (the caller retries
@@ -144,7 +144,7 @@ local function first_rank(pos, code)
   return pos + 1
 end
 
-if mode == 'page' then
+if mode == 'page' or mode == 'rows' then
   local offset = tonumber(ARGV[i + 1])
   local limit = tonumber(ARGV[i + 2])
   local flat = redis.call('ZRANGE', zkey, offset, offset + limit - 1, 'WITHSCORES')
