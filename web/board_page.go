@@ -26,33 +26,54 @@ func (s *Server) handleBoardRedirect(c echo.Context) error {
 
 // handleBoardPage serves GET /boards/{board}/{view}?period=&page= and, for
 // a view named "{view}.csv", the CSV export (the router cannot split a
-// segment on its suffix).
+// segment on its suffix). A current period's page, without a search or
+// member list, is shared for a tick (answerCache).
 func (s *Server) handleBoardPage(c echo.Context) error {
 	if strings.HasSuffix(c.Param("view"), ".csv") {
 		return s.handleCSV(c)
 	}
+	if key, ok := shareKey(c, "board", "page", "segment"); ok {
+		return s.answers.serve(c, c.Param("board"), key, func() (*answer, error) {
+			a, _, err := s.boardPage(c, s.answers.keeps())
+			return a, err
+		})
+	}
+	a, redirect, err := s.boardPage(c, false)
+	if err != nil {
+		return err
+	}
+	if redirect != "" {
+		return c.Redirect(http.StatusSeeOther, redirect)
+	}
+	return serveAnswer(c, a)
+}
+
+// boardPage reads and renders a board page (keep: to be served again), or
+// names where a member list's add form leads.
+func (s *Server) boardPage(c echo.Context, keep bool) (a *answer, redirect string, err error) {
 	var store pageReader = s.reads
 	pageNo, err := intParam(c, "page", 1, 1, MaxOffset/PageSize+1)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	b, view, err := s.boardView(c)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	seg, err := segmentParam(c, b)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	v, _ := b.View(view)
 	period := c.QueryParam("period")
 	ctx := c.Request().Context()
 	pg, err := store.PageIn(ctx, b.ID, view, seg, period, (pageNo-1)*PageSize, PageSize)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	if pageNo > 1 && int64((pageNo-1)*PageSize) >= pg.Total {
-		return s.pastLastPage(c, b, v, seg, period, pageNo, pg.Total)
+		a, err := s.pastLastPage(c, b, v, seg, period, pageNo, pg.Total)
+		return a, "", err
 	}
 	p := s.boardPageModel(b, v, seg, pg, period, pageNo)
 	if pageNo == 1 {
@@ -60,28 +81,25 @@ func (s *Server) handleBoardPage(c echo.Context) error {
 	}
 	if p.Live != nil && seg.IsZero() {
 		if p.Table.Ticker, err = s.ticker(ctx, s.reads, b, v, pg.Now); err != nil {
-			return err
+			return nil, "", err
 		}
 	}
 	if p.Picker, err = s.segmentPicker(ctx, b, v, seg, p.SearchIn, c.QueryParam("members")); err != nil {
-		return err
+		return nil, "", err
 	}
 	p.Query = c.QueryParam("q")
 	if c.QueryParams().Has("members") || c.QueryParams().Has("add") {
 		cmp, redirect, err := s.compareModel(c, b, v, seg, period)
-		if err != nil {
-			return err
-		}
-		if redirect != "" {
-			return c.Redirect(http.StatusSeeOther, redirect)
+		if err != nil || redirect != "" {
+			return nil, redirect, err
 		}
 		p.Compare = cmp
 	}
-	if p.Ends, err = s.periodEnds(c.Request().Context(), b, v, pg.Standing); err != nil {
-		return err
+	if p.Ends, err = s.periodEnds(ctx, b, v, pg.Standing); err != nil {
+		return nil, "", err
 	}
-	cacheFor(c, pg.Final)
-	return s.renderPage(c, http.StatusOK, views.Board(p))
+	a, err = s.renderAnswer(c, http.StatusOK, views.Board(p), cacheControl(pg.Final), keep)
+	return a, "", err
 }
 
 // boardPageModel lays out one page of a board's period (of the board or
@@ -525,7 +543,7 @@ func (s *Server) compareModel(c echo.Context, b *ranking.Board, v ranking.View, 
 
 // pastLastPage answers a page number past the end of the period: a 404
 // page that says so and links to the last page.
-func (s *Server) pastLastPage(c echo.Context, b *ranking.Board, v ranking.View, seg ranking.Segment, period string, pageNo int, total int64) error {
+func (s *Server) pastLastPage(c echo.Context, b *ranking.Board, v ranking.View, seg ranking.Segment, period string, pageNo int, total int64) (*answer, error) {
 	last := max(int((total+PageSize-1)/PageSize), 1)
 	pageArg := ""
 	if last > 1 {
@@ -540,7 +558,7 @@ func (s *Server) pastLastPage(c echo.Context, b *ranking.Board, v ranking.View, 
 		Heading: "Past the last page", Message: msg,
 		Ways: []views.Link{{Label: fmt.Sprintf("Go to the last page (%d)", last), URL: withQuery(boardPath(b.ID, v.Name), "period", period, "segment", seg.String(), "page", pageArg)}},
 	}
-	return s.renderPage(c, http.StatusNotFound, views.Error(p))
+	return s.renderAnswer(c, http.StatusNotFound, views.Error(p), "", false)
 }
 
 // count is "1 member" or "235 members".

@@ -14,29 +14,36 @@ const MaxEmbedLimit = 50
 
 // handleEmbed serves GET /embed/{board}/{view}?limit=10&theme=light&segment=:
 // a compact widget of the current period's top (of the board or of one
-// of its segment boards), for iframes on other sites.
+// of its segment boards), for iframes on other sites. The same widget is
+// shared for a tick (answerCache).
 func (s *Server) handleEmbed(c echo.Context) error {
+	key, _ := shareKey(c, "embed", "limit", "theme", "segment")
+	return s.answers.serve(c, c.Param("board"), key, func() (*answer, error) { return s.embed(c, s.answers.keeps()) })
+}
+
+// embed reads and renders a widget (keep: to be served again).
+func (s *Server) embed(c echo.Context, keep bool) (*answer, error) {
 	var store pageReader = s.reads
 	limit, err := intParam(c, "limit", 10, 1, MaxEmbedLimit)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	theme, err := themeParam(c, "light")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	b, view, err := s.boardView(c)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	seg, err := segmentParam(c, b)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	v, _ := b.View(view)
 	pg, err := store.PageIn(c.Request().Context(), b.ID, view, seg, "", 0, limit)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	id := views.TableID(b.ID, view, limit)
 	p := views.EmbedPage{
@@ -51,8 +58,7 @@ func (s *Server) handleEmbed(c echo.Context) error {
 	if v.Kind != ranking.All && v.Kind != ranking.Window {
 		p.Countdown = s.countdown(v, pg.Period, pg.Now)
 	}
-	cacheFor(c, false)
-	return s.renderPage(c, http.StatusOK, views.Embed(p))
+	return s.renderAnswer(c, http.StatusOK, views.Embed(p), cacheCurrent, keep)
 }
 
 // themeParam reads a widget's ?theme=: light, dark or auto (the viewer's

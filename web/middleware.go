@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
 	"github.com/standings/standings/ranking"
 )
 
@@ -136,19 +135,4 @@ func checkContentType(ct string) error {
 		return nil
 	}
 	return &apiError{Status: http.StatusUnsupportedMediaType, Code: ranking.EINVALID, Message: fmt.Sprintf("request bodies are JSON: want Content-Type application/json, got %q", ct)}
-}
-
-// compress gzips answers of 1 KiB or more to clients that accept it
-// (pages, CSV, JSON, the stylesheet and scripts). Websocket upgrades are
-// left alone (the live feed's frames are small and sent as they come),
-// and /metrics compresses itself.
-func (s *Server) compress() echo.MiddlewareFunc {
-	return middleware.GzipWithConfig(middleware.GzipConfig{
-		Skipper: func(c echo.Context) bool {
-			p := c.Request().URL.Path
-			return strings.HasPrefix(p, "/ws/") || p == "/metrics"
-		},
-		Level:     5,
-		MinLength: 1024,
-	})
 }

@@ -41,15 +41,25 @@ func (s *Server) contentSecurity(next echo.HandlerFunc) echo.HandlerFunc {
 // renderPage renders a component into a pooled buffer and only then writes
 // it, so that a failed render never sends half a page.
 func (s *Server) renderPage(c echo.Context, status int, comp templ.Component) error {
+	a, err := s.renderAnswer(c, status, comp, c.Response().Header().Get("Cache-Control"), false)
+	if err != nil {
+		return err
+	}
+	return serveAnswer(c, a)
+}
+
+// renderAnswer renders a component into an answer; keep makes one that
+// can be served again (see answerCache).
+func (s *Server) renderAnswer(c echo.Context, status int, comp templ.Component, cache string, keep bool) (*answer, error) {
 	buf := templ.GetBuffer()
 	defer templ.ReleaseBuffer(buf)
 	// Rendering is CPU work on data already read; the error funnel renders
 	// after the request's deadline was released, so it must not be canceled.
 	ctx := context.WithoutCancel(c.Request().Context())
 	if err := comp.Render(ctx, buf); err != nil {
-		return err
+		return nil, err
 	}
-	return send(c, status, echo.MIMETextHTMLCharsetUTF8, buf.Bytes())
+	return newAnswer(status, echo.MIMETextHTMLCharsetUTF8, cache, buf.Bytes(), keep), nil
 }
 
 // layout is the shared part of every page model.

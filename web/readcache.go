@@ -140,6 +140,14 @@ func (pc *pageCache) get(boardID, key string, read func() (any, error)) (any, er
 	return v, err
 }
 
+// generation is a board's count of local writes: entries of an older one
+// are stale.
+func (pc *pageCache) generation(boardID string) uint64 {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	return pc.gen[boardID]
+}
+
 // Invalidate drops the cached reads of a board after a local write.
 func (pc *pageCache) Invalidate(boardID string) {
 	pc.mu.Lock()

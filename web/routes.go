@@ -3,7 +3,7 @@ package web
 // routes registers every route of the server, in one place.
 func (s *Server) routes() {
 	e := s.echo
-	e.Use(s.observe, s.securityHeaders, s.compress(), s.contentSecurity, s.checkQuery, s.limitBody, s.readBody, s.requestTimeout)
+	e.Use(s.observe, s.securityHeaders, s.compress, s.contentSecurity, s.checkQuery, s.limitBody, s.readBody, s.requestTimeout)
 
 	e.GET("/", s.handleIndex)
 	e.GET("/boards/:board", s.handleBoardRedirect)

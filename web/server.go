@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -31,7 +32,6 @@ type Store interface {
 	segmentChooser
 	movesReader
 	rowsReader
-	passedReader
 	memberSearcher
 }
 
@@ -159,7 +159,8 @@ type Server struct {
 	metrics   *metrics
 
 	notDurable bool
-	reads      *pageCache // current-period reads shared per tick
+	reads      *pageCache   // current-period reads shared per tick
+	answers    *answerCache // current-period pages shared per tick
 	// latest holds the index's latest results, shared per tick.
 	latest *latestResults
 
@@ -171,6 +172,7 @@ type Server struct {
 	writeRate   int         // events per second per API key; 0: no limit
 	limiter     rateLimiter // nil: no limit
 	errLog      *logLimiter // bounds the rate of logged request failures
+	gzips       sync.Pool   // *gzip.Writer of the compress middleware
 }
 
 // NewServer builds a Server and registers its routes.
@@ -210,6 +212,7 @@ func NewServer(opts Options) *Server {
 		tick = DefaultPageTick
 	}
 	s.reads = newPageCache(opts.Store, tick)
+	s.answers = newAnswerCache(tick, s.reads.generation)
 	s.latest = newLatestResults(opts.Store, tick)
 	s.writeTimeout = orDefault(opts.LiveWriteTimeout, DefaultWriteTimeout)
 	s.pingInterval = orDefault(opts.LivePingInterval, DefaultPingInterval)

@@ -23,6 +23,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -61,6 +62,8 @@ type options struct {
 	liveRate     int           // live suite: events/s written
 	liveDuration time.Duration // live suite: length of each side
 	ghosts       int           // live suite: extra viewers of members that never score
+
+	cpuProfile string // file for a CPU profile of the whole run ("" = none)
 }
 
 // env is what a suite runs with.
@@ -99,6 +102,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.timeout)
 	defer cancel()
+	if opts.cpuProfile != "" {
+		f, err := os.Create(opts.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 
 	start := time.Now()
 	srv, err := redistest.StartServer(ctx)
@@ -143,6 +157,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&opts.viewers, "viewers", 2000, "live suite: websocket viewers of one board")
 	fs.IntVar(&opts.liveRate, "live-rate", 1000, "live suite: events written per second")
 	fs.DurationVar(&opts.liveDuration, "live-duration", 20*time.Second, "live suite: length of each measurement")
+	fs.StringVar(&opts.cpuProfile, "cpuprofile", "", "write a CPU profile of the run (this process: clients and servers) to `file`, for go tool pprof")
 	fs.IntVar(&opts.ghosts, "ghosts", 2000, "live suite: a third run of the hub with this many extra viewers of members that never score (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err

@@ -9,14 +9,19 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/standings/standings/ranking"
 	"github.com/standings/standings/web"
 )
 
-// The pages suite: the top-100 board page and the rank card served to 64
-// concurrent clients, beside the same server's /healthz in the same run.
+// The pages suite: the top-100 board page, the embed widget and the rank
+// card served to 64 concurrent clients, beside the same server's /healthz
+// in the same run. Every request accepts gzip, as browsers do, and the
+// client keeps the bytes as they come (a browser inflates them on its own
+// machine, not on the server's).
 
 const (
 	pagesClients = 64
@@ -36,7 +41,12 @@ func runPages(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	store := ranking.NewStore(e.rdb, cfg, ranking.Options{Prefix: "bench-pages:"})
+	// The page servers' Redis client is configured as cmd/standings
+	// configures its own (go-redis's default pool), not like the
+	// benchmark's control client.
+	rdb := redis.NewClient(&redis.Options{Addr: e.rdb.Options().Addr, ContextTimeoutEnabled: true})
+	defer rdb.Close()
+	store := ranking.NewStore(rdb, cfg, ranking.Options{Prefix: "bench-pages:"})
 	n := min(e.opts.members, 50000)
 	members := memberIDs(n)
 	rnd := rand.New(rand.NewPCG(3, 4))
@@ -69,6 +79,7 @@ func runPages(ctx context.Context, e *env) error {
 			r := rand.New(rand.NewPCG(uint64(w), 9))
 			return func(ctx context.Context) (int, error) {
 				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+path(r), nil)
+				req.Header.Set("Accept-Encoding", "gzip")
 				res, err := client.Do(req)
 				if err != nil {
 					if ctx.Err() != nil {
@@ -93,6 +104,7 @@ func runPages(ctx context.Context, e *env) error {
 			etag := ""
 			return func(ctx context.Context) (int, error) {
 				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
+				req.Header.Set("Accept-Encoding", "gzip")
 				if etag != "" {
 					req.Header.Set("If-None-Match", etag)
 				}
@@ -119,6 +131,7 @@ func runPages(ctx context.Context, e *env) error {
 	card := func(r *rand.Rand) string { return "/boards/bench/week/members/" + members[r.IntN(n)] }
 
 	results := map[string]runResult{}
+	redisUS := map[string]float64{} // Redis CPU per request
 	for _, c := range []struct {
 		name string
 		work func(int) work
@@ -127,29 +140,54 @@ func runPages(ctx context.Context, e *env) error {
 		{"board_page", get(shared.url, fixed("/boards/bench/week"))},
 		{"board_page_unshared", get(unshared.url, fixed("/boards/bench/week"))},
 		{"board_page_304", revalidate(shared.url, "/boards/bench/week")},
+		{"embed", get(shared.url, fixed("/embed/bench/week?limit=10"))},
 		{"rank_card", get(shared.url, card)},
 	} {
 		if _, err := drive(ctx, pagesClients, warmupFor(e.opts.duration), c.work); err != nil {
 			return fmt.Errorf("%s warm-up: %w", c.name, err)
 		}
+		if err := e.rdb.ConfigResetStat(ctx).Err(); err != nil {
+			return err
+		}
+		cpu0, err := redisCPU(ctx, e.rdb)
+		if err != nil {
+			return err
+		}
 		res, err := drive(ctx, pagesClients, e.opts.duration, c.work)
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.name, err)
 		}
+		cpu1, err := redisCPU(ctx, e.rdb)
+		if err != nil {
+			return err
+		}
+		stats, err := commandStats(ctx, e.rdb)
+		if err != nil {
+			return err
+		}
 		results[c.name] = res
+		redisUS[c.name] = divide(float64((cpu1 - cpu0).Microseconds()), float64(res.events))
 		lat := sortedCopy(res.latencies)
-		e.logf("pages: %-20s %8.0f req/s  p50 %6.2f ms  p99 %6.2f ms", c.name, res.eventsPerSecond(), ms(percentile(lat, 50)), ms(percentile(lat, 99)))
+		e.logf("pages: %-20s %8.0f req/s  p50 %6.2f ms  p99 %6.2f ms  redis CPU %.1f us/req", c.name, res.eventsPerSecond(), ms(percentile(lat, 50)), ms(percentile(lat, 99)), redisUS[c.name])
+		var parts []string
+		for _, st := range stats {
+			parts = append(parts, fmt.Sprintf("%s %.2f/req %.1fus/call", st.name, divide(float64(st.calls), float64(res.events)), st.usecPerCall))
+		}
+		e.logf("       %-20s redis commands: %s", "", strings.Join(parts, ", "))
 	}
-	for _, name := range []string{"healthz", "board_page", "board_page_unshared", "board_page_304", "rank_card"} {
+	for _, name := range []string{"healthz", "board_page", "board_page_unshared", "board_page_304", "embed", "rank_card"} {
 		res := results[name]
 		lat := sortedCopy(res.latencies)
 		e.out.bench(name+"_rps", res.eventsPerSecond(), "req/s")
 		e.out.bench(name+"_p50_ms", ms(percentile(lat, 50)), "ms")
 		e.out.bench(name+"_p99_ms", ms(percentile(lat, 99)), "ms")
+		e.out.bench(name+"_redis_us_per_req", redisUS[name], "us")
 	}
 	hz := results["healthz"].eventsPerSecond()
 	e.out.ratio("board_page_vs_healthz", divide(results["board_page"].eventsPerSecond(), hz))
 	e.out.ratio("board_page_unshared_vs_healthz", divide(results["board_page_unshared"].eventsPerSecond(), hz))
+	e.logf("  targets: board_page_vs_healthz >= 0.5, embed_vs_healthz >= 0.5, rank_card_vs_healthz >= 0.2")
+	e.out.ratio("embed_vs_healthz", divide(results["embed"].eventsPerSecond(), hz))
 	e.out.ratio("rank_card_vs_healthz", divide(results["rank_card"].eventsPerSecond(), hz))
 	e.out.ratio("board_page_304_vs_healthz", divide(results["board_page_304"].eventsPerSecond(), hz))
 	return nil
