@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,6 +26,10 @@ type RankCard struct {
 	// segment boards of its latest value of each segment name (board
 	// order of names), where it has a score.
 	Segments []SegmentRank
+	// PassedBy is the newest overtake of the member in the current period
+	// (as PassedBy reads it); nil when there is none, and on cards of a
+	// segment board or of a past period.
+	PassedBy *Move
 }
 
 // Bounds on the rounds of one rank card read: a round may learn Redis's
@@ -172,60 +177,153 @@ func (s *Store) candidates(v View, now time.Time) []Period {
 }
 
 // cardRequest builds card.lua's KEYS and ARGV for q at the local estimate
-// of Redis's clock.
+// of Redis's clock. The periods, their keys and arguments are the same for
+// every member's card of a view until a period turns, so they are made
+// once (cardTemplate) and only the member's parts are added per card.
 func (s *Store) cardRequest(q *cardQuery, now time.Time) ([]string, []any) {
-	cal := s.cfg.Calendar
+	t := s.cardTemplate(q, now)
+	q.periods, q.ncand, q.views = t.periods, t.ncand, t.views
+	// The template's slices are shared: appends copy them (full slice
+	// expressions), and ARGV gets its own copy to hold the member.
+	keys := t.keys[:len(t.keys):len(t.keys)]
+	args := make([]any, len(t.args), len(t.args)+1+3*len(q.segs)*(1+q.ncand*4)+1)
+	copy(args, t.args)
+	args[2] = q.member
 	b, v := q.b, q.v
-	var cands []Period
-	if q.fixed != nil {
-		cands = []Period{*q.fixed}
-	} else {
-		cands = s.candidates(v, now)
-	}
-	q.ncand = len(cands)
-	q.periods = make([]Period, q.n-1, q.n-1+len(cands))
-	prev := cands[0]
-	for i := q.n - 2; i >= 0; i-- {
-		prev = cal.Prev(v, prev)
-		q.periods[i] = prev
-	}
-	q.periods = append(q.periods, cands...)
-	q.views = q.views[:0]
-	for _, ov := range b.Views {
-		q.views = append(q.views, s.candidates(ov, now))
-	}
-
-	prefix := s.keyPrefix(b)
-	keys := []string{prefix + "n"}
-	args := []any{v.Name, string(b.Ties), q.member, itoa(int64(q.around)), itoa(int64(q.n)), itoa(int64(q.ncand)), itoa(int64(len(b.Views)))}
-	add := func(ov View, sg Segment, p Period, explicit bool) {
-		keys = append(keys, s.segKey(b, "z", ov, sg, p.ID), s.segKey(b, "r", ov, sg, p.ID))
-		// An explicit period, and the all period, is read whatever the time.
-		start, end := int64(0), int64(math.MaxInt64/2)
-		if !explicit && !p.IsAll() {
-			start, end = p.Start.UnixMilli(), p.End.UnixMilli()
-		}
-		check := ov.Kind == Window && !q.unchecked[ov.Name+sg.tag()+":"+p.ID]
-		args = append(args, p.ID, itoa(start), itoa(end), boolArg(check))
-	}
-	for _, p := range q.periods {
-		add(v, q.seg, p, q.fixed != nil)
-	}
-	for i, ov := range b.Views {
-		args = append(args, ov.Name, itoa(int64(len(q.views[i]))))
-		for _, p := range q.views[i] {
-			add(ov, q.seg, p, false)
-		}
+	add := func(sg Segment, p Period) {
+		keys = append(keys, s.segKey(b, "z", v, sg, p.ID), s.segKey(b, "r", v, sg, p.ID))
+		args = append(args, cardEntry(v, p, q.fixed != nil, v.Kind == Window && !q.unchecked[v.Name+sg.tag()+":"+p.ID])...)
 	}
 	// Each of the member's segment boards at the headline's candidates.
 	args = append(args, itoa(int64(len(q.segs))))
 	for _, sg := range q.segs {
 		args = append(args, sg.Name, sg.Value)
 		for _, p := range q.periods[q.n-1:] {
-			add(v, sg, p, q.fixed != nil)
+			add(sg, p)
 		}
 	}
+	// Who passed the member: a current card of the board itself.
+	if q.fixed == nil && q.seg.IsZero() {
+		args = append(args, itoa(MovesTop))
+		keys = append(keys, s.movesKey(b, v))
+	} else {
+		args = append(args, "0")
+	}
 	return keys, args
+}
+
+// cardEntry is card.lua's entry of a period: id, start_ms, end_ms and
+// whether it is a window that must be built. An explicit period, and the
+// all period, is read whatever the time.
+func cardEntry(v View, p Period, explicit, check bool) []any {
+	start, end := int64(0), int64(math.MaxInt64/2)
+	if !explicit && !p.IsAll() {
+		start, end = p.Start.UnixMilli(), p.End.UnixMilli()
+	}
+	return []any{p.ID, itoa(start), itoa(end), boolArg(check)}
+}
+
+// cardTemplate is a card request without the member's parts: its periods,
+// KEYS and ARGV up to the member's segment boards (ARGV[3], the member, is
+// empty), for cards read while now is in [from, until).
+type cardTemplate struct {
+	from, until time.Time
+	periods     []Period
+	ncand       int
+	views       [][]Period
+	keys        []string
+	args        []any
+}
+
+// maxCardTemplates bounds the kept templates (one per view, segment board
+// and explicit period asked for).
+const maxCardTemplates = 1024
+
+// cardTemplate returns the template of q at now, made and kept when none
+// is kept for that moment. A query with windows read as they are is rare
+// (a window that could not be built) and gets one of its own.
+func (s *Store) cardTemplate(q *cardQuery, now time.Time) *cardTemplate {
+	key := ""
+	if len(q.unchecked) == 0 {
+		key = q.b.ID + "\x00" + q.v.Name + "\x00" + q.seg.String() + "\x00" + strconv.Itoa(q.n) + "\x00" + strconv.Itoa(q.around)
+		if q.fixed != nil {
+			key += "\x00" + q.fixed.ID
+		}
+		s.mu.Lock()
+		t := s.cards[key]
+		s.mu.Unlock()
+		if t != nil && !now.Before(t.from) && now.Before(t.until) {
+			return t
+		}
+	}
+	t := s.makeCardTemplate(q, now)
+	if key != "" {
+		s.mu.Lock()
+		if len(s.cards) >= maxCardTemplates {
+			clear(s.cards)
+		}
+		s.cards[key] = t
+		s.mu.Unlock()
+	}
+	return t
+}
+
+// makeCardTemplate lays out the periods of a card read at now: the
+// history of the view ending with its candidates, and every view's
+// candidates; the template holds while each view's current period (by
+// which its candidates were chosen) is the same.
+func (s *Store) makeCardTemplate(q *cardQuery, now time.Time) *cardTemplate {
+	cal := s.cfg.Calendar
+	b, v := q.b, q.v
+	t := &cardTemplate{from: time.Unix(0, 0), until: time.Unix(1<<62, 0)}
+	within := func(ov View) {
+		if ov.Kind == All {
+			return
+		}
+		cur := cal.PeriodAt(ov, now)
+		if cur.Start.After(t.from) {
+			t.from = cur.Start
+		}
+		if cur.End.Before(t.until) {
+			t.until = cur.End
+		}
+	}
+	var cands []Period
+	if q.fixed != nil {
+		cands = []Period{*q.fixed}
+	} else {
+		cands = s.candidates(v, now)
+		within(v)
+	}
+	t.ncand = len(cands)
+	t.periods = make([]Period, q.n-1, q.n-1+len(cands))
+	prev := cands[0]
+	for i := q.n - 2; i >= 0; i-- {
+		prev = cal.Prev(v, prev)
+		t.periods[i] = prev
+	}
+	t.periods = append(t.periods, cands...)
+	for _, ov := range b.Views {
+		t.views = append(t.views, s.candidates(ov, now))
+		within(ov)
+	}
+
+	t.keys = []string{s.keyPrefix(b) + "n"}
+	t.args = []any{v.Name, string(b.Ties), "", itoa(int64(q.around)), itoa(int64(q.n)), itoa(int64(t.ncand)), itoa(int64(len(b.Views)))}
+	add := func(ov View, p Period, explicit bool) {
+		t.keys = append(t.keys, s.segKey(b, "z", ov, q.seg, p.ID), s.segKey(b, "r", ov, q.seg, p.ID))
+		t.args = append(t.args, cardEntry(ov, p, explicit, ov.Kind == Window && !q.unchecked[ov.Name+q.seg.tag()+":"+p.ID])...)
+	}
+	for _, p := range t.periods {
+		add(v, p, q.fixed != nil)
+	}
+	for i, ov := range b.Views {
+		t.args = append(t.args, ov.Name, itoa(int64(len(t.views[i]))))
+		for _, p := range t.views[i] {
+			add(ov, p, false)
+		}
+	}
+	return t
 }
 
 // parseMemberSegments reads a member record of apply.lua: "name=value"
@@ -262,7 +360,7 @@ func (s *Store) cardWindow(b *Board, raw []any) (View, Segment, Period, error) {
 // decodeCard turns card.lua's answer into a RankCard.
 func (s *Store) decodeCard(q *cardQuery, now time.Time, raw []any) (*RankCard, error) {
 	b, v := q.b, q.v
-	if len(raw) < 6 {
+	if len(raw) < 7 {
 		return nil, Errorf(EINTERNAL, "card: short answer (%d items)", len(raw))
 	}
 	head, _ := raw[2].([]any)
@@ -341,6 +439,16 @@ func (s *Store) decodeCard(q *cardQuery, now time.Time, raw []any) (*RankCard, e
 		if pt.Present {
 			rc.Segments = append(rc.Segments, SegmentRank{Segment: sg, Total: pt.Total, Rank: pt.Rank, Score: pt.Score})
 		}
+	}
+	if passed, _ := raw[6].([]any); len(passed) == 2 {
+		line, _ := passed[0].(string)
+		m, ok := s.parseMove(line)
+		if !ok {
+			return nil, Errorf(EINTERNAL, "card: malformed overtake %q", line)
+		}
+		m.Name, _ = passed[1].(string)
+		m.PassedName = c.Name
+		rc.PassedBy = &m
 	}
 	return rc, nil
 }

@@ -75,15 +75,26 @@ func (s *Store) currentMoves(ctx context.Context, b *Board, v View) ([]Move, Per
 	}
 	var out []Move
 	for _, line := range raw {
-		f := strings.Split(line, "\t")
-		if len(f) != 5 || f[0] != cur.ID {
-			continue
+		if m, ok := s.parseMove(line); ok && m.Period == cur.ID {
+			out = append(out, m)
 		}
-		rank, _ := strconv.ParseInt(f[3], 10, 64)
-		at, _ := strconv.ParseInt(f[4], 10, 64)
-		out = append(out, Move{Member: f[1], Passed: f[2], Rank: rank, At: time.UnixMilli(at).In(s.cfg.Calendar.Location()), Period: f[0]})
 	}
 	return out, cur, nil
+}
+
+// parseMove reads one overtake as apply.lua keeps it:
+// "<period>\t<mover>\t<passed>\t<rank>\t<at_ms>", without names.
+func (s *Store) parseMove(line string) (Move, bool) {
+	f := strings.Split(line, "\t")
+	if len(f) != 5 {
+		return Move{}, false
+	}
+	rank, err1 := strconv.ParseInt(f[3], 10, 64)
+	at, err2 := strconv.ParseInt(f[4], 10, 64)
+	if err1 != nil || err2 != nil {
+		return Move{}, false
+	}
+	return Move{Member: f[1], Passed: f[2], Rank: rank, At: time.UnixMilli(at).In(s.cfg.Calendar.Location()), Period: f[0]}, true
 }
 
 // nameMoves fills in the display names of moves in one HMGET.

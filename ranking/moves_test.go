@@ -186,6 +186,14 @@ func TestMovesReferenceModel(t *testing.T) {
 						if pb == nil || *pb != first {
 							t.Fatalf("%s: PassedBy(%s) = %+v, want %+v", v, mv.Passed, pb, first)
 						}
+						// The rank card reads the same in its snapshot.
+						rc, err := s.RankCard(ctx, "g", v, "", mv.Passed, 1, 2)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if rc.PassedBy == nil || *rc.PassedBy != first {
+							t.Fatalf("%s: RankCard(%s).PassedBy = %+v, want %+v", v, mv.Passed, rc.PassedBy, first)
+						}
 					}
 					if pb, err := s.PassedBy(ctx, "g", v, "nobody"); err != nil || pb != nil {
 						t.Fatalf("%s: PassedBy(nobody) = %v, %v", v, pb, err)

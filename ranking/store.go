@@ -47,6 +47,7 @@ type Store struct {
 
 	mu      sync.Mutex
 	periods map[periodKey]periodEntry // small cache of period table rows
+	cards   map[string]*cardTemplate  // rank card requests but the member's parts (cardRequest)
 
 	hooks hookState // webhook settings and counters
 
@@ -58,7 +59,7 @@ type Store struct {
 
 // NewStore returns a Store for cfg on rdb.
 func NewStore(rdb redis.UniversalClient, cfg *Config, opts Options) *Store {
-	s := &Store{rdb: rdb, cfg: cfg, prefix: opts.Prefix, clock: opts.Clock, periods: map[periodKey]periodEntry{}}
+	s := &Store{rdb: rdb, cfg: cfg, prefix: opts.Prefix, clock: opts.Clock, periods: map[periodKey]periodEntry{}, cards: map[string]*cardTemplate{}}
 	if s.prefix == "" {
 		s.prefix = DefaultPrefix
 	}

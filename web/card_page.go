@@ -56,11 +56,6 @@ func (s *Server) handleRankCard(c echo.Context) error {
 		return err
 	}
 	p := s.cardModel(b, v, seg, rc)
-	if p.Live != nil && seg.IsZero() {
-		if p.Summary.Passed, err = s.passedLine(c.Request().Context(), b, v, member, rc.Now); err != nil {
-			return err
-		}
-	}
 	cacheFor(c, rc.Final)
 	return s.renderPage(c, http.StatusOK, views.Card(p))
 }
@@ -100,6 +95,9 @@ func (s *Server) cardModel(b *ranking.Board, v ranking.View, seg ranking.Segment
 		p.Tabs = append(p.Tabs, views.Link{Label: viewLabel(ov), URL: withQuery(cardPath(b.ID, ov.Name, card.Member), "segment", sg), Current: ov.Name == v.Name})
 	}
 	p.Summary = s.cardSummary(b, v, card, hist, nav.IsCurrent)
+	if nav.IsCurrent {
+		p.Summary.Passed = passedLine(rc.PassedBy, rc.Now)
+	}
 	if !nav.IsCurrent && v.Kind != ranking.All {
 		// A finished period: its views are not this period's, so the card
 		// links to the current one rather than mixing periods.

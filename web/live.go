@@ -109,13 +109,7 @@ func (s *Server) renderLive(ctx context.Context, key topicKey) ([]byte, bool, er
 		if err != nil {
 			return nil, false, err
 		}
-		p := s.cardModel(b, v, key.segment, rc)
-		if key.segment.IsZero() {
-			if p.Summary.Passed, err = s.passedLine(ctx, b, v, key.member, rc.Now); err != nil {
-				return nil, false, err
-			}
-		}
-		comp = views.CardBody(p)
+		comp = views.CardBody(s.cardModel(b, v, key.segment, rc))
 	default:
 		pg, err := s.store.PageIn(ctx, b.ID, v.Name, key.segment, "", 0, key.limit)
 		if err != nil {

@@ -78,21 +78,14 @@ func (s *Server) ticker(ctx context.Context, store movesReader, b *ranking.Board
 	return out, nil
 }
 
-// passedLine says who last passed member in the view's current period:
-// "Leila passed you for #2 · 3 min ago" ("" when nobody did among the
-// kept overtakes).
-func (s *Server) passedLine(ctx context.Context, b *ranking.Board, v ranking.View, member string, now time.Time) (string, error) {
-	var store passedReader = s.store
-	m, err := store.PassedBy(ctx, b.ID, v.Name, member)
-	if err != nil || m == nil {
-		return "", err
+// passedLine says who last passed a member in the view's current period
+// (the rank card reads it in its snapshot): "Leila passed you for #2 ·
+// 3 min ago"; "" when nobody did among the kept overtakes.
+func passedLine(m *ranking.Move, now time.Time) string {
+	if m == nil {
+		return ""
 	}
-	return fmt.Sprintf("%s passed you for #%d · %s", displayName(m.Name, m.Member), m.Rank, ago(now.Sub(m.At))), nil
-}
-
-// passedReader finds who last passed a member (a rank card's line).
-type passedReader interface {
-	PassedBy(ctx context.Context, boardID, viewName, member string) (*ranking.Move, error)
+	return fmt.Sprintf("%s passed you for #%d · %s", displayName(m.Name, m.Member), m.Rank, ago(now.Sub(m.At)))
 }
 
 func displayName(name, member string) string {

@@ -18,7 +18,11 @@
 --               per view of the board: view name, ncand, ncand entries;
 --               then nsegs, per segment board of the member: name, value,
 --               ncand entries of the view (its keys
---               "z:<view>@<name>=<value>:<period>", "r:…").
+--               "z:<view>@<name>=<value>:<period>", "r:…");
+--               then passed_top: 0, or how many overtakes of the view the
+--               overtakes list "mv:<view>" keeps (its key is then the last
+--               KEYS), to find who last passed the member in the chosen
+--               period.
 --               The view's and the views' keys are those of the segment
 --               board read (z:<view>@<name>=<value>:…) for a segment card.
 --               An entry is: period id, start_ms, end_ms, check ("1": a
@@ -32,7 +36,7 @@
 --               the caller runs ensure.lua, or sends check "0" for a window
 --               that can no longer be built; the segment is "" "" for the
 --               card's own board), else {now_ms, 1, head, history, views,
---               segments}:
+--               segments, passed}:
 --               head    {chosen, total, pos (0 = absent), code, name,
 --                        first_rank, m1, code1, name1, ...}: the neighbours
 --                        and the member in rank order; history and views
@@ -41,6 +45,11 @@
 --               views   per view {chosen, total, rank (0 = absent), code}
 --               segments per segment board {total, rank (0 = absent), code}
 --                        in the chosen period
+--               passed  {} or the newest overtake of the member in the
+--                        chosen period: {"<period>\t<mover>\t<member>\t<rank>\t<at_ms>",
+--                        the mover's name or false}
+-- A period read twice (the headline's is also in the history and the
+-- views) is read once.
 
 local view = ARGV[1]
 local ties = ARGV[2]
@@ -108,6 +117,9 @@ for g = 1, nsegs do
   segs[g] = sg
 end
 
+local passed_top = tonumber(ARGV[a])
+local mvkey = KEYS[2 * nentries + 2]
+
 local function built(e)
   return not e.check or redis.call('EXISTS', e.rkey) == 1
 end
@@ -131,22 +143,32 @@ local function rank_of(zkey, code, pos)
   return pos + 1
 end
 
--- standing is the member's {total, rank, code} in entry e.
+-- standing is the member's {total, rank, code} in entry e; a key is read
+-- once.
+local read = {}
 local function standing(e)
+  local s = read[e.zkey]
+  if s then return s end
   if not built(e) then return {0, 0, false} end
   local total = redis.call('ZCARD', e.zkey)
-  local r = redis.call('ZRANK', e.zkey, member)
-  if not r then return {total, 0, false} end
-  local code = redis.call('ZSCORE', e.zkey, member)
-  return {total, rank_of(e.zkey, code, r), code}
+  local r = total > 0 and redis.call('ZRANK', e.zkey, member)
+  if not r then
+    s = {total, 0, false}
+  else
+    local code = redis.call('ZSCORE', e.zkey, member)
+    s = {total, rank_of(e.zkey, code, r), code}
+  end
+  read[e.zkey] = s
+  return s
 end
 
 local total = redis.call('ZCARD', head.zkey)
 local r = redis.call('ZRANK', head.zkey, member)
 if not r then
-  return {now, 1, {mchosen, total, 0}, {}, {}, {}}
+  return {now, 1, {mchosen, total, 0}, {}, {}, {}, {}}
 end
 local code = redis.call('ZSCORE', head.zkey, member)
+read[head.zkey] = {total, rank_of(head.zkey, code, r), code}
 local lo = r - around
 if lo < 0 then lo = 0 end
 local flat = redis.call('ZRANGE', head.zkey, lo, r + around, 'WITHSCORES')
@@ -169,4 +191,21 @@ for _, sg in ipairs(segs) do
   table.insert(seg_standings, standing(sg.e))
 end
 
-return {now, 1, hrow, history, views, seg_standings}
+-- Who last passed the member: the overtakes are newest first, each
+-- "<period>\t<mover>\t<passed>\t<rank>\t<at_ms>".
+local passed = {}
+if passed_top > 0 then
+  local want = head.id .. '\t'
+  local needle = '\t' .. member .. '\t'
+  for _, line in ipairs(redis.call('LRANGE', mvkey, 0, passed_top - 1)) do
+    if string.sub(line, 1, #want) == want and string.find(line, needle, 1, true) then
+      local mover, who = string.match(line, '^[^\t]*\t([^\t]*)\t([^\t]*)\t')
+      if who == member then
+        passed = {line, redis.call('HGET', nkey, mover)}
+        break
+      end
+    end
+  end
+end
+
+return {now, 1, hrow, history, views, seg_standings, passed}
