@@ -1,9 +1,11 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -41,25 +43,35 @@ func (s *Server) contentSecurity(next echo.HandlerFunc) echo.HandlerFunc {
 // renderPage renders a component into a pooled buffer and only then writes
 // it, so that a failed render never sends half a page.
 func (s *Server) renderPage(c echo.Context, status int, comp templ.Component) error {
-	a, err := s.renderAnswer(c, status, comp, c.Response().Header().Get("Cache-Control"), false)
-	if err != nil {
+	buf := templ.GetBuffer()
+	defer templ.ReleaseBuffer(buf)
+	if err := renderComponent(c, comp, buf); err != nil {
 		return err
 	}
-	return serveAnswer(c, a)
+	return serveAnswer(c, newAnswer(status, echo.MIMETextHTMLCharsetUTF8, c.Response().Header().Get("Cache-Control"), buf.Bytes(), false))
 }
 
-// renderAnswer renders a component into an answer; keep makes one that
-// can be served again (see answerCache).
+// renderAnswer renders a component into an answer that owns its bytes (the
+// pooled buffer goes back before the answer is written); keep makes one
+// that can be served again (see answerCache).
 func (s *Server) renderAnswer(c echo.Context, status int, comp templ.Component, cache string, keep bool) (*answer, error) {
 	buf := templ.GetBuffer()
 	defer templ.ReleaseBuffer(buf)
-	// Rendering is CPU work on data already read; the error funnel renders
-	// after the request's deadline was released, so it must not be canceled.
-	ctx := context.WithoutCancel(c.Request().Context())
-	if err := comp.Render(ctx, buf); err != nil {
+	if err := renderComponent(c, comp, buf); err != nil {
 		return nil, err
 	}
-	return newAnswer(status, echo.MIMETextHTMLCharsetUTF8, cache, buf.Bytes(), keep), nil
+	body := buf.Bytes()
+	if !keep {
+		body = bytes.Clone(body) // a kept answer copies it itself
+	}
+	return newAnswer(status, echo.MIMETextHTMLCharsetUTF8, cache, body, keep), nil
+}
+
+// renderComponent renders a component. Rendering is CPU work on data already read;
+// the error funnel renders after the request's deadline was released, so
+// it must not be canceled.
+func renderComponent(c echo.Context, comp templ.Component, w io.Writer) error {
+	return comp.Render(context.WithoutCancel(c.Request().Context()), w)
 }
 
 // layout is the shared part of every page model.

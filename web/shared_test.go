@@ -143,3 +143,36 @@ func TestCompression(t *testing.T) {
 		t.Errorf("error page: %q", body[:min(200, len(body))])
 	}
 }
+
+// TestUnsharedPagesOwnTheirBytes: with sharing off, every request renders
+// its own page and writes it whole, however many run at once (a rendered
+// page is never written from a buffer that went back to the pool).
+func TestUnsharedPagesOwnTheirBytes(t *testing.T) {
+	f := MustFixtureWith(t, web.Options{WriteRate: -1, PageTick: -1})
+	for i := range 30 {
+		f.MustWrite(t, "points", fmt.Sprintf(`{"member":"m%02d","value":%d}`, i, i+1))
+	}
+	paths := []string{"/boards/points/week", "/embed/points/week?limit=7", "/boards/points/week/members/m03", "/boards/points/day"}
+	want := map[string]string{}
+	for _, p := range paths {
+		want[p] = MustOK(t, f.getGzip(t, p)).Body
+	}
+	errs := make(chan error, len(paths)*8)
+	for w := range 8 {
+		go func() {
+			for k := range 20 {
+				p := paths[(w+k)%len(paths)]
+				if got := f.getGzip(t, p); got.Status != http.StatusOK || gunzip(t, got.Body) != gunzip(t, want[p]) {
+					errs <- fmt.Errorf("%s: status %d, %d bytes differ from the page alone", p, got.Status, len(got.Body))
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
