@@ -19,7 +19,7 @@ var applyScript = newScript(applyLua)
 // (previous, current, next) plus the periods of every explicit event time,
 // then the events; KEYS declares every key of those rows and events, in
 // the order the script reads them.
-func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time) (keys []string, args []any) {
+func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time, opts ApplyOptions) (keys []string, args []any) {
 	exact := false
 	if b.Update == Latest {
 		for _, v := range b.Views {
@@ -36,7 +36,7 @@ func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time)
 	keys[0], keys[1], keys[2] = s.boardKey(b, "n"), s.boardKey(b, "k"), s.nameIndexKey(b)
 	args = make([]any, 0, 16+len(views)*24+len(idx)*5)
 	args = append(args, string(b.Update), string(b.Ties), string(b.Order), itoa(b.Min), itoa(b.Max),
-		itoa(b.Lateness.Milliseconds()), itoa(DedupeWindow.Milliseconds()), s.Channel(), b.ID, boolArg(exact), itoa(int64(b.Decimals)), itoa(int64(len(views))))
+		itoa(b.Lateness.Milliseconds()), itoa(DedupeWindow.Milliseconds()), s.Channel(), b.ID, boolArg(exact), itoa(int64(b.Decimals)), boolArg(!opts.NoRanks), itoa(int64(len(views))))
 	rows := make([][]periodEntry, len(views))
 	for vi, v := range views {
 		cd := b.codecs[v.Name]
@@ -187,8 +187,9 @@ type unbuiltWindow struct {
 	seg          Segment
 }
 
-// decodeApply decodes apply.lua's reply for events[idx...].
-func decodeApply(b *Board, events []Event, idx []int, raw []any) (applyReply, error) {
+// decodeApply decodes apply.lua's reply for events[idx...]; ranked says
+// whether the script answered ranks.
+func decodeApply(b *Board, events []Event, idx []int, raw []any, ranked bool) (applyReply, error) {
 	if len(raw) < 2 {
 		return applyReply{}, fmt.Errorf("apply: malformed reply %v", raw)
 	}
@@ -212,13 +213,13 @@ func decodeApply(b *Board, events []Event, idx []int, raw []any) (applyReply, er
 		}
 		rep.results = make([]WriteResult, len(idx))
 		for j, i := range idx {
-			rep.results[j] = decodeResult(b, events[i].Member, raw[2+j])
+			rep.results[j] = decodeResult(b, events[i].Member, raw[2+j], ranked)
 		}
 	}
 	return rep, nil
 }
 
-func decodeResult(b *Board, member string, raw any) WriteResult {
+func decodeResult(b *Board, member string, raw any, ranked bool) WriteResult {
 	r := WriteResult{Member: member}
 	row, ok := raw.([]any)
 	if !ok || len(row) < 2 {
@@ -241,14 +242,22 @@ func decodeResult(b *Board, member string, raw any) WriteResult {
 	if ms := asInt(row[2]); ms != 0 {
 		r.At = time.UnixMilli(ms)
 	}
+	stride := 2 // period, score
+	if ranked {
+		stride = 3 // period, score, rank
+	}
+	if len(row) < 3+len(b.Views)*stride {
+		r.Err = fmt.Errorf("apply: short result %v", raw)
+		return r
+	}
+	r.Views = make([]ViewScore, len(b.Views))
 	for vi, v := range b.Views {
-		k := 3 + vi*3
-		if k+2 >= len(row) {
-			r.Err = fmt.Errorf("apply: short result %v", raw)
-			return r
-		}
+		k := 3 + vi*stride
 		pid, _ := row[k].(string)
-		r.Views = append(r.Views, ViewScore{View: v.Name, Period: pid, Score: asInt(row[k+1]), Rank: asInt(row[k+2])})
+		r.Views[vi] = ViewScore{View: v.Name, Period: pid, Score: asInt(row[k+1])}
+		if ranked {
+			r.Views[vi].Rank = asInt(row[k+2])
+		}
 	}
 	return r
 }

@@ -209,3 +209,144 @@ func TestMovesReferenceModel(t *testing.T) {
 		}
 	}
 }
+
+// TestMovesWithoutRanks: batches written without ranks still record every
+// overtake exactly. With more members than MovesTop, most writes land
+// below the top, where the script skips the rank; those that reach it
+// must still be found, in the same order as the per-event model.
+func TestMovesWithoutRanks(t *testing.T) {
+	ranking.GuardKeys(t)
+	for _, be := range []struct {
+		name string
+		rdb  func(t *testing.T) (redis.UniversalClient, func())
+	}{
+		{"miniredis", func(t *testing.T) (redis.UniversalClient, func()) {
+			at := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+			m, rdb := MustMiniredis(t, at)
+			return rdb, func() { at = at.Add(700 * time.Millisecond); m.SetTime(at) }
+		}},
+		{"redis", func(t *testing.T) (redis.UniversalClient, func()) { return redistest.Client(t), func() {} }},
+	} {
+		for _, ties := range []string{"first", "shared"} {
+			t.Run(be.name+"/"+ties, func(t *testing.T) {
+				ctx := context.Background()
+				rdb, step := be.rdb(t)
+				cfg := MustConfig(t, "boards: [{id: g, ties: "+ties+", min_score: -1000, views: [day, all]}]\n")
+				b, _ := cfg.Board("g")
+				s := newStore(t, rdb, cfg, nil)
+				models := map[string]*movesModel{}
+				for _, v := range []string{"day", "all"} {
+					unit := map[string]int64{"1ms": 1, "1s": 1000, "1min": 60000, "1h": 3600000, "": 1}[b.TieResolution(v)]
+					models[v] = &movesModel{shared: ties == "shared", unitMS: unit, score: map[string]int64{}, at: map[string]int64{}}
+				}
+				r := rand.New(rand.NewPCG(8, 9))
+				for round := range 40 {
+					batch := make([]ranking.Event, 1+r.IntN(100))
+					for i := range batch {
+						// 140 members, most of them rarely: the top 100 boundary
+						// moves both ways (scores also fall), and writes land on
+						// both sides of it.
+						m := fmt.Sprintf("m%03d", r.IntN(140))
+						if r.IntN(2) == 0 {
+							m = fmt.Sprintf("m%03d", r.IntN(40))
+						}
+						batch[i] = ranking.Event{Member: m, Value: int64(r.IntN(6) - 2), Name: "N" + m}
+					}
+					res, err := s.ApplyOpts(ctx, "g", batch, ranking.ApplyOptions{NoRanks: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					for i, ev := range batch {
+						if res[i].Err != nil {
+							t.Fatal(res[i].Err)
+						}
+						for _, vs := range res[i].Views {
+							if vs.Rank != 0 {
+								t.Fatalf("a rank without ranks: %+v", res[i])
+							}
+						}
+						for _, mm := range models {
+							mm.apply(ev.Member, ev.Value, res[i].At.UnixMilli())
+						}
+					}
+					step()
+					if round%8 != 7 {
+						continue
+					}
+					for v, mm := range models {
+						got, _, err := s.Moves(ctx, "g", v, ranking.MaxMoves)
+						if err != nil {
+							t.Fatal(err)
+						}
+						var lines []string
+						for _, mv := range got {
+							lines = append(lines, fmt.Sprintf("%s passed %s for #%d", mv.Member, mv.Passed, mv.Rank))
+						}
+						want := slices.Clone(mm.moves)
+						slices.Reverse(want)
+						want = want[:min(len(want), ranking.MaxMoves)]
+						if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+							t.Fatalf("round %d %s: %d moves\n%s\nmodel %d\n%s", round, v, len(lines), strings.Join(lines, "\n"), len(want), strings.Join(want, "\n"))
+						}
+					}
+				}
+				for v, mm := range models {
+					if len(mm.moves) < 50 {
+						t.Fatalf("%s: only %d moves: the workload does not exercise them", v, len(mm.moves))
+					}
+					if len(mm.score) <= ranking.MovesTop {
+						t.Fatalf("%s: %d members, not more than the top", v, len(mm.score))
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestMovesWithoutRanksTopShrinks: within one unranked batch, a member of
+// the top 100 falls out of it, so the score at rank 100 gets worse; a
+// member then rising to just above the new rank 100 passed someone, and
+// the script must see the new boundary, not the one it read first.
+func TestMovesWithoutRanksTopShrinks(t *testing.T) {
+	ranking.GuardKeys(t)
+	for _, be := range backends() {
+		for _, ties := range []string{"first", "shared"} {
+			t.Run(be.name+"/"+ties, func(t *testing.T) {
+				ctx := context.Background()
+				rdb := be.rdb(t)
+				cfg := MustConfig(t, "boards: [{id: g, ties: "+ties+", views: [all]}]\n")
+				s := newStore(t, rdb, cfg, nil)
+				// a000 .. a100 at 1000, 1002, ..., 1200 (rank 100 is a001 at
+				// 1002), and x at 50.
+				var setup []ranking.Event
+				for i := range 101 {
+					setup = append(setup, ranking.Event{Member: fmt.Sprintf("a%03d", i), Value: 1000 + 2*int64(i)})
+				}
+				setup = append(setup, ranking.Event{Member: "x", Value: 50})
+				if _, err := s.ApplyOpts(ctx, "g", setup, ranking.ApplyOptions{NoRanks: true}); err != nil {
+					t.Fatal(err)
+				}
+				res, err := s.ApplyOpts(ctx, "g", []ranking.Event{
+					{Member: "a050", Value: 1},    // rises within the top: the script reads rank 100's score
+					{Member: "a100", Value: -300}, // leaves the top: a000 (1000) is now rank 100
+					{Member: "x", Value: 951},     // 1001: rank 100, passing a000
+				}, ranking.ApplyOptions{NoRanks: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range res {
+					if r.Err != nil {
+						t.Fatal(r.Err)
+					}
+				}
+				got, _, err := s.Moves(ctx, "g", "all", ranking.MaxMoves)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != 1 || got[0].Member != "x" || got[0].Passed != "a000" || got[0].Rank != 100 {
+					t.Fatalf("moves %+v, want x passed a000 for #100", got)
+				}
+			})
+		}
+	}
+}

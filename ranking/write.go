@@ -23,7 +23,7 @@ type ViewScore struct {
 	View   string
 	Period string
 	Score  int64 // scaled
-	Rank   int64 // 1-based; 0 when the member is no longer there
+	Rank   int64 // 1-based; 0 when the member is no longer there, or not asked for (ApplyOptions.NoRanks)
 }
 
 // WriteResult is the outcome of one event.
@@ -138,6 +138,20 @@ func (s *Store) Write(ctx context.Context, boardID string, ev Event) (WriteResul
 // EUNAVAILABLE "outcome unknown" and those never sent EUNAVAILABLE "not
 // applied"; retrying them with the same idempotency ids is safe.
 func (s *Store) Apply(ctx context.Context, boardID string, events []Event) ([]WriteResult, error) {
+	return s.ApplyOpts(ctx, boardID, events, ApplyOptions{})
+}
+
+// ApplyOptions tune a batch write. The zero value is Apply's behaviour.
+type ApplyOptions struct {
+	// NoRanks leaves ranks out of the results (every ViewScore.Rank is 0;
+	// periods and scores are still answered). Ranks cost Redis a lookup
+	// per event and view, so writers that do not show them should set it.
+	// Overtakes are recorded exactly either way.
+	NoRanks bool
+}
+
+// ApplyOpts is Apply with options.
+func (s *Store) ApplyOpts(ctx context.Context, boardID string, events []Event, opts ApplyOptions) ([]WriteResult, error) {
 	b, err := s.board(boardID)
 	if err != nil {
 		return nil, err
@@ -163,7 +177,7 @@ func (s *Store) Apply(ctx context.Context, boardID string, events []Event) ([]Wr
 	}
 	for sent := 0; len(valid) > 0; sent++ {
 		n := min(len(valid), scriptChunk)
-		err := s.applyChunk(ctx, b, events, valid[:n], results)
+		err := s.applyChunk(ctx, b, events, valid[:n], results, opts)
 		if err != nil && sent == 0 {
 			return nil, err
 		}
@@ -190,19 +204,19 @@ func markUnavailable(results []WriteResult, idx []int, format string, cause stri
 const scriptChunk = 100
 
 // applyChunk runs apply.lua for events[idx...] and stores their results.
-func (s *Store) applyChunk(ctx context.Context, b *Board, events []Event, idx []int, results []WriteResult) error {
+func (s *Store) applyChunk(ctx context.Context, b *Board, events []Event, idx []int, results []WriteResult, opts ApplyOptions) error {
 	for attempt := 0; ; attempt++ {
 		now, err := s.Now(ctx)
 		if err != nil {
 			return err
 		}
-		keys, args := s.applyRequest(b, events, idx, now)
+		keys, args := s.applyRequest(b, events, idx, now, opts)
 		local := s.clock()
 		raw, err := applyScript.Run(ctx, s.rdb, keys, args...).Slice()
 		if err != nil {
 			return wrapRedis(err)
 		}
-		rep, err := decodeApply(b, events, idx, raw)
+		rep, err := decodeApply(b, events, idx, raw, !opts.NoRanks)
 		if err != nil {
 			return err
 		}

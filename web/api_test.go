@@ -143,6 +143,57 @@ func TestBatchWithOneBadEvent(t *testing.T) {
 	}
 }
 
+// TestBatchWithoutRanks: "ranks": false answers each view's period and
+// score without a rank key; the default and true answer ranks; any other
+// value is refused before anything is written.
+func TestBatchWithoutRanks(t *testing.T) {
+	f := MustFixture(t)
+	const batch = "/api/v1/boards/points/scores/batch"
+	MustOK(t, f.do(t, "POST", batch, writeKey, `{"events":[{"member":"alice","value":5}]}`))
+	r := MustOK(t, f.do(t, "POST", batch, writeKey, `{"events":[{"member":"bob","value":7},{"member":"carol","value":2000}],"ranks":false}`))
+	var out struct {
+		Results []struct {
+			Views map[string]map[string]json.RawMessage `json:"views"`
+			Error *struct{ Code string }                `json:"error"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(r.Body), &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Results) != 2 || out.Results[1].Error == nil || out.Results[1].Error.Code != "invalid_argument" {
+		t.Fatalf("results: %s", r.Body)
+	}
+	if len(out.Results[0].Views) != 3 {
+		t.Fatalf("views: %s", r.Body)
+	}
+	for view, vs := range out.Results[0].Views {
+		if _, ok := vs["rank"]; ok || string(vs["score"]) != "7" || len(vs["period"]) < 3 {
+			t.Errorf("view %s without ranks: %s", view, r.Body)
+		}
+	}
+	// The write happened: bob leads alice.
+	if card := MustOK(t, f.get(t, "/api/v1/boards/points/all/members/bob")).JSON(t); card["rank"] != json.Number("1") {
+		t.Errorf("bob's card after an unranked batch: %v", card)
+	}
+	for _, body := range []string{
+		`{"events":[{"member":"dave","value":1}],"ranks":true}`,
+		`{"events":[{"member":"dave","value":1}]}`,
+	} {
+		r := MustOK(t, f.do(t, "POST", batch, writeKey, body))
+		if !strings.Contains(r.Body, `"rank":3`) {
+			t.Errorf("%s: want ranks, got %s", body, r.Body)
+		}
+	}
+	before := f.dump()
+	for _, ranks := range []string{`"false"`, `0`, `1`, `null`, `{}`, `[]`, `"no"`} {
+		r := f.do(t, "POST", batch, writeKey, `{"events":[{"member":"erin","value":1}],"ranks":`+ranks+`}`)
+		if r.Status != 422 || r.ErrorCode(t) != "invalid_argument" {
+			t.Errorf("ranks %s: %d %s", ranks, r.Status, r.Body)
+		}
+	}
+	f.MustUnchanged(t, before)
+}
+
 func TestExactScoreRoundTrip(t *testing.T) {
 	f := MustFixture(t)
 	for _, v := range []string{"12.5", "0.1", "0.2"} {

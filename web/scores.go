@@ -23,9 +23,23 @@ type eventJSON struct {
 	Segments *map[string]string `json:"segments"`
 }
 
-// batchJSON is the body of a batch write.
+// batchJSON is the body of a batch write. Ranks stays raw so that only
+// true and false are taken (a type error would otherwise be a 400).
 type batchJSON struct {
 	Events *[]json.RawMessage `json:"events"`
+	Ranks  json.RawMessage    `json:"ranks"`
+}
+
+// wantRanks reads the batch's "ranks" option: absent or true answers
+// ranks, false leaves them out.
+func (in batchJSON) wantRanks() (bool, error) {
+	switch string(bytes.TrimSpace(in.Ranks)) {
+	case "", "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, ranking.Errorf(ranking.EINVALID, "ranks must be true or false, got %s", bytes.TrimSpace(in.Ranks))
 }
 
 // writeAnswer is the 200 answer to one event.
@@ -39,12 +53,14 @@ type writeAnswer struct {
 // viewScores renders a member's standing per view as a JSON object whose
 // keys keep the board's view order.
 type viewScores struct {
-	board *ranking.Board
-	views []ranking.ViewScore
+	board   *ranking.Board
+	views   []ranking.ViewScore
+	noRanks bool // a batch written with "ranks": false: no rank key at all
 }
 
 // MarshalJSON writes {"<view>": {"period", "score", "rank"}, ...} in order,
-// scores as exact numbers and rank null when the member is not ranked.
+// scores as exact numbers and rank null when the member is not ranked
+// (left out when ranks were not asked for).
 func (v viewScores) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteByte('{')
@@ -59,6 +75,10 @@ func (v viewScores) MarshalJSON() ([]byte, error) {
 		buf.Write(period)
 		buf.WriteString(`,"score":`)
 		buf.WriteString(v.board.FormatScore(vs.Score))
+		if v.noRanks {
+			buf.WriteByte('}')
+			continue
+		}
 		buf.WriteString(`,"rank":`)
 		if vs.Rank > 0 {
 			buf.WriteString(strconv.FormatInt(vs.Rank, 10))
@@ -72,7 +92,7 @@ func (v viewScores) MarshalJSON() ([]byte, error) {
 }
 
 func answerOf(b *ranking.Board, r ranking.WriteResult) writeAnswer {
-	return writeAnswer{Board: b.ID, Member: r.Member, Duplicate: r.Duplicate, Views: viewScores{b, r.Views}}
+	return writeAnswer{Board: b.ID, Member: r.Member, Duplicate: r.Duplicate, Views: viewScores{board: b, views: r.Views}}
 }
 
 // handleWriteScore serves POST /api/v1/boards/{board}/scores.
@@ -129,6 +149,10 @@ func (s *Server) handleWriteBatch(c echo.Context) error {
 	if in.Events == nil {
 		return ranking.Errorf(ranking.EINVALID, "events is required")
 	}
+	ranks, err := in.wantRanks()
+	if err != nil {
+		return err
+	}
 	raws := *in.Events
 	if len(raws) > ranking.MaxBatch {
 		return ranking.Errorf(ranking.EINVALID, "a batch holds at most %d events, got %d", ranking.MaxBatch, len(raws))
@@ -157,7 +181,7 @@ func (s *Server) handleWriteBatch(c echo.Context) error {
 		if err := s.takeRate(c, len(events)); err != nil {
 			return err
 		}
-		res, err := store.Apply(c.Request().Context(), b.ID, events)
+		res, err := store.ApplyOpts(c.Request().Context(), b.ID, events, ranking.ApplyOptions{NoRanks: !ranks})
 		s.reads.Invalidate(b.ID) // also when it failed midway: earlier calls may stand
 		if err != nil {
 			return err
@@ -172,6 +196,7 @@ func (s *Server) handleWriteBatch(c echo.Context) error {
 				continue
 			}
 			a := answerOf(b, r)
+			a.Views.noRanks = !ranks
 			results[i].writeAnswer = &a
 		}
 	}

@@ -38,7 +38,7 @@ type Store interface {
 // scoreWriter applies score events (POST .../scores and .../scores/batch).
 type scoreWriter interface {
 	Write(ctx context.Context, boardID string, ev ranking.Event) (ranking.WriteResult, error)
-	Apply(ctx context.Context, boardID string, events []ranking.Event) ([]ranking.WriteResult, error)
+	ApplyOpts(ctx context.Context, boardID string, events []ranking.Event, opts ranking.ApplyOptions) ([]ranking.WriteResult, error)
 }
 
 // pageReader reads a slice of a view's period of the board or of one of

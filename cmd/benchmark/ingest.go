@@ -47,7 +47,8 @@ func runIngest(ctx context.Context, e *env) error {
 	members := memberIDs(ingestIDs)
 	var casRetries atomic.Int64
 	contenders := []contender{
-		{"ingest", "ingest", "Store.Apply, 100 events per script call, exact tie-breaks and ranks", applyWork(store, benchBoard)},
+		{"ingest", "ingest", "Store.ApplyOpts without ranks, 100 events per script call, exact tie-breaks and overtakes", applyWork(store, benchBoard, ranking.ApplyOptions{NoRanks: true})},
+		{"ingest_ranked", "ingest_ranked", "Store.Apply, 100 events per script call, exact tie-breaks and ranks", applyWork(store, benchBoard, ranking.ApplyOptions{})},
 		{"raw_zincrby", "raw", "pipelined ZINCRBY x5 per event, 100 events per round trip (no atomicity, ties or ranks)", rawWork(e.rdb)},
 		{"multi", "multi", "MULTI, ZINCRBY x5, EXEC per event, one round trip per event", multiWork(e.rdb)},
 		{"multi_pipelined", "multi_pipelined", "100 MULTI/ZINCRBY x5/EXEC blocks per round trip", multiPipelinedWork(e.rdb)},
@@ -72,7 +73,7 @@ func runIngest(ctx context.Context, e *env) error {
 		}
 	}
 	e.logf("  cas retries (warm-up included): %d", casRetries.Load())
-	for _, c := range contenders[1:] {
+	for _, c := range contenders[2:] {
 		e.out.ratio("ingest_vs_"+c.short, divide(rates["ingest"], rates[c.name]))
 	}
 	// Redis CPU per event bounds a dedicated Redis and is far steadier
@@ -183,8 +184,8 @@ func (g *eventGen) next() (member string, value int64) {
 	return g.members[g.rnd.IntN(len(g.members))], 1 + g.rnd.Int64N(maxEventVal)
 }
 
-// applyWork sends ingestBatch events per Store.Apply call to board.
-func applyWork(store *ranking.Store, board string) func(*eventGen) work {
+// applyWork sends ingestBatch events per Store.ApplyOpts call to board.
+func applyWork(store *ranking.Store, board string, opts ranking.ApplyOptions) func(*eventGen) work {
 	return func(g *eventGen) work {
 		events := make([]ranking.Event, ingestBatch)
 		return func(ctx context.Context) (int, error) {
@@ -192,7 +193,7 @@ func applyWork(store *ranking.Store, board string) func(*eventGen) work {
 				m, v := g.next()
 				events[i] = ranking.Event{Member: m, Value: v}
 			}
-			res, err := store.Apply(ctx, board, events)
+			res, err := store.ApplyOpts(ctx, board, events, opts)
 			if err != nil {
 				return 0, err
 			}

@@ -32,7 +32,7 @@ func runWindows(ctx context.Context, e *env) error {
 	for _, board := range []string{"w7", "w30", "w90", "w7", "w30", "w90"} {
 		name := "window_" + board[1:] + "d"
 		e.logf("- %s: Store.Apply, %d events per call, into a %sd window", name, ingestBatch, board[1:])
-		newWork := applyWork(store, board)
+		newWork := applyWork(store, board, ranking.ApplyOptions{})
 		m, err := e.measure(ctx, name, func(writer int) work {
 			return newWork(newEventGen(members, uint64(writer)))
 		}, func(ctx context.Context) error { return store.PrepareTomorrow(ctx) })

@@ -17,7 +17,8 @@
 --   policy ("increment"|"best"|"latest"), ties ("first"|"shared"),
 --   order ("desc"|"asc"), min, max (scaled integers), lateness_ms,
 --   dedupe_ms, channel, board id, exact_times (1 when "latest" needs the
---   event time kept beside the code), decimals, nviews,
+--   event time kept beside the code), decimals, ranks (1: answer ranks;
+--   0: leave them out, see Ranks below), nviews,
 --   per view: name, unit_ms, span, kind, days, lo, hi (the value range its
 --     codes hold: [min, max], or ±N·S for a window, ±S for day totals),
 --     nperiods,
@@ -43,7 +44,8 @@
 -- Returns  {1, now_ms, r1, r2, ...} with one r per event:
 --            {1, duplicate(0|1), event_ms (0 for a duplicate), period_1, score_1, rank_1, ...,
 --             period_V, score_V, rank_V}   (answered views only; a window
---             answers the window ending today)
+--             answers the window ending today; with ranks 0 each view is
+--             period_v, score_v only)
 --            {0, code, message, event_ms}
 --          {-1, now_ms} when Redis's now (or an event without at_ms) falls in
 --          no listed period: the caller's clock estimate was off; nothing
@@ -59,6 +61,17 @@
 -- are kept (the ranks at midnight: nothing changed since); a write that
 -- moves a member up past others within the best moves_top ranks of a
 -- view's current period is kept as an overtake.
+--
+-- Cost: the board's own period keys read the batch's members with one
+-- ZMSCORE per key; every key's writes are queued and sent as one
+-- multi-pair ZADD per key when its order must be read (a rank, an
+-- overtake) and at the end. Ranks: with ranks 0 no rank is read, except
+-- for an overtake: a member that rose in a view's current period gets its
+-- exact rank only when its new code is not worse than the code at rank
+-- moves_top (read once per batch and view, read again after a write that
+-- may change the first moves_top entries); a worse code ranks below
+-- moves_top. A segment board's period key gets its expiry and registry
+-- entry in the batch that creates it.
 
 local i = 1
 local function nextarg()
@@ -85,6 +98,7 @@ local channel = nextarg()
 local board = nextarg()
 local exact = nextarg() == '1'
 local decimals = tonumber(nextarg())
+local ranks = nextarg() == '1'
 local nviews = tonumber(nextarg())
 
 local call = redis.call
@@ -226,78 +240,119 @@ for v = 1, nviews do
 end
 if #unbuilt > 2 then return unbuilt end
 
--- Pass 1: resolve every event's time and targets; write nothing.
+-- Pass 1: resolve every event's time and targets; write nothing. Events
+-- with the same at and the same segment boards share one target list (tg):
+-- in a batch of events at Redis's now, most events share one.
 local nevents = tonumber(nextarg())
-local events = {}
-for e = 1, nevents do
-  local ev = {member = nextarg(), value = tonumber(nextarg()), at = nextarg(), name = nextarg(),
-              name_fold = nextarg(), member_fold = nextarg(), id = nextarg(), segs = {}}
-  for g = 1, tonumber(nextarg()) do ev.segs[g] = segs[tonumber(nextarg())] end
-  if ev.id ~= '' then ev.idkey = nextkey() end
-  if ev.at == '' then
-    ev.t = now
+local ev_member, ev_value, ev_at, ev_name, ev_name_fold, ev_member_fold, ev_id, ev_idkey, ev_tg =
+  {}, {}, {}, {}, {}, {}, {}, {}, {}
+local tgs = {}
+
+-- target_list resolves the targets of an event at at (its time t) tagged
+-- with the segment boards esegs: tv[k] its view index, tp[k] the period
+-- row, tm[k] (segment targets) the index of the board's target of the
+-- same row, tsb[k] the segment board; answer[v] the period that answers
+-- for view v; err when the event is refused. nil when an event at Redis's
+-- now falls in no listed period.
+local function target_list(at, esegs)
+  local tg = {segs = esegs, tv = {}, tp = {}, tm = {}, tsb = {}, n = 0, answer = {}, carried = {}}
+  for _, sb in ipairs(esegs) do tg.carried[sb.name] = sb.value end
+  if at == '' then
+    tg.t = now
   else
-    ev.t = tonumber(ev.at)
-    if ev.t < now - lateness or ev.t > now + 5000 then
-      ev.err = 'at ' .. ev.at .. 'ms is outside the accepted range [now - lateness, now + 5s] (now is ' .. fmt(now) .. 'ms)'
+    tg.t = tonumber(at)
+    if tg.t < now - lateness or tg.t > now + 5000 then
+      tg.err = 'at ' .. at .. 'ms is outside the accepted range [now - lateness, now + 5s] (now is ' .. fmt(now) .. 'ms)'
+      return tg
     end
   end
-  if not ev.err then
-    -- targets: {view, period} pairs this event changes; answer[v]: the
-    -- period that answers for view v.
-    ev.targets, ev.answer = {}, {}
-    for v = 1, nviews do
-      local view = views[v]
-      if view.kind == 'w' then
-        local k = window_row(view, ev.t)
-        if not k then
-          if ev.at == '' then return {-1, now} end
-          ev.err = 'no window of view ' .. view.name .. ' covers the event time'
-          break
-        end
-        -- every ready window whose days include the event's day, up to
-        -- tomorrow's prepared one
-        for j = k, math.min(k + view.days - 1, view.today + 1) do
-          local per = view.periods[j]
-          local m = nil
-          if ready(per) then
-            ev.targets[#ev.targets + 1] = {v, per}
-            m = #ev.targets
-          end
-          for _, sb in ipairs(ev.segs) do
-            local sper = segrow(sb, v, j)
-            if sper.fresh or ready(sper) then
-              ev.targets[#ev.targets + 1] = {v, sper, m, sb}
-            end
-          end
-        end
-        ev.answer[v] = view.periods[view.today]
-      else
-        local found = nil
-        for _, per in ipairs(view.periods) do
-          if ev.t >= per.s and ev.t < per.e then
-            found = per
-            break
-          end
-        end
-        if not found then
-          if ev.at == '' then return {-1, now} end
-          ev.err = 'no period of view ' .. view.name .. ' covers the event time'
-          break
-        end
-        ev.targets[#ev.targets + 1] = {v, found}
-        local m = #ev.targets
-        if view.name == 'all' then ev.all_zkey = found.zkey end
-        for _, sb in ipairs(ev.segs) do
-          ev.targets[#ev.targets + 1] = {v, segrow(sb, v, found.j), m, sb}
-        end
-        ev.answer[v] = found
+  local t = tg.t
+  local tv, tp, tm, tsb = tg.tv, tg.tp, tg.tm, tg.tsb
+  local n = 0
+  for v = 1, nviews do
+    local view = views[v]
+    if view.kind == 'w' then
+      local k = window_row(view, t)
+      if not k then
+        if at == '' then return nil end
+        tg.err = 'no window of view ' .. view.name .. ' covers the event time'
+        return tg
       end
+      -- every ready window whose days include the event's day, up to
+      -- tomorrow's prepared one
+      for j = k, math.min(k + view.days - 1, view.today + 1) do
+        local per = view.periods[j]
+        local m = nil
+        if ready(per) then
+          n = n + 1
+          tv[n], tp[n] = v, per
+          m = n
+        end
+        for _, sb in ipairs(esegs) do
+          local sper = segrow(sb, v, j)
+          if sper.fresh or ready(sper) then
+            n = n + 1
+            tv[n], tp[n], tm[n], tsb[n] = v, sper, m, sb
+          end
+        end
+      end
+      tg.answer[v] = view.periods[view.today]
+    else
+      local found = nil
+      for _, per in ipairs(view.periods) do
+        if t >= per.s and t < per.e then
+          found = per
+          break
+        end
+      end
+      if not found then
+        if at == '' then return nil end
+        tg.err = 'no period of view ' .. view.name .. ' covers the event time'
+        return tg
+      end
+      n = n + 1
+      tv[n], tp[n] = v, found
+      local m = n
+      if view.name == 'all' then tg.all = found end
+      for _, sb in ipairs(esegs) do
+        n = n + 1
+        tv[n], tp[n], tm[n], tsb[n] = v, segrow(sb, v, found.j), m, sb
+      end
+      tg.answer[v] = found
     end
   end
-  events[e] = ev
+  tg.n = n
+  return tg
 end
 
+local nosegs = {}
+local a = i
+for e = 1, nevents do
+  local at = ARGV[a + 2]
+  ev_member[e], ev_value[e], ev_at[e], ev_name[e], ev_name_fold[e], ev_member_fold[e], ev_id[e] =
+    ARGV[a], tonumber(ARGV[a + 1]), at, ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6]
+  local nseg = tonumber(ARGV[a + 7])
+  a = a + 8
+  local tkey, esegs = at, nosegs
+  if nseg > 0 then
+    esegs = {}
+    for g = 1, nseg do
+      local sg = ARGV[a]
+      esegs[g] = segs[tonumber(sg)]
+      tkey = tkey .. ',' .. sg
+      a = a + 1
+    end
+  end
+  local tg = tgs[tkey]
+  if not tg then
+    tg = target_list(at, esegs)
+    if not tg then return {-1, now} end
+    tgs[tkey] = tg
+  end
+  ev_tg[e] = tg
+  if ev_id[e] ~= '' then ev_idkey[e] = nextkey() end
+end
+i = a
 
 -- Movement: the overtakes' keys, and the all view's snapshot of the day,
 -- taken now, before anything of this batch is written.
@@ -345,6 +400,93 @@ if snap_top > 0 then
 end
 local moves = {} -- per view: the overtakes of this batch, oldest first
 
+-- The batch's sorted-set state, kept in Lua. codes[per][member] is the
+-- member's code in that period key (false: absent) once read or written.
+-- Writes to a period key are queued (pending[per]: code, member pairs)
+-- and sent as one ZADD when something must read the key's order (a rank,
+-- a neighbour) and at the end: a member's own code is always read from
+-- codes first, so queued writes never hide it. Codes go to ZADD as Lua
+-- numbers: Redis renders them with %.17g, exact for integers below 2^53.
+local codes, pending, pending_list = {}, {}, {}
+local function codes_of(per)
+  local c = codes[per]
+  if not c then
+    c = {}
+    codes[per] = c
+  end
+  return c
+end
+local function code_of(per, member)
+  local c = codes_of(per)
+  local code = c[member]
+  if code == nil then
+    code = call('ZSCORE', per.zkey, member)
+    if code then code = num(code) end
+    c[member] = code
+  end
+  return code
+end
+-- A segment board's period key gets its expiry and registry entry when
+-- this batch creates it: its first ZADD of the batch added members and
+-- it now holds only those.
+local function flush(per)
+  local p = pending[per]
+  if p then
+    pending[per] = nil
+    local added = call('ZADD', per.zkey, unpack(p))
+    if per.seg and not per.checked then
+      per.checked = true
+      per.created = added > 0 and call('ZCARD', per.zkey) == added
+    end
+  end
+end
+local function write(per, member, code)
+  codes_of(per)[member] = code
+  local p = pending[per]
+  if not p then
+    p = {}
+    pending[per] = p
+    pending_list[#pending_list + 1] = per
+  end
+  p[#p + 1] = code
+  p[#p + 1] = member
+end
+
+-- The board's own period keys read the batch's members with one ZMSCORE
+-- each (segment targets read on demand: most copy the board's plan).
+do
+  local want = {}
+  for e = 1, nevents do
+    local tg = ev_tg[e]
+    if not tg.err then
+      local member, tm, tp = ev_member[e], tg.tm, tg.tp
+      for k = 1, tg.n do
+        if not tm[k] and not tg.tsb[k] then
+          local per = tp[k]
+          local c = codes_of(per)
+          if c[member] == nil then
+            c[member] = false
+            local w = want[per]
+            if not w then
+              w = {}
+              want[per] = w
+            end
+            w[#w + 1] = member
+          end
+        end
+      end
+    end
+  end
+  for per, w in pairs(want) do
+    local got = call('ZMSCORE', per.zkey, unpack(w))
+    local c = codes[per]
+    for k = 1, #w do
+      local s = got[k]
+      if s then c[w[k]] = num(s) end
+    end
+  end
+end
+
 -- Codes count from the best end of each view's own value range [lo, hi]
 -- (windows and day totals hold more than [min, max]; see codec in board.go).
 local function value_of(view, rv)
@@ -369,26 +511,45 @@ local function better(a, b)
   return a < b
 end
 
-local function rank_of(zkey, member, code)
+local function rank_of(per, member, code)
+  flush(per)
   if ties == 'shared' then
-    return call('ZCOUNT', zkey, '-inf', '(' .. fmt(code)) + 1
+    return call('ZCOUNT', per.zkey, '-inf', '(' .. fmt(code)) + 1
   end
-  return call('ZRANK', zkey, member) + 1
+  return call('ZRANK', per.zkey, member) + 1
 end
 
--- state returns a member's score and rank in a period (0, 0 when absent).
-local function state(view, zkey, member)
-  local code = call('ZSCORE', zkey, member)
+-- state returns a member's score and rank (0 unless ranks are answered) in
+-- a period (0, 0 when absent).
+local function state(view, per, member)
+  local code = code_of(per, member)
   if not code then return 0, 0 end
-  code = num(code)
   local q = split(code, view.span)
-  return value_of(view, q), rank_of(zkey, member, code)
+  if not ranks then return value_of(view, q), 0 end
+  return value_of(view, q), rank_of(per, member, code)
+end
+
+-- Without ranks, an overtake still needs the exact rank of a member that
+-- rose, but only when it can be within the top moves_top: top[per] is the
+-- code at rank moves_top of a view's current period (false: fewer
+-- members), read once and kept while writes leave the first moves_top
+-- entries alone. A code worse than it ranks below moves_top.
+local top = {}
+local function top_code(per)
+  local t = top[per]
+  if t == nil then
+    flush(per)
+    local r = call('ZRANGE', per.zkey, moves_top - 1, moves_top - 1, 'WITHSCORES')
+    t = r[2] and num(r[2]) or false
+    top[per] = t
+  end
+  return t
 end
 
 -- segment_full explains why an event naming a new segment value is
 -- refused when its name's index is full, or is nil.
-local function segment_full(ev)
-  for _, sb in ipairs(ev.segs) do
+local function segment_full(esegs)
+  for _, sb in ipairs(esegs) do
     if full(sb) then
       return 'segment ' .. sb.name .. ' already has ' .. fmt(seg_cap) .. ' values on board ' ..
         board .. ', so the new value ' .. sb.value .. ' is refused'
@@ -397,15 +558,50 @@ local function segment_full(ev)
   return nil
 end
 
+-- The member records (sm), read for the whole batch in one HMGET and
+-- written in one HSET at the end: rec[member] the "name=value" lines
+-- (false: none), pure[member] the pure names.
+local sm_rec, sm_pure, sm_out = {}, {}, {}
+if sm_key then
+  local fields, seen = {}, {}
+  for e = 1, nevents do
+    local member = ev_member[e]
+    if not ev_tg[e].err and not seen[member] then
+      seen[member] = true
+      fields[#fields + 1] = member
+      fields[#fields + 1] = member .. '\0p'
+    end
+  end
+  if #fields > 0 then
+    local got = call('HMGET', sm_key, unpack(fields))
+    for k = 1, #fields, 2 do
+      sm_rec[fields[k]] = got[k] or false
+      sm_pure[fields[k]] = got[k + 1] or ''
+    end
+  end
+end
+
+-- parse_rec reads "name=value" lines into a table.
+local function parse_rec(rec)
+  local latest = {}
+  if rec then
+    for n, val in string.gmatch(rec, '([^=\n]+)=([^\n]*)') do latest[n] = val end
+  end
+  return latest
+end
+
 local touched = {}
 local touched_list = {}
 local plan_code, plan_value, plan_change, plan_present, plan_old = {}, {}, {}, {}, {}
+local ans_value, ans_rank, ans_set = {}, {}, {}
+local name_pending = {}
 
 local results = {1, now}
 for e = 1, nevents do
-  local ev = events[e]
+  local member, value, tg = ev_member[e], ev_value[e], ev_tg[e]
+  local et = tg.t
   local res
-  local idkey, record = ev.idkey, nil
+  local idkey, record = ev_idkey[e], nil
   -- The id is looked up before the event's own checks: a retry of an
   -- applied event is a duplicate even once its at has left the lateness
   -- window, so retrying with the same id is always safe.
@@ -415,10 +611,10 @@ for e = 1, nevents do
   if record then
     -- A repeated idempotency id: same content answers the current state in
     -- the original periods; different content is a conflict.
-    local fp = ev.member .. '\n' .. fmt(ev.value) .. '\n' .. ev.at
+    local fp = member .. '\n' .. fmt(value) .. '\n' .. ev_at[e]
     local sep = string.find(record, '\0', 1, true)
     if string.sub(record, 1, sep - 1) ~= fp then
-      res = {0, 'conflict', 'event id ' .. ev.id .. ' was already used for a different event', ev.t}
+      res = {0, 'conflict', 'event id ' .. ev_id[e] .. ' was already used for a different event', et}
     else
       local orig = {}
       for name, pid in string.gmatch(string.sub(record, sep + 1), '([^\t\n]+)\t([^\n]+)') do
@@ -434,24 +630,23 @@ for e = 1, nevents do
           local pid = orig[view.name] or ''
           local per = view.by_id[pid]
           local score, rank = 0, 0
-          if per then score, rank = state(view, per.zkey, ev.member) end
+          if per then score, rank = state(view, per, member) end
           res[#res + 1] = pid
           res[#res + 1] = score
-          res[#res + 1] = rank
+          if ranks then res[#res + 1] = rank end
         end
       end
     end
-  elseif ev.err then
-    res = {0, 'invalid_argument', ev.err, ev.t}
-  elseif segment_full(ev) then
-    res = {0, 'invalid_argument', segment_full(ev), ev.t}
+  elseif tg.err then
+    res = {0, 'invalid_argument', tg.err, et}
+  elseif #tg.segs > 0 and segment_full(tg.segs) then
+    res = {0, 'invalid_argument', segment_full(tg.segs), et}
   else
     -- Compute every target's new code first; write only if all are in
     -- range. The plan lives in arrays reused across events: this loop is
     -- the hot path, and every table it does not allocate is time Redis is
     -- not blocked.
-    local member, value, et = ev.member, ev.value, ev.t
-    local targets = ev.targets
+    local n, tv, tp, tm, tsb = tg.n, tg.tv, tg.tp, tg.tm, tg.tsb
     -- Mirrors: a member every one of whose events on this board carried
     -- the same value of a segment name (it is "pure" in that name) has,
     -- in every period of every view, the same code on that segment board
@@ -462,44 +657,41 @@ for e = 1, nevents do
     -- event on the board (known by an absent record and no score in the
     -- all view) and a name leaves it for good with the first event that
     -- does not carry the same value.
-    local pure_after = nil
+    local pure_after, latest, old_rec, old_pure = nil, nil, nil, nil
     if sm_key then
-      local got = call('HMGET', sm_key, member, member .. '\0p')
-      ev.old_rec, ev.old_pure = got[1] or '', got[2] or ''
-      local carried = {}
-      for _, sb in ipairs(ev.segs) do carried[sb.name] = sb.value end
+      old_rec, old_pure = sm_rec[member], sm_pure[member]
+      local carried = tg.carried
       pure_after = {}
-      if not got[1] then
-        if #ev.segs > 0 and ev.all_zkey and not call('ZSCORE', ev.all_zkey, member) then
-          for n, val in pairs(carried) do pure_after[n] = val end
+      if not old_rec then
+        if #tg.segs > 0 and tg.all and not code_of(tg.all, member) then
+          for nm, val in pairs(carried) do pure_after[nm] = val end
         end
+        latest = {}
       else
-        local latest = {}
-        for line in string.gmatch(ev.old_rec, '[^\n]+') do
-          local n, val = string.match(line, '^([^=]+)=(.*)$')
-          if n then latest[n] = val end
-        end
-        for n in string.gmatch(ev.old_pure, '[^\n]+') do
-          if carried[n] and carried[n] == latest[n] then pure_after[n] = carried[n] end
+        latest = parse_rec(old_rec)
+        if old_pure ~= '' then
+          for nm in string.gmatch(old_pure, '[^\n]+') do
+            if carried[nm] and carried[nm] == latest[nm] then pure_after[nm] = carried[nm] end
+          end
         end
       end
-      ev.pure_after = pure_after
     end
-    for k = 1, #targets do
-      local view = views[targets[k][1]]
-      local per = targets[k][2]
-      local m, sb = targets[k][3], targets[k][4]
+    local new_in_all = false
+    for k = 1, n do
+      local view = views[tv[k]]
+      local per = tp[k]
+      local m, sb = tm[k], tsb[k]
       if m and pure_after[sb.name] then
         plan_code[k], plan_value[k] = plan_code[m], plan_value[m]
         plan_change[k], plan_present[k] = plan_change[m], plan_present[m]
         plan_old[k] = false
       else
         local unit = math.floor(et / view.unit) - per.base
-        local old = call('ZSCORE', per.zkey, member)
-        if not old and per.zkey == ev.all_zkey then ev.new_in_all = true end
+        local old = code_of(per, member)
+        if not old and per == tg.all then new_in_all = true end
         local nv, nt, change, ov
         if old then
-          local q, r = split(num(old), view.span)
+          local q, r = split(old, view.span)
           ov = value_of(view, q)
           nv, nt, change = ov, r, false
           if policy == 'increment' then
@@ -550,19 +742,26 @@ for e = 1, nevents do
         plan_value[k] = nv
         plan_change[k] = change
         plan_present[k] = change or old ~= false
-        plan_old[k] = old and num(old) or false
+        plan_old[k] = old
       end
     end
     if not res then
-      local answered = {}
-      for k = 1, #targets do
-        local per = targets[k][2]
+      local answer = tg.answer
+      for k = 1, n do
+        local per = tp[k]
+        local code = plan_code[k]
+        local old = plan_old[k]
+        local view = views[tv[k]]
         if plan_change[k] then
-          if call('ZADD', per.zkey, fmt(plan_code[k]), member) == 1 then
-            per.added = true
+          if not ranks and per == view.cur then
+            -- Keep top[per] only while this write leaves the first
+            -- moves_top entries alone: old and new codes both worse.
+            local t = top[per]
+            if t ~= nil and not (t and code > t and (not old or old > t)) then top[per] = nil end
           end
+          write(per, member, code)
           if exact then
-            call('HSET', per.xkey, per.xtag and member .. per.xtag or member, fmt(et))
+            call('HSET', per.xkey, per.xtag and member .. per.xtag or member, et)
           end
           if per.fresh then
             call('SET', per.rkey, '1', 'PXAT', fmt(per.exp))
@@ -574,19 +773,24 @@ for e = 1, nevents do
             touched_list[#touched_list + 1] = per
           end
         end
-        if per == ev.answer[targets[k][1]] then
+        local v = tv[k]
+        if per == answer[v] and view.kind ~= 'h' then
+          ans_set[v] = true
           if plan_present[k] then
-            local rank = rank_of(per.zkey, member, plan_code[k])
-            answered[per] = {plan_value[k], rank}
-            local view = views[targets[k][1]]
-            local old = plan_old[k]
-            if per == view.cur and rank <= moves_top and old and plan_code[k] < old then
+            ans_value[v] = plan_value[k]
+            local rank = 0
+            if ranks or (per == view.cur and old and code < old and
+                (not top_code(per) or code <= top_code(per))) then
+              rank = rank_of(per, member, code)
+            end
+            if ranks then ans_rank[v] = rank else ans_rank[v] = 0 end
+            if per == view.cur and rank > 0 and rank <= moves_top and old and code < old then
               -- Moved up within the top: the rank it had (those better
               -- than its old code, itself now among them) and the member
               -- now right behind it, whom it passed.
               local was = call('ZCOUNT', per.zkey, '-inf', '(' .. fmt(old))
               if was > rank then
-                local at = call('ZCOUNT', per.zkey, '-inf', fmt(plan_code[k]))
+                local at = call('ZCOUNT', per.zkey, '-inf', fmt(code))
                 local behind = call('ZRANGE', per.zkey, at, at)[1]
                 if behind and behind ~= member then
                   local mv = moves[view]
@@ -599,7 +803,7 @@ for e = 1, nevents do
               end
             end
           else
-            answered[per] = {0, 0}
+            ans_value[v], ans_rank[v] = 0, 0
           end
         end
       end
@@ -607,81 +811,92 @@ for e = 1, nevents do
       for v = 1, nviews do
         local view = views[v]
         if view.kind ~= 'h' then
-          local per = ev.answer[v]
-          local a = answered[per]
+          local per = answer[v]
           res[#res + 1] = per.id
-          if a then
-            res[#res + 1] = a[1]
-            res[#res + 1] = a[2]
+          if ans_set[v] then
+            ans_set[v] = nil
+            res[#res + 1] = ans_value[v]
+            if ranks then res[#res + 1] = ans_rank[v] end
           else -- a window the event's day is not in: the member's state there
-            local score, rank = state(view, per.zkey, member)
+            local score, rank = state(view, per, member)
             res[#res + 1] = score
-            res[#res + 1] = rank
+            if ranks then res[#res + 1] = rank end
           end
         end
       end
       -- The id's entry: when the member enters the all view (new, or back
       -- after a removal); boards without an all view add it every time.
       -- Members from before the index are added by Store.IndexMemberIDs.
-      if ev.new_in_all or not ev.all_zkey then
-        call('ZADD', name_index, 0, ev.member_fold .. '\0' .. member)
+      if new_in_all or not tg.all then
+        name_pending[#name_pending + 1] = 0
+        name_pending[#name_pending + 1] = ev_member_fold[e] .. '\0' .. member
       end
-      if ev.name ~= '' then
+      local name = ev_name[e]
+      if name ~= '' then
         -- The search index follows the name: the old name's entry goes
         -- (its folded form is kept beside it, "<member>\0k", as Lua
         -- cannot fold), the new one comes.
         local got = call('HMGET', names_key, member, member .. '\0k')
-        if got[1] ~= ev.name then
-          if got[2] then call('ZREM', name_index, got[2] .. '\0' .. member) end
-          call('HSET', names_key, member, ev.name, member .. '\0k', ev.name_fold)
-          call('ZADD', name_index, 0, ev.name_fold .. '\0' .. member)
+        if got[1] ~= name then
+          if got[2] then
+            if #name_pending > 0 then
+              call('ZADD', name_index, unpack(name_pending))
+              name_pending = {}
+            end
+            call('ZREM', name_index, got[2] .. '\0' .. member)
+          end
+          call('HSET', names_key, member, name, member .. '\0k', ev_name_fold[e])
+          name_pending[#name_pending + 1] = 0
+          name_pending[#name_pending + 1] = ev_name_fold[e] .. '\0' .. member
         end
       end
       if sm_key then
         -- The values seen, and the member's latest value of each name
         -- ("name=value" lines, in the board's order of names) for its card,
         -- with the names it is pure in (see Mirrors).
-        local latest = {}
-        local old_rec = ev.old_rec
-        for line in string.gmatch(old_rec, '[^\n]+') do
-          local n, val = string.match(line, '^([^=]+)=(.*)$')
-          if n then latest[n] = val end
-        end
-        for _, sb in ipairs(ev.segs) do
+        for _, sb in ipairs(tg.segs) do
           if not sb.known then
             call('ZADD', index_key[sb.name], 0, sb.value)
             sb.known = true
           end
           latest[sb.name] = sb.value
         end
-        local lines = {}
-        for _, n in ipairs(seg_names) do
-          if latest[n] then lines[#lines + 1] = n .. '=' .. latest[n] end
+        local rec, pure = '', ''
+        for _, nm in ipairs(seg_names) do
+          local val = latest[nm]
+          if val then
+            if rec == '' then rec = nm .. '=' .. val else rec = rec .. '\n' .. nm .. '=' .. val end
+          end
+          if pure_after[nm] then
+            if pure == '' then pure = nm else pure = pure .. '\n' .. nm end
+          end
         end
-        local rec = table.concat(lines, '\n')
-        local pure = {}
-        for _, n in ipairs(seg_names) do
-          if ev.pure_after[n] then pure[#pure + 1] = n end
-        end
-        pure = table.concat(pure, '\n')
-        if rec ~= old_rec or pure ~= ev.old_pure then
-          call('HSET', sm_key, member, rec, member .. '\0p', pure)
+        if rec ~= (old_rec or '') or pure ~= old_pure then
+          sm_rec[member], sm_pure[member] = rec, pure
+          sm_out[#sm_out + 1] = member
+          sm_out[#sm_out + 1] = rec
+          sm_out[#sm_out + 1] = member .. '\0p'
+          sm_out[#sm_out + 1] = pure
         end
       end
-      if ev.id ~= '' then
+      if idkey then
         local rec = {}
         for v = 1, nviews do
           if views[v].kind ~= 'h' then
-            rec[#rec + 1] = views[v].name .. '\t' .. ev.answer[v].id
+            rec[#rec + 1] = views[v].name .. '\t' .. answer[v].id
           end
         end
-        local fp = member .. '\n' .. fmt(value) .. '\n' .. ev.at
+        local fp = member .. '\n' .. fmt(value) .. '\n' .. ev_at[e]
         call('SET', idkey, fp .. '\0' .. table.concat(rec, '\n'), 'PX', dedupe)
       end
     end
   end
   results[#results + 1] = res
 end
+
+for _, per in ipairs(pending_list) do flush(per) end
+if #name_pending > 0 then call('ZADD', name_index, unpack(name_pending)) end
+if #sm_out > 0 then call('HSET', sm_key, unpack(sm_out)) end
 
 for view, mv in pairs(moves) do
   call('LPUSH', view.mvkey, unpack(mv))
@@ -696,11 +911,11 @@ if #touched_list > 0 then
   call('ZREMRANGEBYSCORE', reg, '-inf', '(' .. fmt(now))
   local changed = {}
   for _, per in ipairs(touched_list) do
-    if per.seg and not per.added then
+    if per.seg and not per.created then
       -- A segment board's period key gets its expiry and registry entry
-      -- when a member first enters it (the exact-time hash is the board's):
-      -- one call per key instead of one per key per batch, as segment
-      -- boards are many.
+      -- once, when it is created (the exact-time hash is the board's),
+      -- instead of on every batch: segment boards are many, and the
+      -- entry and expiry stay as long as the key.
     elseif per.exp > 0 then
       call('PEXPIREAT', per.zkey, fmt(per.exp))
       if exact then call('PEXPIREAT', per.xkey, fmt(per.exp)) end
