@@ -111,22 +111,42 @@ func (mm *movesModel) apply(member string, value, atMS int64) {
 	}
 }
 
-// TestMovesReferenceModel: random increments with many ties, one event per
-// write; the overtakes read back equal the brute-force model's, newest
-// first, on miniredis and real Redis, for ties first and shared.
-func TestMovesReferenceModel(t *testing.T) {
-	ranking.GuardKeys(t)
-	for _, be := range []struct {
-		name string
-		rdb  func(t *testing.T) (redis.UniversalClient, func())
-	}{
+// movesBackend is a Redis to run the overtake tests on, and how to move
+// its clock on between writes.
+type movesBackend struct {
+	name string
+	rdb  func(t *testing.T) (redis.UniversalClient, func())
+}
+
+// movesBackends are miniredis (its clock stepped 700 ms per write) and
+// real Redis.
+func movesBackends() []movesBackend {
+	return []movesBackend{
 		{"miniredis", func(t *testing.T) (redis.UniversalClient, func()) {
 			at := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 			m, rdb := MustMiniredis(t, at)
 			return rdb, func() { at = at.Add(700 * time.Millisecond); m.SetTime(at) }
 		}},
 		{"redis", func(t *testing.T) (redis.UniversalClient, func()) { return redistest.Client(t), func() {} }},
-	} {
+	}
+}
+
+// newMovesModels is a model of each of the views day and all of b.
+func newMovesModels(b *ranking.Board, ties string) map[string]*movesModel {
+	models := map[string]*movesModel{}
+	for _, v := range []string{"day", "all"} {
+		unit := map[string]int64{"1ms": 1, "1s": 1000, "1min": 60000, "1h": 3600000, "": 1}[b.TieResolution(v)]
+		models[v] = &movesModel{shared: ties == "shared", unitMS: unit, score: map[string]int64{}, at: map[string]int64{}}
+	}
+	return models
+}
+
+// TestMovesReferenceModel: random increments with many ties, one event per
+// write; the overtakes read back equal the brute-force model's, newest
+// first, on miniredis and real Redis, for ties first and shared.
+func TestMovesReferenceModel(t *testing.T) {
+	ranking.GuardKeys(t)
+	for _, be := range movesBackends() {
 		for _, ties := range []string{"first", "shared"} {
 			t.Run(be.name+"/"+ties, func(t *testing.T) {
 				ctx := context.Background()
@@ -134,11 +154,7 @@ func TestMovesReferenceModel(t *testing.T) {
 				cfg := MustConfig(t, "boards: [{id: g, ties: "+ties+", views: [day, all]}]\n")
 				b, _ := cfg.Board("g")
 				s := newStore(t, rdb, cfg, nil)
-				models := map[string]*movesModel{}
-				for _, v := range []string{"day", "all"} {
-					unit := map[string]int64{"1ms": 1, "1s": 1000, "1min": 60000, "1h": 3600000, "": 1}[b.TieResolution(v)]
-					models[v] = &movesModel{shared: ties == "shared", unitMS: unit, score: map[string]int64{}, at: map[string]int64{}}
-				}
+				models := newMovesModels(b, ties)
 				r := rand.New(rand.NewPCG(5, 6))
 				for range 400 {
 					m := fmt.Sprintf("m%02d", r.IntN(25))
@@ -216,17 +232,7 @@ func TestMovesReferenceModel(t *testing.T) {
 // must still be found, in the same order as the per-event model.
 func TestMovesWithoutRanks(t *testing.T) {
 	ranking.GuardKeys(t)
-	for _, be := range []struct {
-		name string
-		rdb  func(t *testing.T) (redis.UniversalClient, func())
-	}{
-		{"miniredis", func(t *testing.T) (redis.UniversalClient, func()) {
-			at := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
-			m, rdb := MustMiniredis(t, at)
-			return rdb, func() { at = at.Add(700 * time.Millisecond); m.SetTime(at) }
-		}},
-		{"redis", func(t *testing.T) (redis.UniversalClient, func()) { return redistest.Client(t), func() {} }},
-	} {
+	for _, be := range movesBackends() {
 		for _, ties := range []string{"first", "shared"} {
 			t.Run(be.name+"/"+ties, func(t *testing.T) {
 				ctx := context.Background()
@@ -234,11 +240,7 @@ func TestMovesWithoutRanks(t *testing.T) {
 				cfg := MustConfig(t, "boards: [{id: g, ties: "+ties+", min_score: -1000, views: [day, all]}]\n")
 				b, _ := cfg.Board("g")
 				s := newStore(t, rdb, cfg, nil)
-				models := map[string]*movesModel{}
-				for _, v := range []string{"day", "all"} {
-					unit := map[string]int64{"1ms": 1, "1s": 1000, "1min": 60000, "1h": 3600000, "": 1}[b.TieResolution(v)]
-					models[v] = &movesModel{shared: ties == "shared", unitMS: unit, score: map[string]int64{}, at: map[string]int64{}}
-				}
+				models := newMovesModels(b, ties)
 				r := rand.New(rand.NewPCG(8, 9))
 				for round := range 40 {
 					batch := make([]ranking.Event, 1+r.IntN(100))
