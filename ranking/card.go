@@ -186,13 +186,17 @@ func (s *Store) cardRequest(q *cardQuery, now time.Time) ([]string, []any) {
 	// The template's slices are shared: appends copy them (full slice
 	// expressions), and ARGV gets its own copy to hold the member.
 	keys := t.keys[:len(t.keys):len(t.keys)]
-	args := make([]any, len(t.args), len(t.args)+1+3*len(q.segs)*(1+q.ncand*4)+1)
+	args := make([]any, len(t.args), len(t.args)+1+len(q.segs)*(2+q.ncand)+1)
 	copy(args, t.args)
 	args[2] = q.member
 	b, v := q.b, q.v
 	add := func(sg Segment, p Period) {
-		keys = append(keys, s.segKey(b, "z", v, sg, p.ID), s.segKey(b, "r", v, sg, p.ID))
-		args = append(args, cardEntry(v, p, q.fixed != nil, v.Kind == Window && !q.unchecked[v.Name+sg.tag()+":"+p.ID])...)
+		check := v.Kind == Window && !q.unchecked[v.Name+sg.tag()+":"+p.ID]
+		keys = append(keys, s.segKey(b, "z", v, sg, p.ID))
+		if check {
+			keys = append(keys, s.segKey(b, "r", v, sg, p.ID))
+		}
+		args = append(args, cardEntry(p, q.fixed != nil, check))
 	}
 	// Each of the member's segment boards at the headline's candidates.
 	args = append(args, itoa(int64(len(q.segs))))
@@ -212,15 +216,16 @@ func (s *Store) cardRequest(q *cardQuery, now time.Time) ([]string, []any) {
 	return keys, args
 }
 
-// cardEntry is card.lua's entry of a period: id, start_ms, end_ms and
-// whether it is a window that must be built. An explicit period, and the
-// all period, is read whatever the time.
-func cardEntry(v View, p Period, explicit, check bool) []any {
+// cardEntry is card.lua's entry of a period, "<check> <start_ms> <end_ms>
+// <id>": check "1" when it is a window that must be built (its marker key
+// follows its sorted set's). An explicit period, and the all period, is
+// read whatever the time.
+func cardEntry(p Period, explicit, check bool) string {
 	start, end := int64(0), int64(math.MaxInt64/2)
 	if !explicit && !p.IsAll() {
 		start, end = p.Start.UnixMilli(), p.End.UnixMilli()
 	}
-	return []any{p.ID, itoa(start), itoa(end), boolArg(check)}
+	return boolArg(check) + " " + itoa(start) + " " + itoa(end) + " " + p.ID
 }
 
 // cardTemplate is a card request without the member's parts: its periods,
@@ -311,8 +316,12 @@ func (s *Store) makeCardTemplate(q *cardQuery, now time.Time) *cardTemplate {
 	t.keys = []string{s.keyPrefix(b) + "n"}
 	t.args = []any{v.Name, string(b.Ties), "", itoa(int64(q.around)), itoa(int64(q.n)), itoa(int64(t.ncand)), itoa(int64(len(b.Views)))}
 	add := func(ov View, p Period, explicit bool) {
-		t.keys = append(t.keys, s.segKey(b, "z", ov, q.seg, p.ID), s.segKey(b, "r", ov, q.seg, p.ID))
-		t.args = append(t.args, cardEntry(ov, p, explicit, ov.Kind == Window && !q.unchecked[ov.Name+q.seg.tag()+":"+p.ID])...)
+		check := ov.Kind == Window && !q.unchecked[ov.Name+q.seg.tag()+":"+p.ID]
+		t.keys = append(t.keys, s.segKey(b, "z", ov, q.seg, p.ID))
+		if check {
+			t.keys = append(t.keys, s.segKey(b, "r", ov, q.seg, p.ID))
+		}
+		t.args = append(t.args, cardEntry(p, explicit, check))
 	}
 	for _, p := range t.periods {
 		add(v, p, q.fixed != nil)
@@ -381,7 +390,7 @@ func (s *Store) decodeCard(q *cardQuery, now time.Time, raw []any) (*RankCard, e
 		return nil, Errorf(ENOTFOUND, "member %q has no score in %s %s of board %q", q.member, v.Name, p.ID, b.ID)
 	}
 	sgs, _ := raw[5].([]any)
-	if len(head) < 6 || len(hist) != q.n || len(vs) != len(b.Views) || len(sgs) != len(q.segs) {
+	if len(head) < 6 || len(hist) != 3*q.n || len(vs) != 4*len(b.Views) || len(sgs) != 3*len(q.segs) {
 		return nil, Errorf(EINTERNAL, "card: malformed answer (%d, %d, %d items)", len(head), len(hist), len(vs))
 	}
 	code, err := parseCode(head[3])
@@ -406,7 +415,7 @@ func (s *Store) decodeCard(q *cardQuery, now time.Time, raw []any) (*RankCard, e
 
 	rc.History = &History{Board: b, View: v, Member: q.member, Now: now, Points: make([]HistoryPoint, q.n)}
 	for i := range q.n {
-		pt, err := s.cardPoint(b, v.Name, hist[i])
+		pt, err := s.cardPoint(b, v.Name, hist[3*i:3*i+3])
 		if err != nil {
 			return nil, err
 		}
@@ -415,10 +424,7 @@ func (s *Store) decodeCard(q *cardQuery, now time.Time, raw []any) (*RankCard, e
 	}
 	rc.Views = make([]ViewStanding, len(b.Views))
 	for i, ov := range b.Views {
-		row, _ := vs[i].([]any)
-		if len(row) != 4 {
-			return nil, Errorf(EINTERNAL, "card: malformed view %s", ov.Name)
-		}
+		row := vs[4*i : 4*i+4]
 		k := int(asInt(row[0]))
 		if k < 1 || k > len(q.views[i]) {
 			return nil, Errorf(EINTERNAL, "card: view %s chose candidate %d", ov.Name, k)
@@ -432,7 +438,7 @@ func (s *Store) decodeCard(q *cardQuery, now time.Time, raw []any) (*RankCard, e
 			Score: pt.Score, Rank: pt.Rank, Present: pt.Present}
 	}
 	for i, sg := range q.segs {
-		pt, err := s.cardPoint(b, v.Name, sgs[i])
+		pt, err := s.cardPoint(b, v.Name, sgs[3*i:3*i+3])
 		if err != nil {
 			return nil, err
 		}
@@ -453,12 +459,8 @@ func (s *Store) decodeCard(q *cardQuery, now time.Time, raw []any) (*RankCard, e
 	return rc, nil
 }
 
-// cardPoint decodes one {total, rank, code} standing of view.
-func (s *Store) cardPoint(b *Board, view string, x any) (HistoryPoint, error) {
-	row, _ := x.([]any)
-	if len(row) != 3 {
-		return HistoryPoint{}, Errorf(EINTERNAL, "card: malformed standing in %s", view)
-	}
+// cardPoint decodes one (total, rank, code) standing of view.
+func (s *Store) cardPoint(b *Board, view string, row []any) (HistoryPoint, error) {
 	pt := HistoryPoint{Total: asInt(row[0]), Rank: asInt(row[1])}
 	if pt.Rank == 0 {
 		return pt, nil

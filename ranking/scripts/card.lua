@@ -5,11 +5,9 @@
 -- Periods are chosen by Redis's clock among candidates, as read.lua does.
 --
 -- KEYS[1]       the board's names hash ("<prefix>{board}:n")
--- KEYS[2k], KEYS[2k+1]
---               for the k-th period entry in ARGV order (below): its sorted
---               set "z:<view>:<period>" and its window marker
---               "r:<view>:<period>" (declared for every view, read only when
---               the entry's check flag is "1")
+-- KEYS[2..]     per period entry in ARGV order (below): its sorted set
+--               "z:<view>:<period>", then, only when the entry's check flag
+--               is "1", its window marker "r:<view>:<period>"
 -- ARGV          view, ties ("first"|"shared"), member, around, n (history
 --               length), ncand, nviews, then
 --               n+ncand-1 entries of the view, oldest first: the last ncand
@@ -25,10 +23,11 @@
 --               period.
 --               The view's and the views' keys are those of the segment
 --               board read (z:<view>@<name>=<value>:…) for a segment card.
---               An entry is: period id, start_ms, end_ms, check ("1": a
---               rolling window that must be built; an unbuilt history period
---               reads as absent). An explicit period is one candidate
---               covering all time.
+--               An entry is one argument, "<check> <start_ms> <end_ms> <id>":
+--               check "1" for a rolling window that must be built (an
+--               unbuilt history period reads as absent), else "0"; the
+--               period's [start, end) and id. An explicit period is one
+--               candidate covering all time.
 -- Returns       {now_ms, 0} when some view has no candidate containing now
 --               (the caller retries with candidates around now_ms),
 --               {now_ms, -2, view, period, segment name, segment value}
@@ -41,10 +40,12 @@
 --                        first_rank, m1, code1, name1, ...}: the neighbours
 --                        and the member in rank order; history and views
 --                        are empty when the member is absent
---               history n × {total, rank (0 = absent), code}, oldest first
---               views   per view {chosen, total, rank (0 = absent), code}
---               segments per segment board {total, rank (0 = absent), code}
---                        in the chosen period
+--               history n × (total, rank (0 = absent), code), oldest
+--                        first, flat (3n items)
+--               views   per view (chosen, total, rank (0 = absent), code),
+--                        flat (4 items per view)
+--               segments per segment board (total, rank (0 = absent),
+--                        code) in the chosen period, flat
 --               passed  {} or the newest overtake of the member in the
 --                        chosen period: {"<period>\t<mover>\t<member>\t<rank>\t<at_ms>",
 --                        the mover's name or false}
@@ -63,46 +64,50 @@ local nkey = KEYS[1]
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
--- Parse the period entries in ARGV order; entry k owns KEYS[2k], KEYS[2k+1].
+-- The period entries in ARGV order are numbered 1, 2, ...: entry k is
+-- ARGV[ea[k]], its sorted set KEYS[ek[k]] and, when checked, its window
+-- marker KEYS[ek[k] + 1]. Fields are parsed when used: most entries are
+-- only candidates, never read.
 local nentries = 0
-local a = 8
-local function entry(vname)
+local a, ki = 8, 2
+local ea, ek = {}, {}
+local function entry()
   nentries = nentries + 1
-  local e = {view = vname, id = ARGV[a], lo = tonumber(ARGV[a + 1]), hi = tonumber(ARGV[a + 2]),
-    check = ARGV[a + 3] == '1', zkey = KEYS[2 * nentries], rkey = KEYS[2 * nentries + 1]}
-  a = a + 4
-  return e
+  ea[nentries], ek[nentries] = a, ki
+  if string.byte(ARGV[a], 1) == 49 then ki = ki + 2 else ki = ki + 1 end -- "1": checked
+  a = a + 1
 end
+local function checked(k) return string.byte(ARGV[ea[k]], 1) == 49 end
+local function period_id(k) return string.match(ARGV[ea[k]], '^%d %-?%d+ %-?%d+ (.*)$') end
 
--- choose returns the index of the first candidate containing now, or 0.
-local function choose(cands)
-  for c = 1, #cands do
-    if now >= cands[c].lo and now < cands[c].hi then return c end
+-- choose returns c (1-based) for the first of the count entries from
+-- first whose [start, end) contains now, or 0.
+local function choose(first, count)
+  for c = 0, count - 1 do
+    local lo, hi = string.match(ARGV[ea[first + c]], '^%d (%-?%d+) (%-?%d+)')
+    if now >= tonumber(lo) and now < tonumber(hi) then return c + 1 end
   end
   return 0
 end
 
-local main = {}
-for i = 1, n + ncand - 1 do main[i] = entry(view) end
-local mcands = {}
-for c = 1, ncand do mcands[c] = main[n - 1 + c] end
-local mchosen = choose(mcands)
+-- The view's entries: the history, ending with the ncand candidates of
+-- the headline period (entries n .. n+ncand-1).
+for _ = 1, n + ncand - 1 do entry() end
+local mchosen = choose(n, ncand)
+local head = n - 1 + mchosen
 
-local vchosen, vcands = {}, {}
+local vname, vchosen = {}, {}
 for j = 1, nviews do
-  local vname = ARGV[a]
+  vname[j] = ARGV[a]
   local nc = tonumber(ARGV[a + 1])
   a = a + 2
-  local cands = {}
-  for c = 1, nc do cands[c] = entry(vname) end
-  vcands[j] = cands
-  vchosen[j] = choose(cands)
+  local first = nentries + 1
+  for _ = 1, nc do entry() end
+  local c = choose(first, nc)
+  if c == 0 then return {now, 0} end
+  vchosen[j] = {c, first + c - 1}
 end
-
 if mchosen == 0 then return {now, 0} end
-for j = 1, nviews do
-  if vchosen[j] == 0 then return {now, 0} end
-end
 
 -- The member's segment boards: the headline's candidates of each.
 local nsegs = tonumber(ARGV[a])
@@ -111,27 +116,26 @@ local segs = {}
 for g = 1, nsegs do
   local sg = {name = ARGV[a], value = ARGV[a + 1]}
   a = a + 2
-  local cands = {}
-  for c = 1, ncand do cands[c] = entry(view) end
-  sg.e = cands[mchosen]
+  local first = nentries + 1
+  for _ = 1, ncand do entry() end
+  sg.e = first + mchosen - 1
   segs[g] = sg
 end
 
 local passed_top = tonumber(ARGV[a])
-local mvkey = KEYS[2 * nentries + 2]
+local mvkey = KEYS[ki]
 
-local function built(e)
-  return not e.check or redis.call('EXISTS', e.rkey) == 1
+local function built(k)
+  return not checked(k) or redis.call('EXISTS', KEYS[ek[k] + 1]) == 1
 end
 
-local head = mcands[mchosen]
-if not built(head) then return {now, -2, head.view, head.id, '', ''} end
+if not built(head) then return {now, -2, view, period_id(head), '', ''} end
 for j = 1, nviews do
-  local e = vcands[j][vchosen[j]]
-  if not built(e) then return {now, -2, e.view, e.id, '', ''} end
+  local k = vchosen[j][2]
+  if not built(k) then return {now, -2, vname[j], period_id(k), '', ''} end
 end
 for _, sg in ipairs(segs) do
-  if not built(sg.e) then return {now, -2, view, sg.e.id, sg.name, sg.value} end
+  if not built(sg.e) then return {now, -2, view, period_id(sg.e), sg.name, sg.value} end
 end
 
 -- rank_of is the rank of code in zkey: 1 + members ranked strictly before
@@ -143,59 +147,71 @@ local function rank_of(zkey, code, pos)
   return pos + 1
 end
 
--- standing is the member's {total, rank, code} in entry e; a key is read
+-- standing is the member's {total, rank, code} in entry k; a key is read
 -- once.
 local read = {}
-local function standing(e)
-  local s = read[e.zkey]
+local function standing(k)
+  local zkey = KEYS[ek[k]]
+  local s = read[zkey]
   if s then return s end
-  if not built(e) then return {0, 0, false} end
-  local total = redis.call('ZCARD', e.zkey)
-  local r = total > 0 and redis.call('ZRANK', e.zkey, member)
+  if not built(k) then return {0, 0, false} end
+  local total = redis.call('ZCARD', zkey)
+  local r = total > 0 and redis.call('ZRANK', zkey, member)
   if not r then
     s = {total, 0, false}
   else
-    local code = redis.call('ZSCORE', e.zkey, member)
-    s = {total, rank_of(e.zkey, code, r), code}
+    local code = redis.call('ZSCORE', zkey, member)
+    s = {total, rank_of(zkey, code, r), code}
   end
-  read[e.zkey] = s
+  read[zkey] = s
   return s
 end
 
-local total = redis.call('ZCARD', head.zkey)
-local r = redis.call('ZRANK', head.zkey, member)
+local hkey = KEYS[ek[head]]
+local total = redis.call('ZCARD', hkey)
+local r = redis.call('ZRANK', hkey, member)
 if not r then
   return {now, 1, {mchosen, total, 0}, {}, {}, {}, {}}
 end
-local code = redis.call('ZSCORE', head.zkey, member)
-read[head.zkey] = {total, rank_of(head.zkey, code, r), code}
+local code = redis.call('ZSCORE', hkey, member)
+read[hkey] = {total, rank_of(hkey, code, r), code}
 local lo = r - around
 if lo < 0 then lo = 0 end
-local flat = redis.call('ZRANGE', head.zkey, lo, r + around, 'WITHSCORES')
-local hrow = {mchosen, total, r + 1, code, redis.call('HGET', nkey, member), rank_of(head.zkey, flat[2], lo)}
+local flat = redis.call('ZRANGE', hkey, lo, r + around, 'WITHSCORES')
+local hrow = {mchosen, total, r + 1, code, redis.call('HGET', nkey, member), rank_of(hkey, flat[2], lo)}
 append_entries(hrow, flat, nkey)
 
+-- history, views and segments are flat: 3 (or 4) items per standing.
 local history = {}
-for i = mchosen, mchosen + n - 1 do
-  table.insert(history, standing(main[i]))
+for k = mchosen, mchosen + n - 1 do
+  local s = standing(k)
+  history[#history + 1] = s[1]
+  history[#history + 1] = s[2]
+  history[#history + 1] = s[3]
 end
 
 local views = {}
 for j = 1, nviews do
-  local s = standing(vcands[j][vchosen[j]])
-  table.insert(views, {vchosen[j], s[1], s[2], s[3]})
+  local s = standing(vchosen[j][2])
+  views[#views + 1] = vchosen[j][1]
+  views[#views + 1] = s[1]
+  views[#views + 1] = s[2]
+  views[#views + 1] = s[3]
 end
 
 local seg_standings = {}
 for _, sg in ipairs(segs) do
-  table.insert(seg_standings, standing(sg.e))
+  local s = standing(sg.e)
+  seg_standings[#seg_standings + 1] = s[1]
+  seg_standings[#seg_standings + 1] = s[2]
+  seg_standings[#seg_standings + 1] = s[3]
 end
 
 -- Who last passed the member: the overtakes are newest first, each
 -- "<period>\t<mover>\t<passed>\t<rank>\t<at_ms>".
 local passed = {}
 if passed_top > 0 then
-  local want = head.id .. '\t'
+  local want = period_id(head) .. '\t'
   local needle = '\t' .. member .. '\t'
   for _, line in ipairs(redis.call('LRANGE', mvkey, 0, passed_top - 1)) do
     if string.sub(line, 1, #want) == want and string.find(line, needle, 1, true) then
