@@ -77,11 +77,18 @@ func (s *Store) RankCardIn(ctx context.Context, boardID, viewName string, seg Se
 	if len(b.Segments) > 0 {
 		// The member's latest segment values, so that card.lua can declare
 		// their keys; the ranks themselves are read in the card's snapshot.
-		rec, err := s.rdb.HGet(ctx, s.boardKey(b, "sm"), member).Result()
-		if err != nil && !errors.Is(err, redis.Nil) {
-			return nil, wrapRedis(err)
+		// The record as last read is a guess that card.lua checks in the
+		// same snapshot: a member whose values did not change since gets
+		// its card in one round trip.
+		rec, ok := s.cardSegRecord(b, member)
+		if !ok {
+			rec, err = s.rdb.HGet(ctx, s.boardKey(b, "sm"), member).Result()
+			if err != nil && !errors.Is(err, redis.Nil) {
+				return nil, wrapRedis(err)
+			}
+			s.keepCardSegRecord(b, member, rec)
 		}
-		q.segs = parseMemberSegments(rec)
+		q.checkSegs, q.segRec, q.segs = true, rec, parseMemberSegments(rec)
 	}
 	if period != "" {
 		p, err := cal.ParsePeriod(v, period)
@@ -140,6 +147,16 @@ func (s *Store) RankCardIn(ctx context.Context, boardID, viewName string, seg Se
 				q.unchecked[wv.Name+wseg.tag()+":"+p.ID] = true
 			}
 			continue
+		case -3:
+			// The member's segment values changed since they were last
+			// read: declare the boards of the record read just now.
+			if len(raw) < 3 {
+				return nil, Errorf(EINTERNAL, "card: short answer (%d items)", len(raw))
+			}
+			rec, _ := raw[2].(string)
+			s.keepCardSegRecord(b, member, rec)
+			q.segRec, q.segs = rec, parseMemberSegments(rec)
+			continue
 		}
 		return s.decodeCard(q, redisNow, raw)
 	}
@@ -153,6 +170,8 @@ type cardQuery struct {
 	v         View
 	seg       Segment   // the segment board read (zero: the board)
 	segs      []Segment // the member's segment boards, for Segments
+	checkSegs bool      // the board has segments: card.lua checks segRec
+	segRec    string    // the member record segs was parsed from ("" = none)
 	fixed     *Period
 	member    string
 	around, n int
@@ -186,7 +205,7 @@ func (s *Store) cardRequest(q *cardQuery, now time.Time) ([]string, []any) {
 	// The template's slices are shared: appends copy them (full slice
 	// expressions), and ARGV gets its own copy to hold the member.
 	keys := t.keys[:len(t.keys):len(t.keys)]
-	args := make([]any, len(t.args), len(t.args)+1+len(q.segs)*(2+q.ncand)+1)
+	args := make([]any, len(t.args), len(t.args)+1+len(q.segs)*(2+q.ncand)+3)
 	copy(args, t.args)
 	args[2] = q.member
 	b, v := q.b, q.v
@@ -213,7 +232,38 @@ func (s *Store) cardRequest(q *cardQuery, now time.Time) ([]string, []any) {
 	} else {
 		args = append(args, "0")
 	}
+	// The member record the segment boards above come from, checked.
+	if q.checkSegs {
+		args = append(args, "1", q.segRec)
+		keys = append(keys, s.boardKey(b, "sm"))
+	} else {
+		args = append(args, "0", "")
+	}
 	return keys, args
+}
+
+// maxCardSegRecords bounds the member records kept for rank cards.
+const maxCardSegRecords = 4096
+
+// cardSegRecord is the member's segment record as a rank card last read
+// it, if kept.
+func (s *Store) cardSegRecord(b *Board, member string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec, ok := s.segRecs[b.ID+"\x00"+member]
+	return rec, ok
+}
+
+// keepCardSegRecord keeps a member's segment record for its next card;
+// all are dropped when maxCardSegRecords are kept (a wrong one costs one
+// more round trip, never a wrong card).
+func (s *Store) keepCardSegRecord(b *Board, member, rec string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.segRecs) >= maxCardSegRecords {
+		clear(s.segRecs)
+	}
+	s.segRecs[b.ID+"\x00"+member] = rec
 }
 
 // cardEntry is card.lua's entry of a period, "<check> <start_ms> <end_ms>

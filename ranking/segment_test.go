@@ -3,8 +3,10 @@ package ranking_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -451,5 +453,112 @@ func TestSegmentKeysExpire(t *testing.T) {
 		if strings.Contains(e, "2026-11-20") {
 			t.Fatalf("registry still lists %q", e)
 		}
+	}
+}
+
+// countCalls counts the commands a client sends, by name.
+type countCalls struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *countCalls) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (c *countCalls) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+func (c *countCalls) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		c.mu.Lock()
+		c.n[cmd.Name()]++
+		c.mu.Unlock()
+		return next(ctx, cmd)
+	}
+}
+
+// take returns the counts since the last take, scripts as "script".
+func (c *countCalls) take() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string]int{}
+	for name, n := range c.n {
+		if name == "evalsha" || name == "eval" {
+			name = "script"
+		}
+		out[name] += n
+	}
+	c.n = map[string]int{}
+	return out
+}
+
+// TestSegmentCardRoundTrips: on a board with segments a rank card reads
+// the member's segment record once; later cards are one script call that
+// checks the record in its snapshot, and a record that changed since
+// costs one more call, never a card of the old segment boards.
+func TestSegmentCardRoundTrips(t *testing.T) {
+	for _, be := range backends() {
+		t.Run(be.name, func(t *testing.T) {
+			rdb := be.rdb(t)
+			cfg := MustConfig(t, "boards: [{id: pts, segments: [country, team], views: [day, all]}]\n")
+			s := newStore(t, rdb, cfg, nil)
+			ctx := context.Background()
+			write := func(member string, segs map[string]string) {
+				t.Helper()
+				if _, err := s.Write(ctx, "pts", ranking.Event{Member: member, Value: 1, Segments: segs}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write("ann", map[string]string{"country": "FR"})
+			write("bob", map[string]string{"country": "FR", "team": "red"})
+			// Load the script and learn Redis's clock first.
+			if _, err := s.RankCard(ctx, "pts", "day", "", "bob", 1, 2); err != nil {
+				t.Fatal(err)
+			}
+			calls := &countCalls{n: map[string]int{}}
+			rdb.AddHook(calls)
+			card := func(seg ranking.Segment, want map[string]int, segs ...ranking.Segment) {
+				t.Helper()
+				calls.take()
+				rc, err := s.RankCardIn(ctx, "pts", "day", seg, "", "ann", 1, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []ranking.Segment
+				for _, sr := range rc.Segments {
+					got = append(got, sr.Segment)
+				}
+				if !slices.Equal(got, segs) {
+					t.Fatalf("card segments %v, want %v", got, segs)
+				}
+				if c := calls.take(); !maps.Equal(c, want) {
+					t.Fatalf("commands %v, want %v", c, want)
+				}
+			}
+			fr := ranking.Segment{Name: "country", Value: "FR"}
+			de := ranking.Segment{Name: "country", Value: "DE"}
+			red := ranking.Segment{Name: "team", Value: "red"}
+			card(ranking.Segment{}, map[string]int{"hget": 1, "script": 1}, fr)
+			card(ranking.Segment{}, map[string]int{"script": 1}, fr)
+			card(fr, map[string]int{"script": 1}, fr)
+			// New values: the kept record is stale, and the card says so.
+			write("ann", map[string]string{"country": "DE", "team": "red"})
+			card(ranking.Segment{}, map[string]int{"script": 2}, de, red)
+			card(red, map[string]int{"script": 1}, de, red)
+			// Removed and back without values: the record still names DE
+			// and red, where ann no longer scores, so the card lists none.
+			if ok, err := s.RemoveMember(ctx, "pts", "ann"); err != nil || !ok {
+				t.Fatalf("remove: %v %v", ok, err)
+			}
+			write("ann", nil)
+			card(ranking.Segment{}, map[string]int{"script": 1})
+			// Another app server keeps nothing yet: one read of the record.
+			s2 := ranking.NewStore(rdb, cfg, ranking.Options{Prefix: s.Prefix()})
+			calls.take()
+			if _, err := s2.RankCard(ctx, "pts", "day", "", "ann", 1, 2); err != nil {
+				t.Fatal(err)
+			}
+			if c := calls.take(); c["hget"] != 1 {
+				t.Fatalf("a fresh store's card: commands %v", c)
+			}
+		})
 	}
 }

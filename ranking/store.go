@@ -48,6 +48,7 @@ type Store struct {
 	mu      sync.Mutex
 	periods map[periodKey]periodEntry // small cache of period table rows
 	cards   map[string]*cardTemplate  // rank card requests but the member's parts (cardRequest)
+	segRecs map[string]string         // members' segment records as a rank card last read them (card.lua checks them)
 
 	hooks hookState // webhook settings and counters
 
@@ -59,7 +60,7 @@ type Store struct {
 
 // NewStore returns a Store for cfg on rdb.
 func NewStore(rdb redis.UniversalClient, cfg *Config, opts Options) *Store {
-	s := &Store{rdb: rdb, cfg: cfg, prefix: opts.Prefix, clock: opts.Clock, periods: map[periodKey]periodEntry{}, cards: map[string]*cardTemplate{}}
+	s := &Store{rdb: rdb, cfg: cfg, prefix: opts.Prefix, clock: opts.Clock, periods: map[periodKey]periodEntry{}, cards: map[string]*cardTemplate{}, segRecs: map[string]string{}}
 	if s.prefix == "" {
 		s.prefix = DefaultPrefix
 	}

@@ -18,9 +18,15 @@
 --               ncand entries of the view (its keys
 --               "z:<view>@<name>=<value>:<period>", "r:…");
 --               then passed_top: 0, or how many overtakes of the view the
---               overtakes list "mv:<view>" keeps (its key is then the last
---               KEYS), to find who last passed the member in the chosen
---               period.
+--               overtakes list "mv:<view>" keeps (its key then follows the
+--               entries' keys), to find who last passed the member in the
+--               chosen period;
+--               then seg_check ("1" or "0") and the member's segment record
+--               ("name=value" lines, "" = none) the segment boards above
+--               were declared from: with "1", the member record hash "sm"
+--               is the last KEYS and a record that changed since is
+--               answered {now_ms, -3, record} (the caller declares the
+--               boards of that record and reads again).
 --               The view's and the views' keys are those of the segment
 --               board read (z:<view>@<name>=<value>:…) for a segment card.
 --               An entry is one argument, "<check> <start_ms> <end_ms> <id>":
@@ -123,7 +129,16 @@ for g = 1, nsegs do
 end
 
 local passed_top = tonumber(ARGV[a])
-local mvkey = KEYS[ki]
+local seg_check, seg_guess = ARGV[a + 1] == '1', ARGV[a + 2]
+local mvkey = nil
+if passed_top > 0 then
+  mvkey = KEYS[ki]
+  ki = ki + 1
+end
+if seg_check then
+  local rec = redis.call('HGET', KEYS[ki], member) or ''
+  if rec ~= seg_guess then return {now, -3, rec} end
+end
 
 local function built(k)
   return not checked(k) or redis.call('EXISTS', KEYS[ek[k] + 1]) == 1
