@@ -24,6 +24,7 @@ const (
 	maxEventVal  = 10      // event values are 1..maxEventVal
 	casMaxTries  = 1000    // read+CAS attempts per view before giving up
 	casTimeScale = 1e13    // packed = score*casTimeScale + (casTimeScale - ms)
+	ingestRounds = 2       // measurements per contender, alternating order (see runIngest)
 )
 
 // benchViews are the board's views, in config order.
@@ -54,20 +55,42 @@ func runIngest(ctx context.Context, e *env) error {
 		{"multi_pipelined", "multi_pipelined", "100 MULTI/ZINCRBY x5/EXEC blocks per round trip", multiPipelinedWork(e.rdb)},
 		{"cas", "cas", "per view: ZSCORE, then a compare-and-set script; retried on conflict", casWork(e.rdb, &casRetries)},
 	}
+	// Two rounds, the second in reverse order, keeping each contender's
+	// best events/s and lowest Redis CPU per event (as the segment
+	// comparison does): a contender that ran during a slow spell of a
+	// shared machine is measured again at another moment, next to
+	// different neighbours.
 	rates, cpu := map[string]float64{}, map[string]float64{}
-	for _, c := range contenders {
-		e.logf("- %s: %s", c.name, c.desc)
-		m, err := e.measure(ctx, c.name, func(writer int) work {
-			return c.newWork(newEventGen(members, uint64(writer)))
-		})
-		if err != nil {
-			return err
+	var ingestLat []time.Duration
+	for round := range ingestRounds {
+		for i := range contenders {
+			c := contenders[i]
+			if round%2 == 1 {
+				c = contenders[len(contenders)-1-i]
+			}
+			e.logf("- %s (round %d): %s", c.name, round+1, c.desc)
+			m, err := e.measure(ctx, c.name, func(writer int) work {
+				return c.newWork(newEventGen(members, uint64(writer)))
+			})
+			if err != nil {
+				return err
+			}
+			if r := m.eventsPerSecond(); r > rates[c.name] {
+				rates[c.name] = r
+				if c.name == "ingest" {
+					ingestLat = m.latencies
+				}
+			}
+			if u := m.redisUSPerEvent(); cpu[c.name] == 0 || u < cpu[c.name] {
+				cpu[c.name] = u
+			}
 		}
-		rates[c.name], cpu[c.name] = m.eventsPerSecond(), m.redisUSPerEvent()
+	}
+	for _, c := range contenders {
 		e.out.bench(c.name+"_events_per_s", rates[c.name], "events/s")
 		e.out.bench(c.name+"_redis_us_per_event", cpu[c.name], "us")
 		if c.name == "ingest" {
-			lat := sortedCopy(m.latencies)
+			lat := sortedCopy(ingestLat)
 			e.out.bench("ingest_call_p50_ms", ms(percentile(lat, 50)), "ms")
 			e.out.bench("ingest_call_p99_ms", ms(percentile(lat, 99)), "ms")
 		}
