@@ -155,7 +155,7 @@ func runPages(ctx context.Context, e *env) error {
 	results := map[string]runResult{}
 	redisCPUs := map[string]time.Duration{}
 	calls, usec := map[string]map[string]float64{}, map[string]map[string]float64{}
-	slice := max(e.opts.duration/pagesRounds, 100*time.Millisecond)
+	slice := e.opts.duration / pagesRounds
 	for range pagesRounds {
 		for _, c := range contenders {
 			if err := e.rdb.ConfigResetStat(ctx).Err(); err != nil {
