@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/standings/standings/ranking"
-	"golang.org/x/sync/singleflight"
 )
 
 // pageCache shares reads of current periods between requests for one short
@@ -22,16 +21,10 @@ type pageCache struct {
 	choices segmentChooser // nil: segment values cannot be read
 	tick    time.Duration
 
-	mu      sync.Mutex
-	entries map[string]cacheEntry
-	gen     map[string]uint64 // board -> generation, bumped by every local write
-	flight  singleflight.Group
-}
+	cache *tickCache[any] // *ranking.Page, movesRead or [][]string
 
-type cacheEntry struct {
-	val     any // *ranking.Page or movesRead
-	gen     uint64
-	expires time.Time
+	mu  sync.Mutex
+	gen map[string]uint64 // board -> generation, bumped by every local write
 }
 
 // movesRead is a cached Moves answer.
@@ -40,11 +33,13 @@ type movesRead struct {
 	period ranking.Period
 }
 
-// maxCacheEntries bounds the cache; expired entries are swept beyond it.
+// maxCacheEntries bounds the cache: expired entries are swept beyond it,
+// and a read that still does not fit is not kept.
 const maxCacheEntries = 4096
 
 func newPageCache(store pageReader, tick time.Duration) *pageCache {
-	pc := &pageCache{store: store, tick: tick, entries: map[string]cacheEntry{}, gen: map[string]uint64{}}
+	pc := &pageCache{store: store, tick: tick, gen: map[string]uint64{}}
+	pc.cache = newTickCache(tick, pc.generation, maxCacheEntries, func(string, any) int { return 1 })
 	pc.moves, _ = store.(movesReader)
 	pc.choices, _ = store.(segmentChooser)
 	return pc
@@ -106,38 +101,13 @@ func (pc *pageCache) SegmentChoices(ctx context.Context, boardID string, n int) 
 }
 
 // get answers key from the cache when a read younger than a tick of the
-// board's current generation holds it, else reads once (singleflight)
-// and keeps the answer.
+// board's current generation holds it, else reads once and keeps the
+// answer.
 func (pc *pageCache) get(boardID, key string, read func() (any, error)) (any, error) {
-	now := time.Now()
-	pc.mu.Lock()
-	gen := pc.gen[boardID]
-	if e, ok := pc.entries[key]; ok && e.gen == gen && now.Before(e.expires) {
-		pc.mu.Unlock()
-		return e.val, nil
-	}
-	pc.mu.Unlock()
-	v, err, _ := pc.flight.Do(key+"\x00"+strconv.FormatUint(gen, 10), func() (any, error) {
-		val, err := read()
-		if err != nil {
-			return nil, err
-		}
-		pc.mu.Lock()
-		defer pc.mu.Unlock()
-		if len(pc.entries) >= maxCacheEntries {
-			for k, e := range pc.entries {
-				if !now.Before(e.expires) {
-					delete(pc.entries, k)
-				}
-			}
-			if len(pc.entries) >= maxCacheEntries {
-				clear(pc.entries)
-			}
-		}
-		pc.entries[key] = cacheEntry{val: val, gen: gen, expires: time.Now().Add(pc.tick)}
-		return val, nil
+	return pc.cache.get(boardID, key, func() (any, bool, error) {
+		v, err := read()
+		return v, true, err
 	})
-	return v, err
 }
 
 // generation is a board's count of local writes: entries of an older one

@@ -1,12 +1,9 @@
 package web
 
 import (
-	"strconv"
-	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"golang.org/x/sync/singleflight"
 )
 
 // answerCache keeps the whole answers of current-period pages (board
@@ -18,19 +15,8 @@ import (
 // answer is at most two ticks old: rendered from reads at most a tick
 // old, and kept for a tick.
 type answerCache struct {
-	tick time.Duration
-	gen  func(boardID string) uint64 // the board's write generation (pageCache)
-
-	mu      sync.Mutex
-	entries map[string]answerEntry
-	bytes   int // held by entries
-	flight  singleflight.Group
-}
-
-type answerEntry struct {
-	a       *answer
-	gen     uint64
-	expires time.Time
+	tick  time.Duration
+	cache *tickCache[*answer]
 }
 
 // maxAnswerBytes bounds the memory of kept answers: anyone can ask for
@@ -38,7 +24,9 @@ type answerEntry struct {
 const maxAnswerBytes = 32 << 20
 
 func newAnswerCache(tick time.Duration, gen func(string) uint64) *answerCache {
-	return &answerCache{tick: tick, gen: gen, entries: map[string]answerEntry{}}
+	return &answerCache{tick: tick, cache: newTickCache(tick, gen, maxAnswerBytes, func(key string, a *answer) int {
+		return a.size() + len(key)
+	})}
 }
 
 // keeps says whether answers are kept (built to be served again).
@@ -49,63 +37,20 @@ func (ac *answerCache) keeps() bool { return ac.tick > 0 }
 // for it wait for the same build) and keeps it when it is a 200. With no
 // tick, every request builds its own.
 func (ac *answerCache) serve(c echo.Context, boardID, key string, build func() (*answer, error)) error {
-	a, err := ac.get(boardID, key, build)
+	var a *answer
+	var err error
+	if ac.tick <= 0 {
+		a, err = build()
+	} else {
+		a, err = ac.cache.get(boardID, key, func() (*answer, bool, error) {
+			a, err := build()
+			return a, err == nil && a.status == 200 && a.kept, err
+		})
+	}
 	if err != nil {
 		return err
 	}
 	return serveAnswer(c, a)
-}
-
-func (ac *answerCache) get(boardID, key string, build func() (*answer, error)) (*answer, error) {
-	if ac.tick <= 0 {
-		return build()
-	}
-	gen := ac.gen(boardID)
-	now := time.Now()
-	ac.mu.Lock()
-	if e, ok := ac.entries[key]; ok && e.gen == gen && now.Before(e.expires) {
-		ac.mu.Unlock()
-		return e.a, nil
-	}
-	ac.mu.Unlock()
-	v, err, _ := ac.flight.Do(key+"\x00"+strconv.FormatUint(gen, 10), func() (any, error) {
-		a, err := build()
-		if err != nil || a.status != 200 || !a.kept {
-			return a, err
-		}
-		ac.keep(key, answerEntry{a: a, gen: gen, expires: time.Now().Add(ac.tick)})
-		return a, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return v.(*answer), nil
-}
-
-// keep stores an entry within maxAnswerBytes: expired entries go first;
-// when it still does not fit, it is not kept.
-func (ac *answerCache) keep(key string, e answerEntry) {
-	ac.mu.Lock()
-	defer ac.mu.Unlock()
-	if old, ok := ac.entries[key]; ok {
-		ac.bytes -= old.a.size() + len(key)
-		delete(ac.entries, key)
-	}
-	need := e.a.size() + len(key)
-	if ac.bytes+need > maxAnswerBytes {
-		now := time.Now()
-		for k, old := range ac.entries {
-			if !now.Before(old.expires) {
-				ac.bytes -= old.a.size() + len(k)
-				delete(ac.entries, k)
-			}
-		}
-		if ac.bytes+need > maxAnswerBytes {
-			return
-		}
-	}
-	ac.entries[key] = e
-	ac.bytes += need
 }
 
 // shareKey names a page's kept answer by the parameters it depends on;
