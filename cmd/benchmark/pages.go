@@ -44,9 +44,9 @@ func runPages(ctx context.Context, e *env) error {
 		return err
 	}
 	// The page servers' Redis client is configured as cmd/standings
-	// configures its own (go-redis's default pool), not like the
-	// benchmark's control client.
-	rdb := redis.NewClient(&redis.Options{Addr: e.rdb.Options().Addr, ContextTimeoutEnabled: true})
+	// configures its own (ranking.DefaultPoolSize connections), not like
+	// the benchmark's control client.
+	rdb := redis.NewClient(&redis.Options{Addr: e.rdb.Options().Addr, ContextTimeoutEnabled: true, PoolSize: ranking.DefaultPoolSize})
 	defer rdb.Close()
 	store := ranking.NewStore(rdb, cfg, ranking.Options{Prefix: "bench-pages:"})
 	n := min(e.opts.members, 50000)
@@ -153,7 +153,7 @@ func runPages(ctx context.Context, e *env) error {
 	// pagesRounds slices of -duration each, so a slow minute weighs on all
 	// of them alike.
 	results := map[string]runResult{}
-	redisCPUs := map[string]time.Duration{}
+	redisCPUs, appCPUs := map[string]time.Duration{}, map[string]time.Duration{}
 	calls, usec := map[string]map[string]float64{}, map[string]map[string]float64{}
 	slice := e.opts.duration / pagesRounds
 	for range pagesRounds {
@@ -165,10 +165,12 @@ func runPages(ctx context.Context, e *env) error {
 			if err != nil {
 				return err
 			}
+			app0 := processCPU()
 			res, err := drive(ctx, pagesClients, slice, c.work)
 			if err != nil {
 				return fmt.Errorf("%s: %w", c.name, err)
 			}
+			appCPUs[c.name] += processCPU() - app0
 			cpu1, err := redisCPU(ctx, e.rdb)
 			if err != nil {
 				return err
@@ -193,12 +195,15 @@ func runPages(ctx context.Context, e *env) error {
 			}
 		}
 	}
-	redisUS := map[string]float64{} // Redis CPU per request
+	// Redis CPU per request, and this process's (the page server and its
+	// clients together) per request.
+	redisUS, appUS := map[string]float64{}, map[string]float64{}
 	for _, c := range contenders {
 		res := results[c.name]
 		redisUS[c.name] = divide(float64(redisCPUs[c.name].Microseconds()), float64(res.events))
+		appUS[c.name] = divide(float64(appCPUs[c.name].Microseconds()), float64(res.events))
 		lat := sortedCopy(res.latencies)
-		e.logf("pages: %-20s %8.0f req/s  p50 %6.2f ms  p99 %6.2f ms  redis CPU %.1f us/req", c.name, res.eventsPerSecond(), ms(percentile(lat, 50)), ms(percentile(lat, 99)), redisUS[c.name])
+		e.logf("pages: %-20s %8.0f req/s  p50 %6.2f ms  p99 %6.2f ms  redis CPU %.1f us/req  server+client CPU %.1f us/req", c.name, res.eventsPerSecond(), ms(percentile(lat, 50)), ms(percentile(lat, 99)), redisUS[c.name], appUS[c.name])
 		names := make([]string, 0, len(calls[c.name]))
 		for name := range calls[c.name] {
 			names = append(names, name)
@@ -218,6 +223,7 @@ func runPages(ctx context.Context, e *env) error {
 		e.out.bench(name+"_p50_ms", ms(percentile(lat, 50)), "ms")
 		e.out.bench(name+"_p99_ms", ms(percentile(lat, 99)), "ms")
 		e.out.bench(name+"_redis_us_per_req", redisUS[name], "us")
+		e.out.bench(name+"_app_us_per_req", appUS[name], "us")
 	}
 	hz := results["healthz"].eventsPerSecond()
 	e.out.ratio("board_page_vs_healthz", divide(results["board_page"].eventsPerSecond(), hz))

@@ -201,6 +201,22 @@ func splitKeys(s string) []string {
 	return keys
 }
 
+// redisURLOptions parses a --redis URL (go-redis's URL options apply) and
+// fills in what the URL leaves to the server.
+func redisURLOptions(url string) (*redis.Options, error) {
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("--redis: %w", err)
+	}
+	// Request deadlines (2 s) must bound every command, also when a Redis
+	// hangs rather than refusing connections.
+	opts.ContextTimeoutEnabled = true
+	if opts.PoolSize == 0 { // no pool_size in the URL
+		opts.PoolSize = ranking.DefaultPoolSize
+	}
+	return opts, nil
+}
+
 func envOr(key, def string) string {
 	if v, ok := os.LookupEnv(key); ok {
 		return v
@@ -226,15 +242,12 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	switch {
 	case m.RedisCluster != "":
-		m.rdb = redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(m.RedisCluster, ","), ContextTimeoutEnabled: true})
+		m.rdb = redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(m.RedisCluster, ","), ContextTimeoutEnabled: true, PoolSize: ranking.DefaultPoolSize})
 	case m.RedisURL != "":
-		opts, err := redis.ParseURL(m.RedisURL)
+		opts, err := redisURLOptions(m.RedisURL)
 		if err != nil {
-			return fmt.Errorf("--redis: %w", err)
+			return err
 		}
-		// Request deadlines (2 s) must bound every command, also when a
-		// Redis hangs rather than refusing connections.
-		opts.ContextTimeoutEnabled = true
 		m.rdb = redis.NewClient(opts)
 	default:
 		m.embedded = miniredis.NewMiniRedis()
@@ -242,7 +255,7 @@ func (m *Main) Run(ctx context.Context) error {
 		if err := m.embedded.Start(); err != nil {
 			return fmt.Errorf("embedded redis: %w", err)
 		}
-		m.rdb = redis.NewClient(&redis.Options{Addr: m.embedded.Addr(), ContextTimeoutEnabled: true})
+		m.rdb = redis.NewClient(&redis.Options{Addr: m.embedded.Addr(), ContextTimeoutEnabled: true, PoolSize: ranking.DefaultPoolSize})
 		if !m.demoSet {
 			m.Demo = true
 		}
