@@ -89,8 +89,13 @@ if prevkind == 'z' or prevkind == 'w' then
   if live then
     prevs_of = function(members)
       local out = {}
+      -- A previous period nobody wrote to (a board's first period, a
+      -- quiet hour) makes every entry new: one EXISTS, not a lookup each.
+      local empty = #members > 0 and redis.call('EXISTS', pkey) == 0
       for j, m in ipairs(members) do
-        if ties == 'shared' then
+        if empty then
+          out[j] = 0
+        elseif ties == 'shared' then
           local c = redis.call('ZSCORE', pkey, m)
           out[j] = c and redis.call('ZCOUNT', pkey, '-inf', '(' .. c) + 1 or 0
         else
