@@ -577,6 +577,54 @@ func TestRankCardWindows(t *testing.T) {
 	}
 }
 
+// TestRankCardClockOffByMinutes: when the app server's clock steps a few
+// minutes after the store learnt Redis's (an NTP step), across an hour
+// boundary, Redis's period is the first or the last candidate rather than
+// the middle one: the card still reads Redis's period in every view, in
+// one script call.
+func TestRankCardClockOffByMinutes(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		redis time.Time
+		step  time.Duration
+	}{
+		{time.Date(2026, 11, 10, 12, 57, 0, 0, time.UTC), 10 * time.Minute}, // app in the next hour
+		{time.Date(2026, 11, 10, 13, 3, 0, 0, time.UTC), -10 * time.Minute}, // app in the previous hour
+		{time.Date(2026, 11, 10, 23, 58, 0, 0, time.UTC), 5 * time.Minute},  // and the next day
+	} {
+		_, rdb := MustMiniredis(t, tc.redis)
+		cfg := MustConfig(t, "boards: [{id: points, views: [hour, day, week, all]}]\n")
+		var step atomic.Int64
+		store := newStore(t, rdb, cfg, func() time.Time { return tc.redis.Add(time.Duration(step.Load())) })
+		if _, err := store.Apply(ctx, "points", []ranking.Event{{Member: "a", Value: 2}}); err != nil {
+			t.Fatal(err)
+		}
+		// Another view's card loads the script; the hour view's card
+		// arguments are then built at the stepped clock.
+		if _, err := store.RankCard(ctx, "points", "week", "", "a", 0, 3); err != nil {
+			t.Fatal(err)
+		}
+		step.Store(int64(tc.step))
+		calls := &countCalls{n: map[string]int{}}
+		rdb.AddHook(calls)
+		rc, err := store.RankCard(ctx, "points", "hour", "", "a", 0, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := calls.take(); c["script"] != 1 {
+			t.Errorf("redis %v step %v: commands %v, want one script call", tc.redis, tc.step, c)
+		}
+		if want := cfg.Calendar.PeriodAt(mustView(t, cfg, "hour"), tc.redis).ID; rc.Period.ID != want || rc.Score != 2 {
+			t.Errorf("redis %v step %v: card %s score %d, want %s", tc.redis, tc.step, rc.Period.ID, rc.Score, want)
+		}
+		for _, vs := range rc.Views {
+			if want := cfg.Calendar.PeriodAt(vs.View, tc.redis).ID; vs.Period.ID != want || !vs.Present {
+				t.Errorf("redis %v step %v: view %s: %s present %v, want %s", tc.redis, tc.step, vs.View.Name, vs.Period.ID, vs.Present, want)
+			}
+		}
+	}
+}
+
 // TestRankCardClockJump: when the app server's clock jumps, the card still
 // reads the periods of Redis's clock (it retries with candidates around it).
 func TestRankCardClockJump(t *testing.T) {
@@ -602,4 +650,14 @@ func TestRankCardClockJump(t *testing.T) {
 			t.Errorf("view %s: %s present %v, want %s", vs.View.Name, vs.Period.ID, vs.Present, want)
 		}
 	}
+}
+
+func mustView(t *testing.T, cfg *ranking.Config, name string) ranking.View {
+	t.Helper()
+	b, _ := cfg.Board("points")
+	v, ok := b.View(name)
+	if !ok {
+		t.Fatalf("no view %s", name)
+	}
+	return v
 }

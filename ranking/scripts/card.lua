@@ -86,12 +86,19 @@ end
 local function checked(k) return string.byte(ARGV[ea[k]], 1) == 49 end
 local function period_id(k) return string.match(ARGV[ea[k]], '^%d %-?%d+ %-?%d+ (.*)$') end
 
--- choose returns c (1-based) for the first of the count entries from
--- first whose [start, end) contains now, or 0.
+-- choose returns c (1-based) for the one of the count entries from first
+-- whose [start, end) contains now (candidates are consecutive periods), or
+-- 0. The middle candidate, the current period by the local estimate, is
+-- tried first: it is nearly always the one.
+local function contains(k)
+  local lo, hi = string.match(ARGV[ea[k]], '^%d (%-?%d+) (%-?%d+)')
+  return now >= tonumber(lo) and now < tonumber(hi)
+end
 local function choose(first, count)
-  for c = 0, count - 1 do
-    local lo, hi = string.match(ARGV[ea[first + c]], '^%d (%-?%d+) (%-?%d+)')
-    if now >= tonumber(lo) and now < tonumber(hi) then return c + 1 end
+  local mid = math.floor((count + 1) / 2)
+  if contains(first + mid - 1) then return mid end
+  for c = 1, count do
+    if c ~= mid and contains(first + c - 1) then return c end
   end
   return 0
 end
@@ -163,15 +170,17 @@ local function rank_of(zkey, code, pos)
 end
 
 -- standing is the member's {total, rank, code} in entry k; a key is read
--- once.
+-- once. Most of a chart's periods are often empty: they share one table.
 local read = {}
+local EMPTY = {0, 0, false}
 local function standing(k)
   local zkey = KEYS[ek[k]]
   local s = read[zkey]
   if s then return s end
-  if not built(k) then return {0, 0, false} end
+  if not built(k) then return EMPTY end
   local total = redis.call('ZCARD', zkey)
-  local r = total > 0 and redis.call('ZRANK', zkey, member)
+  if total == 0 then return EMPTY end
+  local r = redis.call('ZRANK', zkey, member)
   if not r then
     s = {total, 0, false}
   else
