@@ -72,7 +72,10 @@ func TestBrowser(t *testing.T) {
 		{"member": "erin", "value": 10},
 		{"member": "frank", "value": 5},
 		// Late, inside the lateness: the previous hour only (and all time).
-		{"member": "lena", "name": "Lena", "value": 40, "at": now.Add(-61 * time.Minute).Format(time.RFC3339)},
+		// The middle of that hour, so that a run starting in the first
+		// minute of an hour (after waitAwayFromHourEnd) does not write two
+		// hours back.
+		{"member": "lena", "name": "Lena", "value": 40, "at": now.Truncate(time.Hour).Add(-30 * time.Minute).Format(time.RFC3339)},
 	} {
 		mustWrite(t, m, "points", ev)
 	}
