@@ -159,13 +159,17 @@ type hubLimits struct {
 // hub fans rendered fragments out to websocket viewers. Its maps belong to
 // its mutex; renders and network writes happen outside it.
 type hub struct {
-	render  renderFunc
-	scored  scoredFunc
-	feed    feed
-	limits  hubLimits
-	tick    time.Duration
-	logger  *slog.Logger
-	metrics *metrics
+	render renderFunc
+	scored scoredFunc
+	feed   feed
+	// invalidate, when set, hears every change message (nil: anything may
+	// have changed) before the topics are marked: what renders keep
+	// across ticks (live cards' charts) is dropped there.
+	invalidate func(*ranking.Change)
+	limits     hubLimits
+	tick       time.Duration
+	logger     *slog.Logger
+	metrics    *metrics
 
 	mu        sync.Mutex
 	topics    map[topicKey]*topic
@@ -237,6 +241,7 @@ func (h *hub) run(ctx context.Context) {
 			}
 			sub, changes = s, s.C()
 			// Anything may have changed while we were not listening.
+			h.invalidateKept(nil)
 			h.markAll()
 		case ch, ok := <-changes:
 			if !ok {
@@ -244,8 +249,10 @@ func (h *hub) run(ctx context.Context) {
 				retry.Reset(time.Second)
 				continue
 			}
+			h.invalidateKept(&ch)
 			h.markChanged(ch)
 		case <-refresh.C:
+			h.invalidateKept(nil)
 			h.markAll()
 		case <-ticker.C:
 			h.mu.Lock()
@@ -255,6 +262,12 @@ func (h *hub) run(ctx context.Context) {
 		case <-h.wake:
 			h.flush(ctx, true)
 		}
+	}
+}
+
+func (h *hub) invalidateKept(ch *ranking.Change) {
+	if h.invalidate != nil {
+		h.invalidate(ch)
 	}
 }
 

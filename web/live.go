@@ -101,7 +101,7 @@ func (s *Server) renderLive(ctx context.Context, key topicKey) ([]byte, bool, er
 		ranked = false
 	case key.member != "":
 		// The whole card from one snapshot, as the page renders it.
-		rc, err := s.store.RankCardIn(ctx, b.ID, v.Name, key.segment, "", key.member, cardAround, cardHistory)
+		rc, err := s.liveRankCard(ctx, b, v, key)
 		if ranking.ErrorCode(err) == ranking.ENOTFOUND {
 			comp, ranked = views.CardNotRanked(s.notRankedHeadline(b, v)), false
 			break

@@ -153,6 +153,7 @@ type Server struct {
 	echo      *echo.Echo
 	store     Store
 	cfg       *ranking.Config
+	histories *liveHistories // live rank cards' charts
 	writeKeys [][sha256.Size]byte
 	adminKeys [][sha256.Size]byte
 	logger    *slog.Logger
@@ -221,12 +222,14 @@ func NewServer(opts Options) *Server {
 		f, _ = opts.Store.(feed)
 	}
 	s.echo.IPExtractor = clientIPExtractor(opts.TrustedProxies)
+	s.histories = newLiveHistories()
 	s.hub = newHub(s.renderLive, opts.Store.ScoredIn, f, hubLimits{
 		tick:         orDefault(opts.LiveTick, DefaultLiveTick),
 		maxRenders:   orDefaultInt(opts.LiveMaxRenders, DefaultLiveMaxRenders),
 		maxConns:     orDefaultInt(opts.LiveMaxConns, DefaultLiveMaxConns),
 		maxPerClient: orDefaultInt(opts.LiveMaxPerClient, DefaultLiveMaxPerClient),
 	}, s.logger, s.metrics)
+	s.hub.invalidate = s.histories.invalidate
 	if f != nil {
 		s.hub.start()
 	}

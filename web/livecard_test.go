@@ -1,0 +1,163 @@
+package web_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/views"
+	"github.com/standings/standings/web"
+)
+
+// chartSpy records the chart length each rank card read asks for.
+type chartSpy struct {
+	web.Store
+	mu      sync.Mutex
+	history []int
+}
+
+func (s *chartSpy) RankCardIn(ctx context.Context, boardID, viewName string, seg ranking.Segment, period, member string, around, historyN int) (*ranking.RankCard, error) {
+	s.mu.Lock()
+	s.history = append(s.history, historyN)
+	s.mu.Unlock()
+	return s.Store.RankCardIn(ctx, boardID, viewName, seg, period, member, around, historyN)
+}
+
+func (s *chartSpy) take() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.history
+	s.history = nil
+	return out
+}
+
+// charts is the score and rank charts of a card fragment or page, as
+// parsed HTML (so a page and a frame compare alike).
+func charts(tb testing.TB, html string) string {
+	tb.Helper()
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(html))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []string
+	for _, id := range []string{views.IDChart, views.IDRankChart} {
+		h, err := goquery.OuterHtml(doc.Find("#" + id))
+		if err != nil || h == "" {
+			tb.Fatalf("no #%s in %.300q", id, html)
+		}
+		out = append(out, h)
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestLiveCardKeepsItsChart: a live rank card re-renders reading only the
+// current period of its chart, and shows the same chart as the card page
+// (a whole read); a late event in a past period, which the change feed
+// names, makes the next render read the whole chart again.
+func TestLiveCardKeepsItsChart(t *testing.T) {
+	cfg, err := ranking.ParseConfig([]byte("boards: [{id: pts, views: [hour, day], lateness: 48h}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mr := miniredis.RunT(t)
+	mr.SetTime(testNow)
+	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	t.Cleanup(func() { rdb.Close() })
+	store := ranking.NewStore(rdb, cfg, ranking.Options{Clock: func() time.Time { return testNow }})
+	spy := &chartSpy{Store: store}
+	srv := web.NewServer(web.Options{Store: spy, Feed: store, Config: cfg, WriteKeys: []string{writeKey}})
+	hs := httptest.NewServer(srv.Handler())
+	// Pages come from a second server on the same store, so that the spy
+	// sees only the live renders.
+	pages := web.NewServer(web.Options{Store: store, Config: cfg})
+	ps := httptest.NewServer(pages.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		hs.Close()
+		pages.Close()
+		ps.Close()
+	})
+	f := &liveFixture{mr: mr, srv: srv, http: hs}
+
+	at := func(h, m int) string { return time.Date(2026, 11, 22, h, m, 0, 0, time.UTC).Format(time.RFC3339) }
+	f.write(t, "pts", `{"member":"bob","value":4,"at":"`+at(7, 30)+`"}`)
+	f.write(t, "pts", `{"member":"alice","value":5,"at":"`+at(8, 15)+`"}`)
+	f.write(t, "pts", `{"member":"bob","value":2,"at":"`+at(8, 30)+`"}`)
+	f.write(t, "pts", `{"member":"bob","value":1}`)
+
+	page := func() string {
+		t.Helper()
+		res, err := http.Get(ps.URL + "/boards/pts/hour/members/bob")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return string(b)
+	}
+	c := f.dial(t, "/ws/pts/hour?member=bob")
+	first := next(t, c)
+	if got, want := charts(t, first), charts(t, page()); got != want {
+		t.Fatalf("first frame's charts\n%s\nthe page's\n%s", got, want)
+	}
+	spy.take()
+
+	// A write in the current hour: the render reads one period of chart.
+	spy.take()
+	f.write(t, "pts", `{"member":"bob","value":3}`)
+	frame := until(t, c, func(s string) bool { return strings.Contains(s, ">4<") })
+	if got := spy.take(); len(got) == 0 || got[len(got)-1] != 1 {
+		t.Errorf("chart lengths read by the live render: %v, want 1", got)
+	}
+	if got, want := charts(t, frame), charts(t, page()); got != want {
+		t.Errorf("kept chart\n%s\nthe page's\n%s", got, want)
+	}
+
+	// A late event in hour 07 passes bob there: the whole chart is read.
+	spy.take()
+	f.write(t, "pts", `{"member":"alice","value":10,"at":"`+at(7, 45)+`"}`)
+	want := charts(t, page())
+	deadline := time.Now().Add(2 * time.Second) // well before the hub's 5 s refresh
+	for {
+		frame = next(t, c)
+		if charts(t, frame) == want {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no frame with the page's chart after a late event; last\n%s\nwant\n%s", charts(t, frame), want)
+		}
+	}
+	if got := spy.take(); len(got) == 0 || got[0] != 12 {
+		t.Errorf("chart lengths read after the late event: %v, want the whole chart (12) first", got)
+	}
+
+	// The hour turns, then bob scores: the kept chart ends an hour early,
+	// so the render reads the whole chart, which moved on by one period.
+	mr.SetTime(testNow.Add(time.Hour))
+	spy.take()
+	f.write(t, "pts", `{"member":"bob","value":2}`)
+	want = charts(t, page())
+	deadline = time.Now().Add(2 * time.Second)
+	for {
+		frame = next(t, c)
+		if charts(t, frame) == want {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no frame with the page's chart after the hour turned; last\n%s\nwant\n%s", charts(t, frame), want)
+		}
+	}
+	if got := spy.take(); len(got) < 2 || got[0] != 1 || got[1] != 12 {
+		t.Errorf("chart lengths read after the hour turned: %v, want 1 (the current point, of another hour) then 12", got)
+	}
+}
