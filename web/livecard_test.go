@@ -12,6 +12,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/alicebob/miniredis/v2"
+	"github.com/coder/websocket"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/standings/standings/ranking"
@@ -58,6 +59,23 @@ func charts(tb testing.TB, html string) string {
 		out = append(out, h)
 	}
 	return strings.Join(out, "\n")
+}
+
+// untilCharts reads frames until one shows the charts want, failing after
+// 2 s: well before the hub's 5 s refresh, so the frame comes from the
+// change itself.
+func untilCharts(t *testing.T, c *websocket.Conn, want, after string) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		got := charts(t, next(t, c))
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no frame with the page's charts after %s; last\n%s\nwant\n%s", after, got, want)
+		}
+	}
 }
 
 // TestLiveCardKeepsItsChart: a live rank card re-renders reading only the
@@ -126,17 +144,7 @@ func TestLiveCardKeepsItsChart(t *testing.T) {
 	// A late event in hour 07 passes bob there: the whole chart is read.
 	spy.take()
 	f.write(t, "pts", `{"member":"alice","value":10,"at":"`+at(7, 45)+`"}`)
-	want := charts(t, page())
-	deadline := time.Now().Add(2 * time.Second) // well before the hub's 5 s refresh
-	for {
-		frame = next(t, c)
-		if charts(t, frame) == want {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no frame with the page's chart after a late event; last\n%s\nwant\n%s", charts(t, frame), want)
-		}
-	}
+	untilCharts(t, c, charts(t, page()), "a late event")
 	if got := spy.take(); len(got) == 0 || got[0] != 12 {
 		t.Errorf("chart lengths read after the late event: %v, want the whole chart (12) first", got)
 	}
@@ -146,17 +154,7 @@ func TestLiveCardKeepsItsChart(t *testing.T) {
 	mr.SetTime(testNow.Add(time.Hour))
 	spy.take()
 	f.write(t, "pts", `{"member":"bob","value":2}`)
-	want = charts(t, page())
-	deadline = time.Now().Add(2 * time.Second)
-	for {
-		frame = next(t, c)
-		if charts(t, frame) == want {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no frame with the page's chart after the hour turned; last\n%s\nwant\n%s", charts(t, frame), want)
-		}
-	}
+	untilCharts(t, c, charts(t, page()), "the hour turned")
 	if got := spy.take(); len(got) < 2 || got[0] != 1 || got[1] != 12 {
 		t.Errorf("chart lengths read after the hour turned: %v, want 1 (the current point, of another hour) then 12", got)
 	}
