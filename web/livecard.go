@@ -20,14 +20,9 @@ import (
 // live.
 type liveHistories struct {
 	mu      sync.Mutex
-	gen     uint64 // moves on at every invalidation
-	entries map[topicKey]keptHistory
-	past    map[boardView]map[string]struct{} // the past periods kept charts show
-}
-
-type keptHistory struct {
-	gen    uint64
-	points []ranking.HistoryPoint // oldest first; the last is the current period as read
+	gen     uint64                              // moves on at every invalidation, which empties entries
+	entries map[topicKey][]ranking.HistoryPoint // oldest first; the last is the current period as read
+	past    map[boardView]map[string]struct{}   // the past periods kept charts show
 }
 
 // maxLiveHistories bounds the kept charts: one per live card topic, and
@@ -35,7 +30,7 @@ type keptHistory struct {
 const maxLiveHistories = DefaultLiveMaxConns
 
 func newLiveHistories() *liveHistories {
-	return &liveHistories{entries: map[topicKey]keptHistory{}, past: map[boardView]map[string]struct{}{}}
+	return &liveHistories{entries: map[topicKey][]ranking.HistoryPoint{}, past: map[boardView]map[string]struct{}{}}
 }
 
 // get returns key's kept chart, or nil, and the generation a read that
@@ -43,11 +38,7 @@ func newLiveHistories() *liveHistories {
 func (lh *liveHistories) get(key topicKey) ([]ranking.HistoryPoint, uint64) {
 	lh.mu.Lock()
 	defer lh.mu.Unlock()
-	e, ok := lh.entries[key]
-	if !ok || e.gen != lh.gen {
-		return nil, lh.gen
-	}
-	return e.points, lh.gen
+	return lh.entries[key], lh.gen
 }
 
 // put keeps key's chart as read under generation gen, unless an
@@ -61,7 +52,7 @@ func (lh *liveHistories) put(key topicKey, gen uint64, points []ranking.HistoryP
 	if _, ok := lh.entries[key]; !ok && len(lh.entries) >= maxLiveHistories {
 		lh.forget()
 	}
-	lh.entries[key] = keptHistory{gen: gen, points: points}
+	lh.entries[key] = points
 	bv := key.viewOf()
 	ids := lh.past[bv]
 	if ids == nil {
@@ -113,8 +104,7 @@ func (s *Server) liveRankCard(ctx context.Context, b *ranking.Board, v ranking.V
 			points := make([]ranking.HistoryPoint, 0, len(kept))
 			points = append(points, kept[:len(kept)-1]...)
 			points = append(points, rc.History.Points[0])
-			rc.History.Points = points
-			s.histories.put(key, gen, points)
+			rc.History.Points = points // the kept chart stays: its past and its period are these
 			return rc, nil
 		}
 		// The period turned since: read the whole chart.
