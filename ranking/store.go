@@ -46,6 +46,7 @@ type Options struct {
 // Store keeps the boards of one Config in Redis (standalone or cluster).
 type Store struct {
 	rdb    redis.UniversalClient
+	reads  readPipe // the read scripts of concurrent requests, in shared pipelines
 	cfg    *Config
 	prefix string
 	clock  func() time.Time
@@ -71,6 +72,7 @@ type Store struct {
 // NewStore returns a Store for cfg on rdb.
 func NewStore(rdb redis.UniversalClient, cfg *Config, opts Options) *Store {
 	s := &Store{rdb: rdb, cfg: cfg, prefix: opts.Prefix, clock: opts.Clock, periods: map[periodKey]periodEntry{}, cards: map[string]*cardTemplate{}, segRecs: map[string]string{}}
+	s.reads.rdb = rdb
 	if s.prefix == "" {
 		s.prefix = DefaultPrefix
 	}

@@ -1,0 +1,301 @@
+package ranking
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+	"github.com/standings/standings/ranking/redistest"
+)
+
+// pipeBackends are the Redis flavours the read pipe is tested on.
+func pipeBackends() []struct {
+	name string
+	rdb  func(t *testing.T) redis.UniversalClient
+} {
+	return []struct {
+		name string
+		rdb  func(t *testing.T) redis.UniversalClient
+	}{
+		{"miniredis", func(t *testing.T) redis.UniversalClient {
+			m := miniredis.RunT(t)
+			rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
+			t.Cleanup(func() { rdb.Close() })
+			return rdb
+		}},
+		{"redis", func(t *testing.T) redis.UniversalClient { return redistest.Client(t) }},
+		{"cluster", func(t *testing.T) redis.UniversalClient { return redistest.ClusterClient(t) }},
+	}
+}
+
+// holdHook holds the first hold script calls sent on their own (not in a
+// pipeline) until release is closed: the read pipe's flights stay out, so
+// the calls after them have to wait and share a pipeline.
+type holdHook struct {
+	hold    int32
+	armed   atomic.Bool // holds only once armed
+	calls   atomic.Int32
+	release chan struct{}
+}
+
+func (h *holdHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *holdHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if name := cmd.Name(); h.armed.Load() && (name == "evalsha" || name == "eval") && h.calls.Add(1) <= h.hold {
+			<-h.release
+		}
+		return next(ctx, cmd)
+	}
+}
+
+func (h *holdHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// waitFor polls cond until it holds, failing the test after 20 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func (p *readPipe) state() (flights, waiting int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.flights, len(p.waiting)
+}
+
+// A call that finds both flights out waits; the waiting calls leave in one
+// pipeline when a flight lands, each gets its own reply (EVAL when Redis
+// does not have the script yet), and a caller whose context ends while it
+// waits gets its context's error at once and is left out of the pipeline.
+func TestReadPipeSharesPipelines(t *testing.T) {
+	for _, be := range pipeBackends() {
+		t.Run(be.name, func(t *testing.T) {
+			rdb := be.rdb(t)
+			hook := &holdHook{hold: pipeMaxFlights, release: make(chan struct{})}
+			hook.armed.Store(true)
+			rdb.AddHook(hook)
+			p := &readPipe{rdb: rdb}
+			var mu sync.Mutex
+			var sizes []int
+			p.pipelines = func(n int) { mu.Lock(); sizes = append(sizes, n); mu.Unlock() }
+			ctx := context.Background()
+			// Scripts Redis has never seen: the pipeline's EVALSHAs fail
+			// with NOSCRIPT and go again as EVAL.
+			nonce := fmt.Sprint(time.Now().UnixNano())
+			lone := redis.NewScript(`return 'lone ` + nonce + `'`)
+			echo := redis.NewScript(`return {KEYS[1], ARGV[1], ARGV[2], '` + nonce + `'}`)
+
+			var wg sync.WaitGroup
+			for range pipeMaxFlights {
+				wg.Go(func() {
+					if v, err := p.run(ctx, lone, []string{"{lone}"}).Text(); err != nil || v != "lone "+nonce {
+						t.Errorf("lone call: %q %v", v, err)
+					}
+				})
+			}
+			waitFor(t, "the flights to be taken", func() bool { f, _ := p.state(); return f == pipeMaxFlights })
+
+			const n = 20
+			for i := range n {
+				wg.Go(func() {
+					key := fmt.Sprintf("k%d", i) // keys in many slots: several cluster nodes
+					got, err := p.run(ctx, echo, []string{key}, i, "x"+key).Slice()
+					want := []any{key, fmt.Sprint(i), "x" + key, nonce}
+					if err != nil || !reflect.DeepEqual(got, want) {
+						t.Errorf("call %d: got %v %v, want %v", i, got, err, want)
+					}
+				})
+			}
+			gone, cancel := context.WithCancel(ctx)
+			goneErr := make(chan error, 1)
+			go func() { goneErr <- p.run(gone, echo, []string{"gone"}, 0, "gone").Err() }()
+			waitFor(t, "the calls to wait", func() bool { _, w := p.state(); return w == n+1 })
+			cancel()
+			if err := <-goneErr; !errors.Is(err, context.Canceled) {
+				t.Fatalf("a waiting call whose context ended: %v, want context.Canceled", err)
+			}
+			close(hook.release)
+			wg.Wait()
+			waitFor(t, "the flights to land", func() bool { f, w := p.state(); return f == 0 && w == 0 })
+			mu.Lock()
+			defer mu.Unlock()
+			if !reflect.DeepEqual(sizes, []int{n}) {
+				t.Fatalf("pipelines sent: %v, want one of %d calls (the call whose caller left is not sent)", sizes, n)
+			}
+		})
+	}
+}
+
+// A waiting call keeps its caller's deadline: Redis does not answer, the
+// caller gets its deadline's error when it ends, and the flights still
+// land once Redis answers.
+func TestReadPipeWaitKeepsTheDeadline(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	// A Redis that reads commands and never answers.
+	var conns sync.WaitGroup
+	quit := make(chan struct{})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Go(func() {
+				go func() { <-quit; c.Close() }()
+				buf := make([]byte, 4096)
+				for {
+					if _, err := c.Read(buf); err != nil {
+						return
+					}
+				}
+			})
+		}
+	}()
+	defer func() { close(quit); ln.Close(); conns.Wait() }()
+	rdb := redis.NewClient(&redis.Options{Addr: ln.Addr().String(), ContextTimeoutEnabled: true, MaxRetries: -1, Protocol: 2, DisableIdentity: true})
+	defer rdb.Close()
+	p := &readPipe{rdb: rdb}
+	script := redis.NewScript(`return 1`)
+	var wg sync.WaitGroup
+	errs := make(chan error, pipeMaxFlights+1)
+	for range pipeMaxFlights + 1 {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			errs <- p.run(ctx, script, []string{"k"}).Err()
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err == nil || !(errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "i/o timeout")) {
+			t.Fatalf("a call to a Redis that does not answer: %v, want its deadline's error", err)
+		}
+	}
+	waitFor(t, "the flights to land", func() bool { f, w := p.state(); return f == 0 && w == 0 })
+}
+
+// Rank cards and pages read by concurrent requests, sharing pipelines, are
+// the ones each request reads alone.
+func TestReadPipeCardsAndPages(t *testing.T) {
+	cfg, err := ParseConfig([]byte(`
+boards:
+  - id: b
+    title: B
+    views: [day, week, all]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, be := range pipeBackends() {
+		t.Run(be.name, func(t *testing.T) {
+			rdb := be.rdb(t)
+			hook := &holdHook{hold: pipeMaxFlights, release: make(chan struct{})}
+			rdb.AddHook(hook)
+			s := NewStore(rdb, cfg, Options{Prefix: redistest.Namespace(t) + ":"})
+			ctx := context.Background()
+			const n = 30
+			var evs []Event
+			for i := range n {
+				evs = append(evs, Event{Member: fmt.Sprintf("m%02d", i), Name: fmt.Sprintf("Member %d", i), Value: int64(1 + i*7%n)})
+			}
+			if _, err := s.Apply(ctx, "b", evs); err != nil {
+				t.Fatal(err)
+			}
+			type answer struct {
+				Card *RankCard
+				Page *Page
+			}
+			read := func(i int) (answer, error) {
+				if i%2 == 0 {
+					c, err := s.RankCard(ctx, "b", []string{"day", "week", "all"}[i%3], "", fmt.Sprintf("m%02d", i), 2, 12)
+					if err == nil {
+						c.Now, c.History.Now = time.Time{}, time.Time{} // Redis's clock at the read
+					}
+					return answer{Card: c}, err
+				}
+				pg, err := s.Page(ctx, "b", []string{"day", "week", "all"}[i%3], "", i%5, 10)
+				if err == nil {
+					pg.Now = time.Time{}
+				}
+				return answer{Page: pg}, err
+			}
+			alone := func() []answer {
+				var as []answer
+				for i := range n {
+					a, err := read(i)
+					if err != nil {
+						t.Fatal(err)
+					}
+					as = append(as, a)
+				}
+				return as
+			}
+			// A period that turns during the test changes the answers:
+			// then it runs again.
+			for attempt := 0; ; attempt++ {
+				want := alone()
+				hook.calls.Store(0)
+				hook.release = make(chan struct{})
+				hook.armed.Store(true)
+				got := make([]answer, n)
+				var wg sync.WaitGroup
+				for i := range pipeMaxFlights {
+					wg.Go(func() {
+						a, err := read(i)
+						if err != nil {
+							t.Error(err)
+						}
+						got[i] = a
+					})
+				}
+				waitFor(t, "the flights to be taken", func() bool { f, _ := s.reads.state(); return f == pipeMaxFlights })
+				for i := pipeMaxFlights; i < n; i++ {
+					wg.Go(func() {
+						a, err := read(i)
+						if err != nil {
+							t.Error(err)
+						}
+						got[i] = a
+					})
+				}
+				waitFor(t, "the reads to wait", func() bool { _, w := s.reads.state(); return w == n-pipeMaxFlights })
+				close(hook.release)
+				wg.Wait()
+				hook.armed.Store(false)
+				if !reflect.DeepEqual(want, alone()) && attempt < 2 {
+					continue
+				}
+				for i := range n {
+					if !reflect.DeepEqual(got[i], want[i]) {
+						g, _ := json.Marshal(got[i])
+						w, _ := json.Marshal(want[i])
+						t.Fatalf("read %d in a shared pipeline:\n%s\nalone:\n%s", i, g, w)
+					}
+				}
+				return
+			}
+		})
+	}
+}
