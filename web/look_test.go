@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/standings/standings/static"
 	"github.com/standings/standings/views"
 	"github.com/standings/standings/web"
 )
@@ -319,6 +320,8 @@ func TestETagsAndCaching(t *testing.T) {
 		{"/boards/points/week/members/a", "public, max-age=1, stale-while-revalidate=5"},
 		{"/", "no-cache"},
 		{"/api/v1/boards", "no-cache"},
+		{"/static/app.css", "public, max-age=300"},
+		{static.URL("app.js"), "public, max-age=31536000, immutable"},
 	} {
 		r := MustOK(t, f.get(t, c.path))
 		etag := r.Header.Get("ETag")

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -128,6 +129,16 @@ func TestCompression(t *testing.T) {
 		}
 		if got := gunzip(t, z.Body); got != plain.Body {
 			t.Errorf("%s: inflates to %d bytes, plain is %d", path, len(got), len(plain.Body))
+		}
+		// A whole answer (not a streamed export) goes in one piece with
+		// its length, and its validator names the page, not the encoding.
+		if !strings.HasSuffix(path, ".csv") {
+			if z.Header.Get("Content-Length") != strconv.Itoa(len(z.Body)) {
+				t.Errorf("%s: Content-Length %q for %d gzip bytes", path, z.Header.Get("Content-Length"), len(z.Body))
+			}
+			if plain.Header.Get("ETag") != z.Header.Get("ETag") {
+				t.Errorf("%s: ETag %q plain, %q gzipped", path, plain.Header.Get("ETag"), z.Header.Get("ETag"))
+			}
 		}
 	}
 	// An error answer is never half compressed.

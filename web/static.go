@@ -5,6 +5,7 @@ import (
 	"mime"
 	"net/http"
 	"path"
+	"sync"
 
 	"github.com/labstack/echo/v4"
 	"github.com/standings/standings/ranking"
@@ -14,23 +15,47 @@ import (
 // handleStatic serves GET /static/{file}: the embedded stylesheet, scripts
 // and icon. Pages link versioned names (app.<hash>.css), cached for a
 // year: a new release links new names. A plain or outdated name is served
-// too, with a short cache.
+// too, with a short cache. Each file's answer (its ETag and gzip) is made
+// once, on its first request.
 func (s *Server) handleStatic(c echo.Context) error {
 	name, versioned := static.Resolve(path.Clean(c.Param("*")))
+	a, ok := staticAnswer(name, versioned)
+	if !ok {
+		return ranking.Errorf(ranking.ENOTFOUND, "no static file %q", name)
+	}
+	return serveAnswer(c, a)
+}
+
+// staticAnswers keeps the answer of each embedded file, versioned and
+// not: at most twice the number of files.
+var staticAnswers sync.Map // name, versioned → *answer
+
+type staticKey struct {
+	name      string
+	versioned bool
+}
+
+// staticAnswer is the answer for an embedded file; ok is false when
+// there is none.
+func staticAnswer(name string, versioned bool) (a *answer, ok bool) {
+	key := staticKey{name, versioned}
+	if a, ok := staticAnswers.Load(key); ok {
+		return a.(*answer), true
+	}
 	data, err := fs.ReadFile(static.FS, name)
 	if err != nil {
-		return ranking.Errorf(ranking.ENOTFOUND, "no static file %q", name)
+		return nil, false
 	}
 	ctype := mime.TypeByExtension(path.Ext(name))
 	if ctype == "" {
 		ctype = "application/octet-stream"
 	}
+	cache := "public, max-age=300"
 	if versioned {
-		c.Response().Header().Set("Cache-Control", "public, max-age=31536000, immutable")
-	} else {
-		c.Response().Header().Set("Cache-Control", "public, max-age=300")
+		cache = "public, max-age=31536000, immutable"
 	}
-	return c.Blob(http.StatusOK, ctype, data)
+	v, _ := staticAnswers.LoadOrStore(key, newAnswer(http.StatusOK, ctype, cache, data, true))
+	return v.(*answer), true
 }
 
 // handleFavicon serves GET /favicon.ico, which browsers ask for by
