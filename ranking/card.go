@@ -108,7 +108,7 @@ func (s *Store) RankCardIn(ctx context.Context, boardID, viewName string, seg Se
 		}
 		keys, args := s.cardRequest(q, now)
 		local := s.clock()
-		raw, err := s.reads.run(ctx, cardScript, keys, args...).Slice()
+		raw, err := s.readsOf(q.b).run(ctx, cardScript, keys, args...).Slice()
 		if err != nil {
 			return nil, wrapRedis(err)
 		}

@@ -74,7 +74,7 @@ func (s *Store) SearchMembers(ctx context.Context, boardID, q string) ([]MemberN
 	if f == "" {
 		return nil, Errorf(EINVALID, "q %q has nothing to search for once accents are ignored", q)
 	}
-	raw, err := s.reads.run(ctx, searchScript, []string{s.nameIndexKey(b), s.boardKey(b, "n")}, f, MaxSearchResults).Slice()
+	raw, err := s.readsOf(b).run(ctx, searchScript, []string{s.nameIndexKey(b), s.boardKey(b, "n")}, f, MaxSearchResults).Slice()
 	if err != nil {
 		return nil, wrapRedis(err)
 	}

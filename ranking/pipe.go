@@ -27,6 +27,11 @@ import (
 // harm. There are no goroutines between requests: the caller whose call
 // finds a free flight sends the pipeline, and a flight that finds calls
 // waiting when it lands starts the next one on a new goroutine.
+//
+// Each board has its own pipe (Store.reads): a board's keys share one
+// hash tag, so on a cluster its reads go to one node, and a slow read
+// holds back only reads of its own board, which that node would run
+// after it anyway.
 type readPipe struct {
 	rdb redis.UniversalClient
 

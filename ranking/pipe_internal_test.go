@@ -270,7 +270,7 @@ boards:
 						got[i] = a
 					})
 				}
-				waitFor(t, "the flights to be taken", func() bool { f, _ := s.reads.state(); return f == pipeMaxFlights })
+				waitFor(t, "the flights to be taken", func() bool { f, _ := s.reads["b"].state(); return f == pipeMaxFlights })
 				for i := pipeMaxFlights; i < n; i++ {
 					wg.Go(func() {
 						a, err := read(i)
@@ -280,7 +280,7 @@ boards:
 						got[i] = a
 					})
 				}
-				waitFor(t, "the reads to wait", func() bool { _, w := s.reads.state(); return w == n-pipeMaxFlights })
+				waitFor(t, "the reads to wait", func() bool { _, w := s.reads["b"].state(); return w == n-pipeMaxFlights })
 				close(hook.release)
 				wg.Wait()
 				hook.armed.Store(false)
@@ -296,6 +296,55 @@ boards:
 				}
 				return
 			}
+		})
+	}
+}
+
+// Each board has its own pipe: reads of a board whose flights are both
+// out do not hold back another board's.
+func TestReadPipePerBoard(t *testing.T) {
+	cfg, err := ParseConfig([]byte(`
+boards:
+  - id: a
+    title: A
+    views: [week]
+  - id: b
+    title: B
+    views: [week]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, be := range pipeBackends() {
+		t.Run(be.name, func(t *testing.T) {
+			rdb := be.rdb(t)
+			hook := &holdHook{hold: pipeMaxFlights, release: make(chan struct{})}
+			rdb.AddHook(hook)
+			s := NewStore(rdb, cfg, Options{Prefix: redistest.Namespace(t) + ":"})
+			ctx := context.Background()
+			for _, id := range []string{"a", "b"} {
+				if _, err := s.Apply(ctx, id, []Event{{Member: "m", Value: 1}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			hook.armed.Store(true)
+			var wg sync.WaitGroup
+			for range pipeMaxFlights {
+				wg.Go(func() {
+					if _, err := s.Page(ctx, "a", "week", "", 0, 10); err != nil {
+						t.Error(err)
+					}
+				})
+			}
+			waitFor(t, "board a's reads to be held", func() bool { return hook.calls.Load() == pipeMaxFlights })
+			bctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			pg, err := s.Page(bctx, "b", "week", "", 0, 10)
+			if err != nil || len(pg.Entries) != 1 {
+				t.Fatalf("board b read while board a's reads are held: %v %v", pg, err)
+			}
+			close(hook.release)
+			wg.Wait()
 		})
 	}
 }

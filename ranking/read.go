@@ -255,7 +255,7 @@ func (s *Store) readSeg(ctx context.Context, b *Board, v View, seg Segment, peri
 		// An explicit period is read whatever the time.
 		keys, args := s.readRequest(b, v, seg, cands, fixed != nil, check, now, mode...)
 		local := s.clock()
-		raw, err := s.reads.run(ctx, readScript, keys, args...).Slice()
+		raw, err := s.readsOf(b).run(ctx, readScript, keys, args...).Slice()
 		if err != nil {
 			return Standing{}, readReply{}, wrapRedis(err)
 		}

@@ -45,11 +45,12 @@ type Options struct {
 
 // Store keeps the boards of one Config in Redis (standalone or cluster).
 type Store struct {
-	rdb    redis.UniversalClient
-	reads  readPipe // the read scripts of concurrent requests, in shared pipelines
-	cfg    *Config
-	prefix string
-	clock  func() time.Time
+	rdb        redis.UniversalClient
+	reads      map[string]*readPipe // per board: its read scripts of concurrent requests, in shared pipelines
+	otherReads *readPipe            // of a board not in cfg (a caller's own *Board)
+	cfg        *Config
+	prefix     string
+	clock      func() time.Time
 
 	// skew is Redis's clock minus the local clock, in ms, learned from every
 	// script reply. It only chooses which candidate periods to send.
@@ -72,7 +73,11 @@ type Store struct {
 // NewStore returns a Store for cfg on rdb.
 func NewStore(rdb redis.UniversalClient, cfg *Config, opts Options) *Store {
 	s := &Store{rdb: rdb, cfg: cfg, prefix: opts.Prefix, clock: opts.Clock, periods: map[periodKey]periodEntry{}, cards: map[string]*cardTemplate{}, segRecs: map[string]string{}}
-	s.reads.rdb = rdb
+	s.reads = make(map[string]*readPipe, len(cfg.Boards))
+	for _, b := range cfg.Boards {
+		s.reads[b.ID] = &readPipe{rdb: rdb}
+	}
+	s.otherReads = &readPipe{rdb: rdb}
 	if s.prefix == "" {
 		s.prefix = DefaultPrefix
 	}
@@ -86,6 +91,14 @@ func NewStore(rdb redis.UniversalClient, cfg *Config, opts Options) *Store {
 	s.hooks.wake = make(chan struct{}, 1)
 	s.hooks.kick = make(chan struct{}, 1)
 	return s
+}
+
+// readsOf is the read pipe of a board.
+func (s *Store) readsOf(b *Board) *readPipe {
+	if p := s.reads[b.ID]; p != nil {
+		return p
+	}
+	return s.otherReads
 }
 
 // Prefix returns the prefix of every key and channel of the store.
