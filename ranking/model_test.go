@@ -678,6 +678,7 @@ func newWorkload(t *testing.T, rdb redis.UniversalClient, cfgText string, late t
 // New York DST change (a repeated hour) and a week boundary while events
 // arrive, some late.
 func TestReferenceModelMiniredis(t *testing.T) {
+	t.Parallel() // with TestReferenceModelRedis, after the package's other tests
 	m := miniredis.RunT(t)
 	loc, _ := time.LoadLocation("America/New_York")
 	clock := time.Date(2026, 10, 31, 12, 0, 0, 0, loc)
@@ -702,6 +703,7 @@ func TestReferenceModelMiniredis(t *testing.T) {
 // TestReferenceModelRedis runs against a real Redis with a lateness of 40
 // days, so explicit event times cross month and week boundaries.
 func TestReferenceModelRedis(t *testing.T) {
+	t.Parallel() // with TestReferenceModelMiniredis, after the package's other tests
 	late := 40 * 24 * time.Hour
 	for _, tc := range []struct {
 		name string

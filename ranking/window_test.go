@@ -356,6 +356,7 @@ func TestWindowsMiniredis(t *testing.T) {
 	loc, _ := time.LoadLocation("America/New_York")
 	for _, prepare := range []bool{true, false} {
 		t.Run(fmt.Sprintf("prepare=%v", prepare), func(t *testing.T) {
+			t.Parallel() // the longest test of the package under -race: the two halves on two cores
 			clock := time.Date(2026, 10, 10, 9, 0, 0, 0, loc)
 			m, rdb := MustMiniredis(t, clock)
 			late := 30 * time.Hour
