@@ -33,7 +33,8 @@ import (
 // holds back only reads of its own board, which that node would run
 // after it anyway.
 type readPipe struct {
-	rdb redis.UniversalClient
+	rdb  redis.UniversalClient
+	solo bool // every call on its own (Options.SoloReads)
 
 	mu      sync.Mutex
 	flights int         // pipelines (or lone calls) out
@@ -62,6 +63,9 @@ type pipeCall struct {
 // run runs a read-only script, alone or in a shared pipeline, and
 // returns its reply.
 func (p *readPipe) run(ctx context.Context, script *redis.Script, keys []string, args ...any) *redis.Cmd {
+	if p.solo {
+		return script.Run(ctx, p.rdb, keys, args...)
+	}
 	p.mu.Lock()
 	if p.flights < pipeMaxFlights {
 		p.flights++

@@ -348,3 +348,39 @@ boards:
 		})
 	}
 }
+
+// With SoloReads every read goes out on its own: reads held in Redis do
+// not make the next one wait.
+func TestSoloReads(t *testing.T) {
+	cfg, err := ParseConfig([]byte("boards: [{id: a, views: [week]}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := miniredis.RunT(t)
+	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
+	t.Cleanup(func() { rdb.Close() })
+	hook := &holdHook{hold: pipeMaxFlights, release: make(chan struct{})}
+	rdb.AddHook(hook)
+	s := NewStore(rdb, cfg, Options{Prefix: redistest.Namespace(t) + ":", SoloReads: true})
+	ctx := context.Background()
+	if _, err := s.Apply(ctx, "a", []Event{{Member: "m", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	hook.armed.Store(true)
+	var wg sync.WaitGroup
+	for range pipeMaxFlights {
+		wg.Go(func() {
+			if _, err := s.Page(ctx, "a", "week", "", 0, 10); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	waitFor(t, "the reads to be held", func() bool { return hook.calls.Load() == pipeMaxFlights })
+	actx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if pg, err := s.Page(actx, "a", "week", "", 0, 10); err != nil || len(pg.Entries) != 1 {
+		t.Fatalf("a read while two are held: %v %v", pg, err)
+	}
+	close(hook.release)
+	wg.Wait()
+}

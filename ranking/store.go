@@ -41,6 +41,12 @@ type Options struct {
 	// WebhookGiveUp is how long a webhook delivery is retried before it is
 	// marked failed (0: DefaultWebhookGiveUp, 24 h). Tests shorten it.
 	WebhookGiveUp time.Duration
+	// SoloReads sends every read script on its own instead of in shared
+	// pipelines (see readPipe). For an embedded miniredis: it has no
+	// network cost to save, and it runs one command of a connection per
+	// turn of its lock, so a pipeline of reads would get one turn where
+	// the same reads on their own connections get one each.
+	SoloReads bool
 }
 
 // Store keeps the boards of one Config in Redis (standalone or cluster).
@@ -75,9 +81,9 @@ func NewStore(rdb redis.UniversalClient, cfg *Config, opts Options) *Store {
 	s := &Store{rdb: rdb, cfg: cfg, prefix: opts.Prefix, clock: opts.Clock, periods: map[periodKey]periodEntry{}, cards: map[string]*cardTemplate{}, segRecs: map[string]string{}}
 	s.reads = make(map[string]*readPipe, len(cfg.Boards))
 	for _, b := range cfg.Boards {
-		s.reads[b.ID] = &readPipe{rdb: rdb}
+		s.reads[b.ID] = &readPipe{rdb: rdb, solo: opts.SoloReads}
 	}
-	s.otherReads = &readPipe{rdb: rdb}
+	s.otherReads = &readPipe{rdb: rdb, solo: opts.SoloReads}
 	if s.prefix == "" {
 		s.prefix = DefaultPrefix
 	}

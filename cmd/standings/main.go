@@ -261,7 +261,9 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 		m.Logger.Warn("NO REDIS CONFIGURED: running on an embedded in-memory Redis; data is NOT durable and is lost on exit. Use --redis or --redis-cluster for real use.")
 	}
-	m.Store = ranking.NewStore(m.rdb, m.Config, ranking.Options{})
+	// The embedded miniredis gains nothing from shared read pipelines
+	// and would give them one turn of its lock (Options.SoloReads).
+	m.Store = ranking.NewStore(m.rdb, m.Config, ranking.Options{SoloReads: m.embedded != nil})
 	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := m.Store.SyncClock(pingCtx); err != nil {
