@@ -63,6 +63,24 @@ func (h *holdHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pro
 	return next
 }
 
+func mustConfig(t *testing.T, text string) *Config {
+	t.Helper()
+	cfg, err := ParseConfig([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// heldStore is a store of cfg on rdb (with its own key prefix) whose
+// script calls a holdHook can hold once armed.
+func heldStore(t *testing.T, rdb redis.UniversalClient, cfg *Config, opts Options) (*Store, *holdHook) {
+	hook := &holdHook{hold: pipeMaxFlights, release: make(chan struct{})}
+	rdb.AddHook(hook)
+	opts.Prefix = redistest.Namespace(t) + ":"
+	return NewStore(rdb, cfg, opts), hook
+}
+
 // waitFor polls cond until it holds, failing the test after 20 s.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -199,21 +217,15 @@ func TestReadPipeWaitKeepsTheDeadline(t *testing.T) {
 // Rank cards and pages read by concurrent requests, sharing pipelines, are
 // the ones each request reads alone.
 func TestReadPipeCardsAndPages(t *testing.T) {
-	cfg, err := ParseConfig([]byte(`
+	cfg := mustConfig(t, `
 boards:
   - id: b
     title: B
     views: [day, week, all]
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	for _, be := range pipeBackends() {
 		t.Run(be.name, func(t *testing.T) {
-			rdb := be.rdb(t)
-			hook := &holdHook{hold: pipeMaxFlights, release: make(chan struct{})}
-			rdb.AddHook(hook)
-			s := NewStore(rdb, cfg, Options{Prefix: redistest.Namespace(t) + ":"})
+			s, hook := heldStore(t, be.rdb(t), cfg, Options{})
 			ctx := context.Background()
 			const n = 30
 			var evs []Event
@@ -303,7 +315,7 @@ boards:
 // Each board has its own pipe: reads of a board whose flights are both
 // out do not hold back another board's.
 func TestReadPipePerBoard(t *testing.T) {
-	cfg, err := ParseConfig([]byte(`
+	cfg := mustConfig(t, `
 boards:
   - id: a
     title: A
@@ -311,16 +323,10 @@ boards:
   - id: b
     title: B
     views: [week]
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	for _, be := range pipeBackends() {
 		t.Run(be.name, func(t *testing.T) {
-			rdb := be.rdb(t)
-			hook := &holdHook{hold: pipeMaxFlights, release: make(chan struct{})}
-			rdb.AddHook(hook)
-			s := NewStore(rdb, cfg, Options{Prefix: redistest.Namespace(t) + ":"})
+			s, hook := heldStore(t, be.rdb(t), cfg, Options{})
 			ctx := context.Background()
 			for _, id := range []string{"a", "b"} {
 				if _, err := s.Apply(ctx, id, []Event{{Member: "m", Value: 1}}); err != nil {
@@ -335,16 +341,8 @@ boards:
 // With SoloReads every read goes out on its own: reads held in Redis do
 // not make the next one wait.
 func TestSoloReads(t *testing.T) {
-	cfg, err := ParseConfig([]byte("boards: [{id: a, views: [week]}]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := miniredis.RunT(t)
-	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
-	t.Cleanup(func() { rdb.Close() })
-	hook := &holdHook{hold: pipeMaxFlights, release: make(chan struct{})}
-	rdb.AddHook(hook)
-	s := NewStore(rdb, cfg, Options{Prefix: redistest.Namespace(t) + ":", SoloReads: true})
+	cfg := mustConfig(t, "boards: [{id: a, views: [week]}]\n")
+	s, hook := heldStore(t, pipeBackends()[0].rdb(t), cfg, Options{SoloReads: true})
 	ctx := context.Background()
 	if _, err := s.Apply(ctx, "a", []Event{{Member: "m", Value: 1}}); err != nil {
 		t.Fatal(err)
