@@ -54,6 +54,8 @@ func runIngest(ctx context.Context, e *env) error {
 		{"multi", "multi", "MULTI, ZINCRBY x5, EXEC per event, one round trip per event", multiWork(e.rdb)},
 		{"multi_pipelined", "multi_pipelined", "100 MULTI/ZINCRBY x5/EXEC blocks per round trip", multiPipelinedWork(e.rdb)},
 		{"cas", "cas", "per view: ZSCORE, then a compare-and-set script; retried on conflict", casWork(e.rdb, &casRetries)},
+		{"exact_floor", "exact_floor", "the least Redis work of an exact atomic ingest: one script per 100 events, ZMSCORE and one ZADD per view, nothing else (see floor.go)", floorWork(e.rdb, 0)},
+		{"incr_floor", "incr_floor", "the other exact design's floor: one ZINCRBY per view and event from the member's last event time, nothing read from the views (see floor.go)", incrFloorWork(e.rdb)},
 	}
 	// Two rounds, the second in reverse order, keeping each contender's
 	// best events/s and lowest Redis CPU per event (as the segment
@@ -103,6 +105,11 @@ func runIngest(ctx context.Context, e *env) error {
 	// than events/s on a shared machine; lower is better.
 	e.out.ratio("redis_cpu_ingest_vs_multi_pipelined", divide(cpu["ingest"], cpu["multi_pipelined"]))
 	e.out.ratio("redis_cpu_ingest_vs_raw", divide(cpu["ingest"], cpu["raw_zincrby"]))
+	// The floor under any exact atomic ingest, against plain MULTI/EXEC:
+	// above 1.0, no exact script can match MULTI/ZINCRBY's Redis CPU.
+	e.out.ratio("redis_cpu_exact_floor_vs_multi_pipelined", divide(cpu["exact_floor"], cpu["multi_pipelined"]))
+	e.out.ratio("redis_cpu_incr_floor_vs_multi_pipelined", divide(cpu["incr_floor"], cpu["multi_pipelined"]))
+	e.out.ratio("redis_cpu_ingest_vs_exact_floor", divide(cpu["ingest"], cpu["exact_floor"]))
 	return runSegmentIngest(ctx, e, store, members)
 }
 
@@ -115,32 +122,50 @@ const (
 
 // runSegmentIngest compares events/s into a board with segments, without
 // and with 2 segment values per event (each a segment board of 5 views
-// updated in the same script call). Two rounds, best of each, so the first
-// measurement's warm-up does not bias the ratio.
+// updated in the same script call), each beside the floor script with the
+// same events. Two rounds, best of each, so the first measurement's warm-up
+// does not bias the ratio.
 func runSegmentIngest(ctx context.Context, e *env, store *ranking.Store, members []string) error {
 	rates, cpu := map[string]float64{}, map[string]float64{}
 	for _, nseg := range []int{0, 2, 0, 2} {
-		name := fmt.Sprintf("ingest_%dseg", nseg)
-		e.logf("- %s: Store.Apply, %d events per call, %d segment values per event (country of %d, team of %d)", name, ingestBatch, nseg, benchCountries, benchTeams)
-		newWork := segmentWork(store, segBoard, nseg)
-		m, err := e.measure(ctx, name, func(writer int) work {
-			return newWork(newEventGen(members, uint64(writer)))
-		})
-		if err != nil {
-			return err
-		}
-		rates[name] = max(rates[name], m.eventsPerSecond())
-		if c := m.redisUSPerEvent(); cpu[name] == 0 || c < cpu[name] {
-			cpu[name] = c
+		for _, floor := range []bool{false, true} {
+			name := fmt.Sprintf("ingest_%dseg", nseg)
+			newWork := segmentWork(store, segBoard, nseg)
+			e.logf("- %s: Store.Apply, %d events per call, %d segment values per event (country of %d, team of %d)", name, ingestBatch, nseg, benchCountries, benchTeams)
+			if floor {
+				name = fmt.Sprintf("floor_%dseg", nseg)
+				newWork = floorWork(e.rdb, nseg)
+				e.logf("- %s: the floor script (see floor.go), the same events and segment values", name)
+			}
+			m, err := e.measure(ctx, name, func(writer int) work {
+				return newWork(newEventGen(members, uint64(writer)))
+			})
+			if err != nil {
+				return err
+			}
+			rates[name] = max(rates[name], m.eventsPerSecond())
+			if c := m.redisUSPerEvent(); cpu[name] == 0 || c < cpu[name] {
+				cpu[name] = c
+			}
 		}
 	}
 	e.out.bench("ingest_0seg_events_per_s", rates["ingest_0seg"], "events/s")
 	e.out.bench("ingest_2seg_events_per_s", rates["ingest_2seg"], "events/s")
 	e.out.bench("ingest_0seg_redis_us_per_event", cpu["ingest_0seg"], "us")
 	e.out.bench("ingest_2seg_redis_us_per_event", cpu["ingest_2seg"], "us")
+	e.out.bench("floor_0seg_redis_us_per_event", cpu["floor_0seg"], "us")
+	e.out.bench("floor_2seg_redis_us_per_event", cpu["floor_2seg"], "us")
 	e.out.ratio("redis_cpu_0seg_vs_2seg", divide(cpu["ingest_0seg"], cpu["ingest_2seg"]))
 	e.logf("  target: RATIO ingest_2seg_vs_0seg >= 0.6")
 	e.out.ratio("ingest_2seg_vs_0seg", divide(rates["ingest_2seg"], rates["ingest_0seg"]))
+	// The ceiling: 2 segment values add at least the floor script's extra
+	// Redis CPU (10 more sorted-set writes per event, nothing read) to
+	// whatever an event without segments costs, so with Store.Apply's cost
+	// without segments no implementation exceeds this ratio.
+	extra := cpu["floor_2seg"] - cpu["floor_0seg"]
+	e.out.bench("segment_writes_floor_redis_us_per_event", extra, "us")
+	e.out.ratio("ingest_2seg_vs_0seg_ceiling", divide(cpu["ingest_0seg"], cpu["ingest_0seg"]+extra))
+	e.out.ratio("floor_2seg_vs_0seg", divide(rates["floor_2seg"], rates["floor_0seg"]))
 	return nil
 }
 

@@ -142,6 +142,7 @@ func runPages(ctx context.Context, e *env) error {
 		{"board_page_304", revalidate(shared.url, "/boards/bench/week")},
 		{"embed", get(shared.url, fixed("/embed/bench/week?limit=10"))},
 		{"rank_card", get(shared.url, card)},
+		{"rank_card_read", get(shared.url, func(r *rand.Rand) string { return cardReadPath + members[r.IntN(n)] })},
 	}
 	for _, c := range contenders {
 		if _, err := drive(ctx, pagesClients, warmupFor(e.opts.duration), c.work); err != nil {
@@ -216,7 +217,7 @@ func runPages(ctx context.Context, e *env) error {
 		}
 		e.logf("       %-20s redis commands: %s", "", strings.Join(parts, ", "))
 	}
-	for _, name := range []string{"healthz", "board_page", "board_page_unshared", "board_page_304", "embed", "rank_card"} {
+	for _, name := range []string{"healthz", "board_page", "board_page_unshared", "board_page_304", "embed", "rank_card", "rank_card_read"} {
 		res := results[name]
 		lat := sortedCopy(res.latencies)
 		e.out.bench(name+"_rps", res.eventsPerSecond(), "req/s")
@@ -232,6 +233,10 @@ func runPages(ctx context.Context, e *env) error {
 	e.out.ratio("embed_vs_healthz", divide(results["embed"].eventsPerSecond(), hz))
 	e.out.ratio("rank_card_vs_healthz", divide(results["rank_card"].eventsPerSecond(), hz))
 	e.out.ratio("board_page_304_vs_healthz", divide(results["board_page_304"].eventsPerSecond(), hz))
+	// The card's ceiling: its Redis read alone, answered with 3 bytes and
+	// none of the pages' middleware. A card page, which also builds,
+	// renders and compresses the card, cannot be faster than this.
+	e.out.ratio("rank_card_read_vs_healthz", divide(results["rank_card_read"].eventsPerSecond(), hz))
 	return nil
 }
 
@@ -252,13 +257,39 @@ func startPageServer(store *ranking.Store, cfg *ranking.Config, tick time.Durati
 		srv.Close()
 		return nil, err
 	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: withCardRead(store, srv.Handler()), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			panic(err)
 		}
 	}()
 	return &pageServer{url: "http://" + ln.Addr().String(), web: srv, http: hs}, nil
+}
+
+// cardReadPath + member answers "ok" after reading the member's rank card
+// in the week view as the card page reads it (cardAround neighbours,
+// cardHistory periods), and nothing else: no model, markup, compression,
+// headers or middleware.
+const (
+	cardReadPath    = "/bench/card-read/"
+	cardReadAround  = 5  // web's cardAround
+	cardReadHistory = 12 // web's cardHistory
+)
+
+func withCardRead(store *ranking.Store, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		member, ok := strings.CutPrefix(r.URL.Path, cardReadPath)
+		if !ok {
+			next.ServeHTTP(w, r)
+			return
+		}
+		rc, err := store.RankCard(r.Context(), "bench", "week", "", member, cardReadAround, cardReadHistory)
+		if err != nil || rc.Rank == 0 {
+			http.Error(w, fmt.Sprintf("card of %s: %v", member, err), http.StatusInternalServerError)
+			return
+		}
+		io.WriteString(w, "ok\n")
+	})
 }
 
 func (p *pageServer) close() {
