@@ -57,9 +57,9 @@ func TestActionConfig(t *testing.T) {
 func TestActionRetryCompletesIt(t *testing.T) {
 	ranking.GuardKeys(t)
 	for _, be := range backends() {
-		t.Run(be.name, func(t *testing.T) {
+		t.Run(be.Name, func(t *testing.T) {
 			ctx := context.Background()
-			s := newStore(t, be.rdb(t), MustConfig(t, actionBoards), nil)
+			s := newStore(t, be.Client(t), MustConfig(t, actionBoards), nil)
 			failed := 0
 			s.SetBeforeActionBoard(func(board string) error {
 				if board == "points" && failed == 0 {

@@ -56,8 +56,8 @@ func TestWindowDriftsOutOfRange(t *testing.T) {
 // sum exceeds max_score reads back exactly on a real Redis.
 func TestWindowOutOfRangeRealRedis(t *testing.T) {
 	for _, be := range backends()[1:] {
-		t.Run(be.name, func(t *testing.T) {
-			rdb := be.rdb(t)
+		t.Run(be.Name, func(t *testing.T) {
+			rdb := be.Client(t)
 			cfg := MustConfig(t, "boards: [{id: b, max_score: 100, views: [3d, day], lateness: 240h}]\n")
 			s := newStore(t, rdb, cfg, nil)
 			ctx := context.Background()

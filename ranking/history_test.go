@@ -29,15 +29,15 @@ boards:
 // period by period, on every backend.
 func TestRankCardHistoryAndViews(t *testing.T) {
 	for _, be := range backends() {
-		t.Run(be.name, func(t *testing.T) {
+		t.Run(be.Name, func(t *testing.T) {
 			ctx := context.Background()
 			cfg := MustConfig(t, historyBoards)
-			store := newStore(t, be.rdb(t), cfg, nil)
+			store := newStore(t, be.Client(t), cfg, nil)
 			now, err := store.Now(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			rng := rand.New(rand.NewPCG(7, uint64(len(be.name))))
+			rng := rand.New(rand.NewPCG(7, uint64(len(be.Name))))
 			members := []string{"ann", "bo", "cy", "di", "ed", "fay"}
 			sums := map[sumKey]int64{}
 			for _, boardID := range []string{"first", "shared"} {

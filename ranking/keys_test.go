@@ -17,15 +17,9 @@ import (
 // rank cards, rate limits and removal.
 func TestScriptsDeclareEveryKey(t *testing.T) {
 	ranking.GuardKeys(t)
-	for _, be := range []struct {
-		name string
-		rdb  func(t *testing.T) redis.UniversalClient
-	}{
-		{"miniredis", func(t *testing.T) redis.UniversalClient { _, rdb := MustMiniredis(t, time.Now()); return rdb }},
-		{"redis", func(t *testing.T) redis.UniversalClient { return redistest.Client(t) }},
-	} {
-		t.Run(be.name, func(t *testing.T) {
-			rdb := be.rdb(t)
+	for _, be := range backends()[:2] {
+		t.Run(be.Name, func(t *testing.T) {
+			rdb := be.Client(t)
 			cfg := MustConfig(t, `
 boards:
   - {id: inc, min_score: -50, max_score: 50, views: [hour, day, 3d, all], lateness: 72h}

@@ -103,8 +103,8 @@ func TestTakeRateKeysAreSeparateAndHashed(t *testing.T) {
 // cluster (its one key declared), and a refusal records nothing.
 func TestTakeRateOnEveryBackend(t *testing.T) {
 	for _, be := range backends() {
-		t.Run(be.name, func(t *testing.T) {
-			s := newStore(t, be.rdb(t), MustConfig(t, "boards: [{id: points}]\n"), nil)
+		t.Run(be.Name, func(t *testing.T) {
+			s := newStore(t, be.Client(t), MustConfig(t, "boards: [{id: points}]\n"), nil)
 			ctx := context.Background()
 			// 1 event per second, bursts of 3: the test takes well under
 			// a second, so at most one more token can have come in.

@@ -16,9 +16,9 @@ import (
 func TestMembersIn(t *testing.T) {
 	ranking.GuardKeys(t)
 	for _, be := range backends()[:2] {
-		t.Run(be.name, func(t *testing.T) {
+		t.Run(be.Name, func(t *testing.T) {
 			ctx := context.Background()
-			s := newStore(t, be.rdb(t), MustConfig(t, `
+			s := newStore(t, be.Client(t), MustConfig(t, `
 boards:
   - {id: first, segments: [team], views: [day, all]}
   - {id: shared, ties: shared, order: asc, views: [all]}

@@ -114,8 +114,8 @@ func (mm *movesModel) apply(member string, value, atMS int64) {
 // movesBackend is a Redis to run the overtake tests on, and how to move
 // its clock on between writes.
 type movesBackend struct {
-	name string
-	rdb  func(t *testing.T) (redis.UniversalClient, func())
+	Name   string
+	Client func(t *testing.T) (redis.UniversalClient, func())
 }
 
 // movesBackends are miniredis (its clock stepped 700 ms per write) and
@@ -148,9 +148,9 @@ func TestMovesReferenceModel(t *testing.T) {
 	ranking.GuardKeys(t)
 	for _, be := range movesBackends() {
 		for _, ties := range []string{"first", "shared"} {
-			t.Run(be.name+"/"+ties, func(t *testing.T) {
+			t.Run(be.Name+"/"+ties, func(t *testing.T) {
 				ctx := context.Background()
-				rdb, step := be.rdb(t)
+				rdb, step := be.Client(t)
 				cfg := MustConfig(t, "boards: [{id: g, ties: "+ties+", views: [day, all]}]\n")
 				b, _ := cfg.Board("g")
 				s := newStore(t, rdb, cfg, nil)
@@ -234,9 +234,9 @@ func TestMovesWithoutRanks(t *testing.T) {
 	ranking.GuardKeys(t)
 	for _, be := range movesBackends() {
 		for _, ties := range []string{"first", "shared"} {
-			t.Run(be.name+"/"+ties, func(t *testing.T) {
+			t.Run(be.Name+"/"+ties, func(t *testing.T) {
 				ctx := context.Background()
-				rdb, step := be.rdb(t)
+				rdb, step := be.Client(t)
 				cfg := MustConfig(t, "boards: [{id: g, ties: "+ties+", min_score: -1000, views: [day, all]}]\n")
 				b, _ := cfg.Board("g")
 				s := newStore(t, rdb, cfg, nil)
@@ -313,9 +313,9 @@ func TestMovesWithoutRanksTopShrinks(t *testing.T) {
 	ranking.GuardKeys(t)
 	for _, be := range backends() {
 		for _, ties := range []string{"first", "shared"} {
-			t.Run(be.name+"/"+ties, func(t *testing.T) {
+			t.Run(be.Name+"/"+ties, func(t *testing.T) {
 				ctx := context.Background()
-				rdb := be.rdb(t)
+				rdb := be.Client(t)
 				cfg := MustConfig(t, "boards: [{id: g, ties: "+ties+", views: [all]}]\n")
 				s := newStore(t, rdb, cfg, nil)
 				// a000 .. a100 at 1000, 1002, ..., 1200 (rank 100 is a001 at

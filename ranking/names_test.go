@@ -36,16 +36,16 @@ var nameParts = []string{"Élodie", "Eloïse", "Łukasz", "Luka", "Дмитри�
 func TestSearchMembers(t *testing.T) {
 	ranking.GuardKeys(t)
 	for _, be := range []struct {
-		name string
-		n    int
-		rdb  func(t *testing.T) redis.UniversalClient
+		Name   string
+		n      int
+		Client func(t *testing.T) redis.UniversalClient
 	}{
 		{"miniredis", 2000, func(t *testing.T) redis.UniversalClient { _, rdb := MustMiniredis(t, time.Now()); return rdb }},
 		{"redis", 100000, func(t *testing.T) redis.UniversalClient { return redistest.Client(t) }},
 	} {
-		t.Run(be.name, func(t *testing.T) {
+		t.Run(be.Name, func(t *testing.T) {
 			ctx := context.Background()
-			s := newStore(t, be.rdb(t), MustConfig(t, "boards: [{id: g, views: [all]}]\n"), nil)
+			s := newStore(t, be.Client(t), MustConfig(t, "boards: [{id: g, views: [all]}]\n"), nil)
 			r := rand.New(rand.NewPCG(3, 4))
 			names := map[string]string{}
 			var batch []ranking.Event

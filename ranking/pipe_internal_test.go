@@ -19,23 +19,13 @@ import (
 )
 
 // pipeBackends are the Redis flavours the read pipe is tested on.
-func pipeBackends() []struct {
-	name string
-	rdb  func(t *testing.T) redis.UniversalClient
-} {
-	return []struct {
-		name string
-		rdb  func(t *testing.T) redis.UniversalClient
-	}{
-		{"miniredis", func(t *testing.T) redis.UniversalClient {
-			m := miniredis.RunT(t)
-			rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
-			t.Cleanup(func() { rdb.Close() })
-			return rdb
-		}},
-		{"redis", func(t *testing.T) redis.UniversalClient { return redistest.Client(t) }},
-		{"cluster", func(t *testing.T) redis.UniversalClient { return redistest.ClusterClient(t) }},
-	}
+func pipeBackends() []redistest.Backend {
+	return redistest.Backends(func(t *testing.T) redis.UniversalClient {
+		m := miniredis.RunT(t)
+		rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
+		t.Cleanup(func() { rdb.Close() })
+		return rdb
+	})
 }
 
 // holdHook holds the first hold script calls sent on their own (not in a
@@ -104,8 +94,8 @@ func (p *readPipe) state() (flights, waiting int) {
 // waits gets its context's error at once and is left out of the pipeline.
 func TestReadPipeSharesPipelines(t *testing.T) {
 	for _, be := range pipeBackends() {
-		t.Run(be.name, func(t *testing.T) {
-			rdb := be.rdb(t)
+		t.Run(be.Name, func(t *testing.T) {
+			rdb := be.Client(t)
 			hook := &holdHook{hold: pipeMaxFlights, release: make(chan struct{})}
 			hook.armed.Store(true)
 			rdb.AddHook(hook)
@@ -224,8 +214,8 @@ boards:
     views: [day, week, all]
 `)
 	for _, be := range pipeBackends() {
-		t.Run(be.name, func(t *testing.T) {
-			s, hook := heldStore(t, be.rdb(t), cfg, Options{})
+		t.Run(be.Name, func(t *testing.T) {
+			s, hook := heldStore(t, be.Client(t), cfg, Options{})
 			ctx := context.Background()
 			const n = 30
 			var evs []Event
@@ -325,8 +315,8 @@ boards:
     views: [week]
 `)
 	for _, be := range pipeBackends() {
-		t.Run(be.name, func(t *testing.T) {
-			s, hook := heldStore(t, be.rdb(t), cfg, Options{})
+		t.Run(be.Name, func(t *testing.T) {
+			s, hook := heldStore(t, be.Client(t), cfg, Options{})
 			ctx := context.Background()
 			for _, id := range []string{"a", "b"} {
 				if _, err := s.Apply(ctx, id, []Event{{Member: "m", Value: 1}}); err != nil {
@@ -342,7 +332,7 @@ boards:
 // not make the next one wait.
 func TestSoloReads(t *testing.T) {
 	cfg := mustConfig(t, "boards: [{id: a, views: [week]}]\n")
-	s, hook := heldStore(t, pipeBackends()[0].rdb(t), cfg, Options{SoloReads: true})
+	s, hook := heldStore(t, pipeBackends()[0].Client(t), cfg, Options{SoloReads: true})
 	ctx := context.Background()
 	if _, err := s.Apply(ctx, "a", []Event{{Member: "m", Value: 1}}); err != nil {
 		t.Fatal(err)

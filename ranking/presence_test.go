@@ -21,9 +21,9 @@ boards:
     views: [hour, day, all, 3d]
 `)
 	for _, be := range backends() {
-		t.Run(be.name, func(t *testing.T) {
+		t.Run(be.Name, func(t *testing.T) {
 			ctx := context.Background()
-			s := newStore(t, be.rdb(t), cfg, time.Now)
+			s := newStore(t, be.Client(t), cfg, time.Now)
 			rng := rand.New(rand.NewPCG(7, 9))
 			var members []string
 			for i := range 40 {

@@ -327,9 +327,9 @@ func TestRemovalSparesResultsAfterAReturn(t *testing.T) {
 func TestRemovalAmendsOnEveryBackend(t *testing.T) {
 	ranking.GuardKeys(t)
 	for _, be := range backends() {
-		t.Run(be.name, func(t *testing.T) {
+		t.Run(be.Name, func(t *testing.T) {
 			ctx := context.Background()
-			rdb := be.rdb(t)
+			rdb := be.Client(t)
 			cfg := MustConfig(t, "boards: [{id: g, views: [hour, all], keep: 3, lateness: 0s, results_top: 2, results_keep: 2}]\n")
 			s := newStore(t, rdb, cfg, nil)
 			var cur string

@@ -387,9 +387,9 @@ func checkStream(t *testing.T, rdb redis.UniversalClient, s *ranking.Store) {
 func TestResultsRecordAndRelayOnEveryBackend(t *testing.T) {
 	ranking.GuardKeys(t)
 	for _, be := range backends() {
-		t.Run(be.name, func(t *testing.T) {
+		t.Run(be.Name, func(t *testing.T) {
 			ctx := context.Background()
-			rdb := be.rdb(t)
+			rdb := be.Client(t)
 			cfg := MustConfig(t, "boards: [{id: g, views: [hour, 2d, all], results_keep: 2, lateness: 0s}]\n")
 			s := newStore(t, rdb, cfg, nil)
 			if _, err := s.Write(ctx, "g", ranking.Event{Member: "a", Value: 1}); err != nil {

@@ -90,8 +90,8 @@ func TestSegmentEventValidation(t *testing.T) {
 // reads, cards, values and removal see them.
 func TestSegmentBoards(t *testing.T) {
 	for _, be := range backends() {
-		t.Run(be.name, func(t *testing.T) {
-			rdb := be.rdb(t)
+		t.Run(be.Name, func(t *testing.T) {
+			rdb := be.Client(t)
 			cfg := MustConfig(t, `
 boards:
   - {id: pts, segments: [country, team], views: [day, 2d, all], min_score: -100, max_score: 100}
@@ -496,8 +496,8 @@ func (c *countCalls) take() map[string]int {
 // costs one more call, never a card of the old segment boards.
 func TestSegmentCardRoundTrips(t *testing.T) {
 	for _, be := range backends() {
-		t.Run(be.name, func(t *testing.T) {
-			rdb := be.rdb(t)
+		t.Run(be.Name, func(t *testing.T) {
+			rdb := be.Client(t)
 			cfg := MustConfig(t, "boards: [{id: pts, segments: [country, team], views: [day, all]}]\n")
 			s := newStore(t, rdb, cfg, nil)
 			ctx := context.Background()

@@ -37,22 +37,13 @@ func MustMiniredis(tb testing.TB, at time.Time) (*miniredis.Miniredis, *redis.Cl
 	return m, rdb
 }
 
-// backends lists the Redis flavours every store test runs against.
-func backends() []struct {
-	name string
-	rdb  func(t *testing.T) redis.UniversalClient
-} {
-	return []struct {
-		name string
-		rdb  func(t *testing.T) redis.UniversalClient
-	}{
-		{"miniredis", func(t *testing.T) redis.UniversalClient {
-			_, rdb := MustMiniredis(t, time.Now())
-			return rdb
-		}},
-		{"redis", func(t *testing.T) redis.UniversalClient { return redistest.Client(t) }},
-		{"cluster", func(t *testing.T) redis.UniversalClient { return redistest.ClusterClient(t) }},
-	}
+// backends lists the Redis flavours every store test runs against; its
+// miniredis runs on the wall clock, with TTLs that follow it.
+func backends() []redistest.Backend {
+	return redistest.Backends(func(t *testing.T) redis.UniversalClient {
+		_, rdb := MustMiniredis(t, time.Now())
+		return rdb
+	})
 }
 
 func newStore(t *testing.T, rdb redis.UniversalClient, cfg *ranking.Config, clock func() time.Time) *ranking.Store {
@@ -116,8 +107,8 @@ func TestSkewedWritersAgreeOnTheWeek(t *testing.T) {
 // the right periods.
 func TestClockJumpRetries(t *testing.T) {
 	for _, be := range backends() {
-		t.Run(be.name, func(t *testing.T) {
-			rdb := be.rdb(t)
+		t.Run(be.Name, func(t *testing.T) {
+			rdb := be.Client(t)
 			cfg := MustConfig(t, "boards: [{id: points, views: [hour, day, week, month, all]}]\n")
 			var mu sync.Mutex
 			shift := time.Duration(0)
@@ -235,8 +226,8 @@ func TestRetentionRealRedis(t *testing.T) {
 // TestRemoveMember removes a member from every view and retained period.
 func TestRemoveMember(t *testing.T) {
 	for _, be := range backends() {
-		t.Run(be.name, func(t *testing.T) {
-			rdb := be.rdb(t)
+		t.Run(be.Name, func(t *testing.T) {
+			rdb := be.Client(t)
 			cfg := MustConfig(t, "boards: [{id: b, views: [hour, day, week, month, all], lateness: 72h}]\n")
 			s := newStore(t, rdb, cfg, nil)
 			ctx := context.Background()
@@ -286,8 +277,8 @@ func TestRemoveMember(t *testing.T) {
 // subscriber, on a cluster too.
 func TestChangeFeed(t *testing.T) {
 	for _, be := range backends() {
-		t.Run(be.name, func(t *testing.T) {
-			rdb := be.rdb(t)
+		t.Run(be.Name, func(t *testing.T) {
+			rdb := be.Client(t)
 			cfg := MustConfig(t, "boards: [{id: alpha, views: [day, all]}, {id: beta, views: [week]}]\n")
 			s := newStore(t, rdb, cfg, nil)
 			ctx := context.Background()

@@ -107,8 +107,8 @@ func checkModel(t *testing.T, rdb redis.UniversalClient, store *ranking.Store, s
 func TestStreamAppliesAndDeadLetters(t *testing.T) {
 	ranking.GuardKeys(t)
 	for _, be := range backends() {
-		t.Run(be.name, func(t *testing.T) {
-			rdb := be.rdb(t)
+		t.Run(be.Name, func(t *testing.T) {
+			rdb := be.Client(t)
 			cfg := MustConfig(t, streamBoards)
 			store := newStore(t, rdb, cfg, nil)
 			ctx := context.Background()
@@ -170,8 +170,8 @@ func TestStreamAppliesAndDeadLetters(t *testing.T) {
 // claims it and every entry counts exactly once.
 func TestStreamCrashIsClaimed(t *testing.T) {
 	for _, be := range backends()[1:] {
-		t.Run(be.name, func(t *testing.T) {
-			rdb := be.rdb(t)
+		t.Run(be.Name, func(t *testing.T) {
+			rdb := be.Client(t)
 			cfg := MustConfig(t, streamBoards)
 			ctx := context.Background()
 			storeA := newStore(t, rdb, cfg, nil)

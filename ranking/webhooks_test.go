@@ -102,18 +102,8 @@ func realClockMiniredis(t *testing.T) redis.UniversalClient {
 	return rdb
 }
 
-func hookBackends() []struct {
-	name string
-	rdb  func(t *testing.T) redis.UniversalClient
-} {
-	return []struct {
-		name string
-		rdb  func(t *testing.T) redis.UniversalClient
-	}{
-		{"miniredis", realClockMiniredis},
-		{"redis", func(t *testing.T) redis.UniversalClient { return redistest.Client(t) }},
-		{"cluster", func(t *testing.T) redis.UniversalClient { return redistest.ClusterClient(t) }},
-	}
+func hookBackends() []redistest.Backend {
+	return redistest.Backends(realClockMiniredis)
 }
 
 // waitFor polls cond until it holds or 20 s pass.
@@ -160,7 +150,7 @@ func runHooks(t *testing.T, s *ranking.Store, opts ranking.WebhookOptions) (stop
 func TestWebhookDeliveredWithRetries(t *testing.T) {
 	ranking.GuardKeys(t)
 	for _, be := range hookBackends() {
-		t.Run(be.name, func(t *testing.T) {
+		t.Run(be.Name, func(t *testing.T) {
 			ctx := context.Background()
 			rc, srv := newReceiver(t, func(n int, _ *http.Request) int {
 				if n <= 3 {
@@ -169,7 +159,7 @@ func TestWebhookDeliveredWithRetries(t *testing.T) {
 				return http.StatusNoContent
 			})
 			cfg := hookConfig(t, srv.URL+"/hook", "")
-			s := newStore(t, be.rdb(t), cfg, nil)
+			s := newStore(t, be.Client(t), cfg, nil)
 			for _, board := range []string{"g", "other"} {
 				if _, err := s.Write(ctx, board, ranking.Event{Member: "a", Value: 1}); err != nil {
 					t.Fatal(err)
@@ -256,7 +246,7 @@ func TestWebhookDeliveredWithRetries(t *testing.T) {
 // answered), and once B's 2xx is recorded nothing is sent again.
 func TestWebhookSenderKilledMidDelivery(t *testing.T) {
 	for _, be := range hookBackends()[1:] {
-		t.Run(be.name, func(t *testing.T) {
+		t.Run(be.Name, func(t *testing.T) {
 			ctx := context.Background()
 			arrived := make(chan struct{})
 			rc, srv := newReceiver(t, func(n int, r *http.Request) int {
@@ -268,7 +258,7 @@ func TestWebhookSenderKilledMidDelivery(t *testing.T) {
 				return http.StatusOK
 			})
 			cfg := hookConfig(t, srv.URL+"/hook", "")
-			rdb := be.rdb(t)
+			rdb := be.Client(t)
 			prefix := redistest.Namespace(t) + ":"
 			a := ranking.NewStore(rdb, cfg, ranking.Options{Prefix: prefix})
 			b := ranking.NewStore(rdb, cfg, ranking.Options{Prefix: prefix})

@@ -426,8 +426,8 @@ func TestWindowsMiniredis(t *testing.T) {
 // from the day totals or kept up to date by later writes.
 func TestWindowsRealRedis(t *testing.T) {
 	for _, be := range backends()[1:] {
-		t.Run(be.name, func(t *testing.T) {
-			rdb := be.rdb(t)
+		t.Run(be.Name, func(t *testing.T) {
+			rdb := be.Client(t)
 			late := 62 * 24 * time.Hour
 			wm := newWindowModel(t, rdb, late, 70)
 			rng := rand.New(rand.NewPCG(9, 9))

@@ -163,6 +163,24 @@ func ClusterClient(tb testing.TB) *redis.ClusterClient {
 	return c
 }
 
+// Backend is a Redis flavour a test runs against: Client returns a client
+// for it that is closed when the test finishes.
+type Backend struct {
+	Name   string
+	Client func(t *testing.T) redis.UniversalClient
+}
+
+// Backends lists the flavours a store test runs on, in this order:
+// miniredis (made by mini, so each package sets its clock as it needs),
+// the shared standalone Redis and the shared cluster.
+func Backends(mini func(t *testing.T) redis.UniversalClient) []Backend {
+	return []Backend{
+		{"miniredis", mini},
+		{"redis", func(t *testing.T) redis.UniversalClient { return Client(t) }},
+		{"cluster", func(t *testing.T) redis.UniversalClient { return ClusterClient(t) }},
+	}
+}
+
 var namespaceSeq atomic.Uint64
 
 // Namespace returns a string unique within the test binary, derived from
