@@ -130,13 +130,14 @@ func runSegmentIngest(ctx context.Context, e *env, store *ranking.Store, members
 	for _, nseg := range []int{0, 2, 0, 2} {
 		for _, floor := range []bool{false, true} {
 			name := fmt.Sprintf("ingest_%dseg", nseg)
+			desc := fmt.Sprintf("Store.Apply, %d events per call, %d segment values per event (country of %d, team of %d)", ingestBatch, nseg, benchCountries, benchTeams)
 			newWork := segmentWork(store, segBoard, nseg)
-			e.logf("- %s: Store.Apply, %d events per call, %d segment values per event (country of %d, team of %d)", name, ingestBatch, nseg, benchCountries, benchTeams)
 			if floor {
 				name = fmt.Sprintf("floor_%dseg", nseg)
+				desc = "the floor script (see floor.go), the same events and segment values"
 				newWork = floorWork(e.rdb, nseg)
-				e.logf("- %s: the floor script (see floor.go), the same events and segment values", name)
 			}
+			e.logf("- %s: %s", name, desc)
 			m, err := e.measure(ctx, name, func(writer int) work {
 				return newWork(newEventGen(members, uint64(writer)))
 			})
