@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -30,7 +31,7 @@ func (s *Server) compress(next echo.HandlerFunc) echo.HandlerFunc {
 		if !acceptsGzip(c.Request()) {
 			return next(c)
 		}
-		gw := &gzipWriter{w: res.Writer, pool: &s.gzips}
+		gw := &gzipWriter{w: res.Writer}
 		res.Writer = gw
 		err := next(c)
 		gw.finish()
@@ -46,11 +47,31 @@ func (s *Server) compress(next echo.HandlerFunc) echo.HandlerFunc {
 // requests, use more (newAnswer).
 const gzipLevel = gzip.BestSpeed
 
+// gzipWriters pools the compressors of answers made per request, at
+// gzipLevel: the compress middleware's and serveAnswer's.
+var gzipWriters sync.Pool // *gzip.Writer
+
+// getGzip returns a pooled compressor at gzipLevel writing to w.
+func getGzip(w io.Writer) *gzip.Writer {
+	zw, _ := gzipWriters.Get().(*gzip.Writer)
+	if zw == nil {
+		zw, _ = gzip.NewWriterLevel(w, gzipLevel) // a valid level: no error
+		return zw
+	}
+	zw.Reset(w)
+	return zw
+}
+
+// putGzip gives a closed compressor back to the pool.
+func putGzip(zw *gzip.Writer) {
+	zw.Reset(nil)
+	gzipWriters.Put(zw)
+}
+
 // gzipWriter holds back the first minGzip bytes of an answer: a shorter
 // answer goes out as it is, a longer one through a pooled gzip.Writer.
 type gzipWriter struct {
-	w    http.ResponseWriter
-	pool *sync.Pool // of *gzip.Writer
+	w http.ResponseWriter
 
 	code    int          // status held back until the encoding is known (0: none yet)
 	buf     bytes.Buffer // body held back
@@ -113,12 +134,7 @@ func (g *gzipWriter) startGzip() {
 		g.code = http.StatusOK
 	}
 	g.w.WriteHeader(g.code)
-	zw, _ := g.pool.Get().(*gzip.Writer)
-	if zw == nil {
-		zw, _ = gzip.NewWriterLevel(g.w, gzipLevel) // a valid level: no error
-	} else {
-		zw.Reset(g.w)
-	}
+	zw := getGzip(g.w)
 	g.zw = zw
 	if g.buf.Len() > 0 {
 		zw.Write(g.buf.Bytes())
@@ -144,8 +160,7 @@ func (g *gzipWriter) finish() {
 	switch {
 	case g.zw != nil:
 		g.zw.Close()
-		g.zw.Reset(nil)
-		g.pool.Put(g.zw)
+		putGzip(g.zw)
 		g.zw = nil
 	case !g.through && (g.code != 0 || g.buf.Len() > 0):
 		g.passThrough()

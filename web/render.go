@@ -115,16 +115,10 @@ func serveAnswer(c echo.Context, a *answer) error {
 		// written in one piece with its length (no chunked stream through
 		// the compress middleware).
 		buf := answerBufs.Get().(*bytes.Buffer)
-		zw, _ := answerGzips.Get().(*gzip.Writer)
-		if zw == nil {
-			zw, _ = gzip.NewWriterLevel(buf, gzipLevel) // a valid level: no error
-		} else {
-			zw.Reset(buf)
-		}
+		zw := getGzip(buf)
 		zw.Write(a.body) // writes to a bytes.Buffer do not fail
 		zw.Close()
-		zw.Reset(nil)
-		answerGzips.Put(zw)
+		putGzip(zw)
 		err := writeGzip(res, a, buf.Bytes())
 		if buf.Cap() <= maxPooledAnswer {
 			buf.Reset()
@@ -147,13 +141,10 @@ func writeGzip(res *echo.Response, a *answer, gz []byte) error {
 	return err
 }
 
-// Pools for compressing answers made per request: gzip writers at
-// gzipLevel and output buffers (a buffer that grew past maxPooledAnswer
-// for one big answer is not kept).
-var (
-	answerGzips sync.Pool // *gzip.Writer
-	answerBufs  = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-)
+// answerBufs pools the output buffers of answers compressed per request
+// (a buffer that grew past maxPooledAnswer for one big answer is not
+// kept).
+var answerBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 const maxPooledAnswer = 256 << 10
 

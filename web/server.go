@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -173,7 +172,6 @@ type Server struct {
 	writeRate   int         // events per second per API key; 0: no limit
 	limiter     rateLimiter // nil: no limit
 	errLog      *logLimiter // bounds the rate of logged request failures
-	gzips       sync.Pool   // *gzip.Writer of the compress middleware
 }
 
 // NewServer builds a Server and registers its routes.
