@@ -12,7 +12,7 @@ import (
 	"github.com/standings/standings/web"
 )
 
-// TestEmbedFitsInChromium: in a real browser, the widget at the README's
+// TestEmbedFitsInChromium: in a real browser, the widget at docs/api.md's
 // recommended 360×420 shows all of its 10 rows without scrolling, and
 // theme=auto follows the viewer's colour scheme.
 func TestEmbedFitsInChromium(t *testing.T) {
