@@ -9,6 +9,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/gowebpki/jcs"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -35,9 +36,8 @@ type ResultEntry struct {
 	Score  json.RawMessage `json:"score"`
 }
 
-// canonicalResult and canonicalEntry list their fields in sorted key order:
-// encoding/json writes struct fields in declaration order, which makes the
-// canonical form.
+// canonicalResult and canonicalEntry are the fields the digest covers;
+// jcs.Transform sorts their keys.
 type canonicalResult struct {
 	Board   string           `json:"board"`
 	Entries []canonicalEntry `json:"entries"`
@@ -54,16 +54,23 @@ type canonicalEntry struct {
 }
 
 // Canonical returns the canonical JSON the digest covers: the object
-// {"board","entries","period","total","view"} with keys sorted at every
-// level (entries: member, name, rank, score), entries in rank order, no
-// whitespace, numbers as served, strings escaped as encoding/json does
-// but without HTML escaping (<, > and & stay as they are).
+// {"board","entries","period","total","view"} in RFC 8785 (JCS) form, so
+// that any JCS implementation (or a JSON library with sorted keys, no
+// whitespace and no escaping beyond JSON's own) computes the same bytes:
+// keys sorted, strings with only '"', '\' and control characters escaped
+// (U+2028 and U+2029 stay raw, unlike encoding/json's output), numbers as
+// ECMAScript writes them (the served score text, which never has trailing
+// zeros, unless it has more than 15 significant digits).
 func (r *Result) Canonical() []byte {
 	c := canonicalResult{Board: r.Board, Period: r.Period, Total: r.Total, View: r.View, Entries: make([]canonicalEntry, 0, len(r.Entries))}
 	for _, e := range r.Entries {
 		c.Entries = append(c.Entries, canonicalEntry{Member: e.Member, Name: e.Name, Rank: e.Rank, Score: e.Score})
 	}
-	return marshalNoHTML(c)
+	out, err := jcs.Transform(marshalNoHTML(c))
+	if err != nil {
+		panic(err) // valid JSON of strings and finite numbers only
+	}
+	return out
 }
 
 // ComputeDigest returns "sha256:" + the hex SHA-256 of Canonical().

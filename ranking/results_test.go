@@ -7,13 +7,18 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"os/exec"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-	"unicode/utf8"
+	"unicode/utf16"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/standings/standings/ranking"
@@ -22,9 +27,10 @@ import (
 
 func strp(s string) *string { return &s }
 
-// TestResultCanonicalDigest: the canonical form sorts keys, writes names
-// null when unknown, keeps the score's number text, leaves unicode and
-// <, >, & unescaped, and the digest is the SHA-256 of exactly those bytes.
+// TestResultCanonicalDigest: the canonical form is RFC 8785 (JCS): keys
+// sorted, names null when unknown, the score's number text, unicode,
+// U+2028/U+2029 and <, >, & unescaped, and the digest is the SHA-256 of
+// exactly those bytes.
 func TestResultCanonicalDigest(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -34,12 +40,15 @@ func TestResultCanonicalDigest(t *testing.T) {
 		{"empty", ranking.Result{Board: "b", View: "week", Period: "2026-11-16", Total: 0},
 			`{"board":"b","entries":[],"period":"2026-11-16","total":0,"view":"week"}`},
 		{"null name and decimals", ranking.Result{Board: "b", View: "7d", Period: "2026-11-16", Total: 7, Entries: []ranking.ResultEntry{
-			{Rank: 1, Member: "ann", Name: strp("Ann"), Score: json.RawMessage("12.50")},
-			{Rank: 2, Member: "bob", Score: json.RawMessage("-0.05")},
-		}}, `{"board":"b","entries":[{"member":"ann","name":"Ann","rank":1,"score":12.50},{"member":"bob","name":null,"rank":2,"score":-0.05}],"period":"2026-11-16","total":7,"view":"7d"}`},
+			{Rank: 1, Member: "ann", Name: strp("Ann"), Score: json.RawMessage("12.5")},
+			{Rank: 2, Member: "bob", Score: json.RawMessage("-0.000001")},
+		}}, `{"board":"b","entries":[{"member":"ann","name":"Ann","rank":1,"score":12.5},{"member":"bob","name":null,"rank":2,"score":-0.000001}],"period":"2026-11-16","total":7,"view":"7d"}`},
 		{"unicode and html", ranking.Result{Board: "b", View: "hour", Period: "2026-11-01T01:00-05:00", Total: 1, Entries: []ranking.ResultEntry{
-			{Rank: 1, Member: "zoë", Name: strp(`<Zoë & "co">` + "\t日本"), Score: json.RawMessage("3")},
-		}}, `{"board":"b","entries":[{"member":"zoë","name":"<Zoë & \"co\">\t日本","rank":1,"score":3}],"period":"2026-11-01T01:00-05:00","total":1,"view":"hour"}`},
+			{Rank: 1, Member: "zoë", Name: strp(`<Zoë & "co">` + "\t日本\\"), Score: json.RawMessage("3")},
+		}}, `{"board":"b","entries":[{"member":"zoë","name":"<Zoë & \"co\">\t日本\\","rank":1,"score":3}],"period":"2026-11-01T01:00-05:00","total":1,"view":"hour"}`},
+		{"line and paragraph separators", ranking.Result{Board: "b", View: "day", Period: "2026-11-16", Total: 1, Entries: []ranking.ResultEntry{
+			{Rank: 1, Member: "a\u2029b", Name: strp("x\u2028y 😀"), Score: json.RawMessage("1")},
+		}}, "{\"board\":\"b\",\"entries\":[{\"member\":\"a\u2029b\",\"name\":\"x\u2028y 😀\",\"rank\":1,\"score\":1}],\"period\":\"2026-11-16\",\"total\":1,\"view\":\"day\"}"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := tc.r
@@ -59,9 +68,113 @@ func TestResultCanonicalDigest(t *testing.T) {
 	}
 }
 
+// TestResultDigestIsJCS: over random results whose names and members mix
+// every script, emoji, U+2028/U+2029, quotes and backslashes (no control
+// characters, as the write rules allow) and scores of every scale, the
+// digest equals one recomputed from the served JSON by this file's own RFC
+// 8785 serializer, and, where python3 is installed, by Python's json with
+// sorted keys (the recipe users are given) for the scores Python writes as
+// ECMAScript does.
+func TestResultDigestIsJCS(t *testing.T) {
+	r := rand.New(rand.NewPCG(8785, 2028))
+	pool := []rune("aZ09 _-.~\"\\/<>&'`éÉßøÆœŁżčğıİ" + "αβΩЖжщЯ" + "مرحبا" + "שלום" + "नमस्ते" + "日本語漢字" + "한국어" + "ไทย" +
+		"\u2028\u2029\u00a0\u200d\ufeff\u0301\u00ad\u2060\ufffd" + "😀👍🏽🇫🇷𝄞𐍈")
+	text := func(max int) string {
+		var b strings.Builder
+		for range 1 + r.IntN(max) {
+			b.WriteRune(pool[r.IntN(len(pool))])
+		}
+		return b.String()
+	}
+	var results [][]byte
+	var pyOK []bool
+	for range 400 {
+		res := ranking.Result{Board: "b", View: "week", Period: "2026-11-16", Total: int64(r.IntN(1 << 40)),
+			Start: "2026-11-16T00:00:00Z", End: "2026-11-23T00:00:00Z", RecordedAt: "2026-11-23T00:00:00.000Z"}
+		py := true
+		for k := range r.IntN(6) {
+			decimals := r.IntN(7)
+			v := r.Int64N(1<<53) >> r.IntN(54) // every magnitude, up to 2^53
+			if r.IntN(2) == 0 {
+				v = -v
+			}
+			score := formatScaledForTest(v, decimals)
+			if !pythonWritesLikeJCS(score) {
+				py = false
+			}
+			e := ranking.ResultEntry{Rank: int64(k + 1), Member: text(20), Score: json.RawMessage(score)}
+			if r.IntN(4) > 0 {
+				e.Name = strp(text(30))
+			}
+			res.Entries = append(res.Entries, e)
+		}
+		res.Digest = res.ComputeDigest()
+		served := res.JSON()
+		if got := independentDigest(t, served); got != res.Digest {
+			t.Fatalf("digest %s, independent JCS %s, of %s\ncanonical %s", res.Digest, got, served, res.Canonical())
+		}
+		results, pyOK = append(results, served), append(pyOK, py)
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Logf("python3 not installed: checked against the in-test serializer only")
+		return
+	}
+	const prog = `import sys, json, hashlib
+for line in sys.stdin:
+    r = json.loads(line)
+    c = {k: r[k] for k in ("board", "entries", "period", "total", "view")}
+    print("sha256:" + hashlib.sha256(json.dumps(c, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()).hexdigest())
+`
+	var in bytes.Buffer
+	var want []string
+	for i, served := range results {
+		if pyOK[i] {
+			in.Write(served)
+			in.WriteByte('\n')
+			var res ranking.Result
+			if err := json.Unmarshal(served, &res); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, res.Digest)
+		}
+	}
+	cmd := exec.Command("python3", "-c", prog)
+	cmd.Stdin = &in
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("python3: %v", err)
+	}
+	got := strings.Fields(string(out))
+	if len(want) < 100 || !slices.Equal(got, want) {
+		t.Fatalf("python3 digests of %d results differ:\n got %v\nwant %v", len(want), got, want)
+	}
+}
+
+// formatScaledForTest writes v scaled by 10^decimals as the API does:
+// exact, without trailing zeros.
+func formatScaledForTest(v int64, decimals int) string {
+	s := new(big.Rat).SetFrac(big.NewInt(v), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(decimals)), nil)).FloatString(decimals)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+// pythonWritesLikeJCS reports whether Python's json writes the number as
+// RFC 8785 does: integers up to 2^53 exactly, other numbers when their
+// repr has no exponent (|x| >= 1e-4) and 15 significant digits at most.
+func pythonWritesLikeJCS(num string) bool {
+	digits := strings.TrimLeft(strings.NewReplacer("-", "", ".", "").Replace(num), "0")
+	if !strings.Contains(num, ".") {
+		return len(digits) <= 15
+	}
+	f, _ := strconv.ParseFloat(num, 64)
+	return len(digits) <= 15 && math.Abs(f) >= 1e-4
+}
+
 // independentDigest recomputes a served result's digest from its JSON
-// alone: parse, keep the five covered keys, write them canonically by a
-// routine of its own, hash.
+// alone: parse, keep the five covered keys, write them in RFC 8785 (JCS)
+// form by a routine of its own (not the library the code uses), hash.
 func independentDigest(tb testing.TB, served []byte) string {
 	tb.Helper()
 	dec := json.NewDecoder(bytes.NewReader(served))
@@ -85,24 +198,30 @@ func independentDigest(tb testing.TB, served []byte) string {
 		case nil:
 			b.WriteString("null")
 		case json.Number:
-			b.WriteString(string(v))
+			f, err := strconv.ParseFloat(string(v), 64)
+			if err != nil {
+				tb.Fatalf("number %s: %v", v, err)
+			}
+			b.WriteString(ecmaNumber(f))
 		case string:
+			// RFC 8785 3.2.2.2: only '"', '\\' and U+0000..U+001F are
+			// escaped, five of them by their short forms.
 			b.WriteByte('"')
 			for _, c := range v {
 				switch {
 				case c == '"' || c == '\\':
 					b.WriteString(`\` + string(c))
-				case c == '\n':
-					b.WriteString(`\n`)
-				case c == '\r':
-					b.WriteString(`\r`)
-				case c == '\t':
-					b.WriteString(`\t`)
 				case c == '\b':
 					b.WriteString(`\b`)
+				case c == '\t':
+					b.WriteString(`\t`)
+				case c == '\n':
+					b.WriteString(`\n`)
 				case c == '\f':
 					b.WriteString(`\f`)
-				case c < 0x20 || c == 0x2028 || c == 0x2029 || c == utf8.RuneError:
+				case c == '\r':
+					b.WriteString(`\r`)
+				case c < 0x20:
 					fmt.Fprintf(&b, `\u%04x`, c)
 				default:
 					b.WriteRune(c)
@@ -123,7 +242,10 @@ func independentDigest(tb testing.TB, served []byte) string {
 			for k := range v {
 				keys = append(keys, k)
 			}
-			sort.Strings(keys)
+			// Keys sort by their UTF-16 code units (RFC 8785 3.2.3).
+			slices.SortFunc(keys, func(x, y string) int {
+				return slices.Compare(utf16.Encode([]rune(x)), utf16.Encode([]rune(y)))
+			})
 			b.WriteByte('{')
 			for i, k := range keys {
 				if i > 0 {
@@ -141,6 +263,23 @@ func independentDigest(tb testing.TB, served []byte) string {
 	write(covered)
 	sum := sha256.Sum256([]byte(b.String()))
 	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// ecmaNumber writes f as ECMAScript's Number::toString does (RFC 8785
+// 3.2.2.3): the shortest round-trip digits, positional from 1e-6 up to
+// 1e21, else d.ddde±n without exponent padding.
+func ecmaNumber(f float64) string {
+	if f == 0 {
+		return "0"
+	}
+	if a := math.Abs(f); a >= 1e-6 && a < 1e21 {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	s := strconv.FormatFloat(f, 'e', -1, 64) // e.g. 1.5e-07
+	mant, exp, _ := strings.Cut(s, "e")
+	sign := exp[:1]
+	exp = strings.TrimLeft(exp[1:], "0")
+	return mant + "e" + sign + exp
 }
 
 const resultsBoards = `timezone: America/New_York

@@ -234,7 +234,7 @@ func (o *WebhookOptions) defaults() {
 type claimed struct {
 	id, url, typ, token string
 	body                []byte
-	attempts            int64
+	attempts            int64 // counting this one: hookclaim.lua counts an attempt as it starts
 }
 
 // RunWebhooks sends due webhook deliveries until ctx ends. Every instance
@@ -334,7 +334,7 @@ func (s *Store) attempt(ctx context.Context, opts *WebhookOptions, d claimed) {
 		return // shutting down: no verdict; the lease runs out and it is sent again
 	}
 	ok := status >= 200 && status < 300
-	backoff := retryDelay(d.attempts+1, opts.BaseDelay, opts.MaxDelay)
+	backoff := retryDelay(d.attempts, opts.BaseDelay, opts.MaxDelay)
 	keys, args := s.doneRequest(d.id, d.token, ok, status, errText, backoff)
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()

@@ -277,8 +277,8 @@ func TestWebhookSenderKilledMidDelivery(t *testing.T) {
 				t.Fatalf("receiver got %d requests %+v, want the same delivery twice", len(reqs), reqs)
 			}
 			list, _ := b.Deliveries(ctx, ranking.DeliveryDelivered, 10)
-			if len(list) != 1 || list[0].Attempts != 1 {
-				t.Errorf("delivered %+v, want one attempt recorded (A never answered)", list)
+			if len(list) != 1 || list[0].Attempts != 2 {
+				t.Errorf("delivered %+v, want two attempts (A's, cut short, and B's)", list)
 			}
 			if st := a.WebhookStats(); st != (ranking.WebhookStats{}) {
 				t.Errorf("A recorded %+v after dying", st)
@@ -321,6 +321,59 @@ func TestWebhookLeaseDecidesWhoReports(t *testing.T) {
 	m.SetTime(at.Add(time.Hour))
 	if more, _ := s.ClaimDelivery(ctx, 5, time.Minute, "three"); len(more) != 0 {
 		t.Fatalf("claimed %v after delivery", more)
+	}
+}
+
+// TestWebhookAttemptCountedWhenClaimed: an attempt counts when it goes in
+// flight, so one whose sender crashed (claimed, never reported) counts
+// once another instance takes the delivery over and delivers it; an
+// attempt that reports its outcome is not counted again.
+func TestWebhookAttemptCountedWhenClaimed(t *testing.T) {
+	ranking.GuardKeys(t)
+	ctx := context.Background()
+	at := time.Date(2026, 11, 23, 10, 30, 0, 0, time.UTC)
+	m, rdb := MustMiniredis(t, at)
+	_, srv := newReceiver(t, func(int, *http.Request) int { return 200 })
+	s := newStore(t, rdb, hookConfig(t, srv.URL, ""), func() time.Time { return at })
+	mustDeliveryOfLastHour(t, s)
+	attempts := func(status string) int64 {
+		t.Helper()
+		list, err := s.Deliveries(ctx, status, 10)
+		if err != nil || len(list) != 1 {
+			t.Fatalf("%s deliveries %+v, %v", status, list, err)
+		}
+		return list[0].Attempts
+	}
+	if n := attempts(ranking.DeliveryPending); n != 0 {
+		t.Fatalf("%d attempts before any claim", n)
+	}
+	ids, err := s.ClaimDelivery(ctx, 5, time.Second, "crashes")
+	if err != nil || len(ids) != 1 {
+		t.Fatalf("claim: %v %v", ids, err)
+	}
+	if n := attempts(ranking.DeliveryPending); n != 1 {
+		t.Fatalf("%d attempts while the first is in flight, want 1", n)
+	}
+	// The sender dies: no report; the lease runs out and another takes it.
+	m.SetTime(at.Add(2 * time.Second))
+	if again, err := s.ClaimDelivery(ctx, 5, time.Second, "fails"); err != nil || len(again) != 1 {
+		t.Fatalf("claim after the crash: %v %v", again, err)
+	}
+	if ans, _ := s.ReportDelivery(ctx, ids[0], "fails", 503); ans != "retry" {
+		t.Fatalf("report 503: %q, want retry", ans)
+	}
+	if n := attempts(ranking.DeliveryPending); n != 2 {
+		t.Fatalf("%d attempts after a crash and a reported failure, want 2", n)
+	}
+	m.SetTime(at.Add(3 * time.Second))
+	if last, err := s.ClaimDelivery(ctx, 5, time.Second, "delivers"); err != nil || len(last) != 1 {
+		t.Fatalf("third claim: %v %v", last, err)
+	}
+	if ans, _ := s.ReportDelivery(ctx, ids[0], "delivers", 200); ans != "delivered" {
+		t.Fatalf("report 200: %q, want delivered", ans)
+	}
+	if n := attempts(ranking.DeliveryDelivered); n != 3 {
+		t.Fatalf("%d attempts delivered, want 3 (crashed, failed, delivered)", n)
 	}
 }
 

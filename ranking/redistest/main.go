@@ -97,6 +97,10 @@ func Main(m *testing.M) int {
 		}
 		shared.unavailable = err
 	}
+	if err := LocaleAvailable(); err != nil && Required() {
+		fmt.Fprintf(os.Stderr, "redistest: %s=1 but %v; the Redis tests run their servers under it\n", RequireEnv, err)
+		return 1
+	}
 	shared.active.Store(true)
 	code := m.Run()
 	shared.active.Store(false)

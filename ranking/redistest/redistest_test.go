@@ -265,3 +265,29 @@ func alive(pid int) bool {
 	}
 	return true
 }
+
+// TestServersRunUnderLocale: the shared standalone server and every cluster
+// node compare strings in Lua by Locale's collation ("Zed" after "alice"),
+// not by bytes, so tests of byte order see what a production server under
+// that locale does.
+func TestServersRunUnderLocale(t *testing.T) {
+	if err := redistest.LocaleAvailable(); err != nil {
+		t.Skipf("%v", err) // Main has already failed the run if Redis is required
+	}
+	const script = "return tostring('Zed' < 'alice')"
+	clients := map[string]*redis.Client{"standalone": redistest.Client(t)}
+	for i, addr := range redistest.MustCluster(t) {
+		c := redis.NewClient(&redis.Options{Addr: addr})
+		t.Cleanup(func() { c.Close() })
+		clients[fmt.Sprintf("cluster node %d", i)] = c
+	}
+	for name, c := range clients {
+		got, err := c.Eval(t.Context(), script, nil).Text()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got != "false" {
+			t.Errorf("%s: Lua says 'Zed' < 'alice' is %s, want false under %s", name, got, redistest.Locale)
+		}
+	}
+}

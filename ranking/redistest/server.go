@@ -17,6 +17,10 @@
 // fails the run. Programs that are not tests use StartServer and StartCluster
 // directly.
 //
+// Every server runs under the locale Locale when it is installed (Lua in
+// Redis then compares strings by that locale, not by bytes); with
+// STANDINGS_REQUIRE_REDIS=1 a missing locale fails the run too.
+//
 // Every server listens on 127.0.0.1 only, keeps nothing on disk beyond its own
 // temporary directory, and is killed when it is closed or when the process that
 // started it dies.
@@ -235,6 +239,7 @@ func (s *Server) spawn(ctx context.Context) error {
 
 	cmd := exec.Command("redis-server", s.args...)
 	cmd.Dir = s.dir
+	cmd.Env = serverEnv()
 	cmd.Stdout = out
 	cmd.Stderr = out
 	cmd.SysProcAttr = sysProcAttr()

@@ -8,14 +8,16 @@
 -- now + lease and records the sender's token: nobody else takes it until
 -- the lease ends, and only the token's holder can report its outcome. A
 -- sender that dies leaves the lease to run out; the next claim after that
--- sends it again.
+-- sends it again. The attempt is counted here, when it goes in flight, so
+-- one cut short by a crash counts too (hookdone.lua does not count again).
 --
 -- KEYS     (built by claimRequest in webhooks_proto.go) 1
 --          {<prefix>results}:wh:pending, then {<prefix>results}:wh:d:<id>
 --          of each candidate in ARGV order
 -- ARGV     1 lease ms, 2 token, then the candidate ids
 -- Returns  {now_ms, {{id, url, type, body, attempts}, ...}}: the claimed
---          ones (candidates not due, or gone, are skipped)
+--          ones (candidates not due, or gone, are skipped), attempts
+--          counting this one
 
 local pending = KEYS[1]
 local now = redis_now()
@@ -28,8 +30,9 @@ for k = 3, #ARGV do
     if redis.call('EXISTS', h) == 1 then
       redis.call('ZADD', pending, fmt(now + lease), id)
       redis.call('HSET', h, 'lease', ARGV[2], 'next_ms', fmt(now + lease))
-      local f = redis.call('HMGET', h, 'url', 'type', 'body', 'attempts')
-      out[#out + 1] = {id, f[1], f[2], f[3], f[4]}
+      local attempts = redis.call('HINCRBY', h, 'attempts', 1)
+      local f = redis.call('HMGET', h, 'url', 'type', 'body')
+      out[#out + 1] = {id, f[1], f[2], f[3], fmt(attempts)}
     else
       redis.call('ZREM', pending, id)
     end

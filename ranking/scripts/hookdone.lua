@@ -8,6 +8,7 @@
 -- it delivered (its body is dropped; it is kept for listing until it
 -- expires). A failure before the give-up time schedules the next attempt
 -- after the caller's backoff; a failure at or after it marks it failed.
+-- The attempt was counted when hookclaim.lua put it in flight.
 --
 -- KEYS     (built by doneRequest in webhooks_proto.go) 1 wh:pending, 2
 --          wh:delivered, 3 wh:failed, 4 wh:d:<id> (all under
@@ -23,7 +24,6 @@ if redis.call('HGET', h, 'lease') ~= ARGV[1] then
   return 'lost'
 end
 local now = redis_now()
-redis.call('HINCRBY', h, 'attempts', 1)
 redis.call('HSET', h, 'last_status', ARGV[3], 'last_error', ARGV[4], 'last_ms', fmt(now))
 redis.call('HDEL', h, 'lease')
 if ARGV[2] == '1' then

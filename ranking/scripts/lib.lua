@@ -28,6 +28,21 @@ local function split(code, span)
 end
 
 
+-- bytes_less orders two member ids by their bytes, as a sorted set orders
+-- members of equal score. Lua's < on strings compares with strcoll, which
+-- follows the server's LC_COLLATE ("alice" < "Zed" under en_US.UTF-8), so
+-- no script compares member ids with it.
+local function bytes_less(a, b)
+  if a == b then return false end
+  local n = #a
+  if #b < n then n = #b end
+  for k = 1, n do
+    local x, y = string.byte(a, k), string.byte(b, k)
+    if x ~= y then return x < y end
+  end
+  return #a < #b
+end
+
 -- fmt_score renders a scaled score as the decimal users wrote (the Go twin
 -- is formatScaled): 125 with 1 decimal is "12.5".
 local function fmt_score(n, decimals)

@@ -2,8 +2,8 @@
 -- with its neighbours. The period is chosen by Redis's clock among the
 -- candidates, so "the current period" means Redis's, not the app server's.
 --
--- (lib.lua is prepended: fmt, num, split, fmt_score, publish, append_entries,
--- redis_now.)
+-- (lib.lua is prepended: fmt, num, split, bytes_less, fmt_score, publish,
+-- append_entries, redis_now.)
 --
 -- KEYS     (built by readRequest in read_proto.go) 1 the names hash n, then
 --          per candidate: z:<view>:<period>, and r:<view>:<period> when the
@@ -164,7 +164,7 @@ end
 
 if mode == 'members' then
   -- A member list ("friends"): each listed member's code, then rank order
-  -- (code, then member, as the sorted set orders them).
+  -- (code, then member id by bytes, as the sorted set orders them).
   local k = tonumber(ARGV[i + 1])
   local found = {}
   for j = 1, k do
@@ -174,7 +174,7 @@ if mode == 'members' then
   end
   table.sort(found, function(a, b)
     if a[3] ~= b[3] then return a[3] < b[3] end
-    return a[1] < b[1]
+    return bytes_less(a[1], b[1])
   end)
   local members = {}
   for j, f in ipairs(found) do members[j] = f[1] end
