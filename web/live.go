@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -59,14 +60,29 @@ func (s *Server) handleLive(c echo.Context) error {
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Time{})
 	_ = rc.SetWriteDeadline(time.Time{})
-	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+	hw := &handshakeWriter{ResponseWriter: w}
+	conn, err := websocket.Accept(hw, r, &websocket.AcceptOptions{
 		// The feed is public, read-only data (like the pages and the
 		// read API), so any site may follow it; nothing rides on cookies.
 		InsecureSkipVerify: true,
 		CompressionMode:    websocket.CompressionDisabled,
 	})
 	if err != nil {
-		return nil // Accept has answered the client
+		if hw.status == 0 {
+			return nil // the connection was taken over and failed
+		}
+		// A refused handshake (426 without the upgrade headers, 400 on a
+		// bad key or version): the contract's error, not the library's text.
+		w.Header().Del(echo.HeaderContentType)
+		code := ranking.EINVALID
+		if hw.status >= 500 {
+			code = ranking.EINTERNAL
+		}
+		msg := "not a websocket handshake: " + strings.TrimSpace(hw.message.String())
+		if hw.status == http.StatusUpgradeRequired {
+			msg = "this is the live feed, a websocket: connect with Connection: Upgrade and Upgrade: websocket"
+		}
+		return &apiError{Status: hw.status, Code: code, Message: msg}
 	}
 	if !admitted {
 		// Over a limit: upgraded only to say why with a close status a
@@ -83,6 +99,36 @@ func (s *Server) handleLive(c echo.Context) error {
 	s.hub.serve(context.WithoutCancel(base), conn, topicKey{board: b.ID, view: view, segment: seg, limit: limit, member: member}, s.writeTimeout, s.pingInterval)
 	return nil
 }
+
+// handshakeWriter keeps the websocket library's error answers (a status of
+// 400 or more and its text) from the client, for the error funnel to give
+// in the contract's shape; the 101 of an accepted handshake goes through.
+type handshakeWriter struct {
+	http.ResponseWriter
+	status  int
+	message strings.Builder
+}
+
+func (w *handshakeWriter) WriteHeader(status int) {
+	if status >= 400 {
+		w.status = status
+		return
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *handshakeWriter) Write(p []byte) (int, error) {
+	if w.status != 0 {
+		if w.message.Len() < 512 {
+			w.message.Write(p)
+		}
+		return len(p), nil
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Unwrap lets the library reach the connection to take it over.
+func (w *handshakeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // renderLive renders a live topic from a fresh read of the current period.
 // ranked is false when a member topic's member has no score there.

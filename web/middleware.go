@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,65 +41,121 @@ func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// limitBody refuses bodies over MaxBody: at once when Content-Length says
-// so, and otherwise when reading crosses the limit (decodeJSON reports it).
-func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		req := c.Request()
-		if req.ContentLength > MaxBody {
-			return tooLarge()
-		}
-		if req.Body != nil {
-			req.Body = http.MaxBytesReader(c.Response(), req.Body, MaxBody)
-		}
-		return next(c)
-	}
-}
-
 func tooLarge() *apiError {
 	return &apiError{Status: http.StatusRequestEntityTooLarge, Code: codeTooLarge, Message: "request body is larger than 1 MiB"}
 }
 
-// baseContextKey keeps a request's context before requestTimeout, for
+// DefaultBodyMemory bounds the request body bytes held at once by all
+// requests together (Options.BodyMemory).
+const DefaultBodyMemory = 32 << 20
+
+// bodyWait is how long a body waits for its share of the body memory
+// before the request is refused with 429.
+const bodyWait = time.Second
+
+// baseContextKey keeps a request's context before the store deadline, for
 // handlers that stream (CSV) and give each store call its own deadline.
 const baseContextKey = "base-context"
 
-// requestTimeout gives every request's store calls StoreTimeout.
-func (s *Server) requestTimeout(next echo.HandlerFunc) echo.HandlerFunc {
+// takesBody says whether the matched route reads a request body (routes
+// registered with postBody).
+func (s *Server) takesBody(c echo.Context) bool {
+	return s.bodyRoutes[c.Request().Method+" "+c.Path()]
+}
+
+// ignoreBody hides the body of a request to a route that takes none, so
+// that nothing buffers it (net/http discards a bounded rest of it after
+// the answer); routes that take one read it in readBody, after
+// authorization.
+func (s *Server) ignoreBody(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		c.Set(baseContextKey, c.Request().Context())
-		ctx, cancel := context.WithTimeout(c.Request().Context(), StoreTimeout)
-		defer cancel()
-		c.SetRequest(c.Request().WithContext(ctx))
+		if req := c.Request(); !s.takesBody(c) && req.Body != nil && req.Body != http.NoBody {
+			req.Body, req.ContentLength = http.NoBody, 0
+		}
 		return next(c)
 	}
+}
+
+// requestTimeout gives the store calls of a request without a body
+// StoreTimeout; readBody starts it for the others once the body is in.
+func (s *Server) requestTimeout(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if s.takesBody(c) {
+			return next(c)
+		}
+		return withStoreDeadline(c, next)
+	}
+}
+
+func withStoreDeadline(c echo.Context, next echo.HandlerFunc) error {
+	c.Set(baseContextKey, c.Request().Context())
+	ctx, cancel := context.WithTimeout(c.Request().Context(), StoreTimeout)
+	defer cancel()
+	c.SetRequest(c.Request().WithContext(ctx))
+	return next(c)
 }
 
 // DefaultBodyTimeout is how long a client has to send a request body.
 const DefaultBodyTimeout = 10 * time.Second
 
-// readBody reads the whole request body, within the body timeout, before
-// requestTimeout starts the store's deadline: a slow upload is the
-// client's delay, answered 408, never a 503 blamed on Redis.
-func (s *Server) readBody(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		req := c.Request()
-		if req.Body == nil || req.Body == http.NoBody {
-			return next(c)
+// readBody reads the whole request body of a route that takes one, at most
+// limit bytes, within the body timeout, before the store's deadline
+// starts: a slow upload is the client's delay, answered 408, never a 503
+// blamed on Redis. It runs after authorization, so anonymous clients never
+// get a byte read, and it holds a share of the server's body memory while
+// the request lasts, so that slow uploads together hold a bounded amount.
+func (s *Server) readBody(limit int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			if req.Body == nil || req.Body == http.NoBody {
+				return withStoreDeadline(c, next)
+			}
+			if req.ContentLength > limit {
+				return tooLarge()
+			}
+			if err := checkContentType(req.Header.Get(echo.HeaderContentType)); err != nil {
+				return err
+			}
+			need := limit
+			if req.ContentLength >= 0 {
+				need = req.ContentLength
+			}
+			if err := s.takeBodyMemory(c, need); err != nil {
+				return err
+			}
+			defer s.bodyMemory.Release(need)
+			body := http.MaxBytesReader(c.Response(), req.Body, limit)
+			// Room for the whole body and the one byte that tells an
+			// oversized one: the buffer never grows past its share.
+			buf := bytes.NewBuffer(make([]byte, 0, need+bytes.MinRead))
+			rc := http.NewResponseController(c.Response())
+			_ = rc.SetReadDeadline(time.Now().Add(s.bodyTimeout)) // not supported by test recorders
+			_, err := buf.ReadFrom(body)
+			_ = rc.SetReadDeadline(time.Time{})
+			if err != nil {
+				return bodyError(err)
+			}
+			req.Body = io.NopCloser(bytes.NewReader(buf.Bytes()))
+			return withStoreDeadline(c, next)
 		}
-		if err := checkContentType(req.Header.Get(echo.HeaderContentType)); err != nil {
-			return err
-		}
-		rc := http.NewResponseController(c.Response())
-		_ = rc.SetReadDeadline(time.Now().Add(s.bodyTimeout)) // not supported by test recorders
-		data, err := io.ReadAll(req.Body)
-		_ = rc.SetReadDeadline(time.Time{})
-		if err != nil {
-			return bodyError(err)
-		}
-		req.Body = io.NopCloser(bytes.NewReader(data))
-		return next(c)
 	}
+}
+
+// takeBodyMemory waits up to bodyWait for n bytes of the body memory; the
+// caller releases them. Over the budget the request is refused with 429
+// and Retry-After, its body unread.
+func (s *Server) takeBodyMemory(c echo.Context, n int64) error {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), bodyWait)
+	defer cancel()
+	if err := s.bodyMemory.Acquire(ctx, n); err != nil {
+		if c.Request().Context().Err() != nil {
+			return context.Canceled // the client went away
+		}
+		c.Response().Header().Set("Retry-After", "1")
+		return &apiError{Status: http.StatusTooManyRequests, Code: codeRateLimited, Message: "too many request bodies are arriving at once; try again in a moment"}
+	}
+	return nil
 }
 
 // isTimeout says whether a read failed on its deadline.
@@ -111,16 +168,53 @@ func bodyTimeout() *apiError {
 	return &apiError{Status: http.StatusRequestTimeout, Code: ranking.EINVALID, Message: "the request body did not arrive in time; send it faster or in smaller requests"}
 }
 
-// checkQuery refuses a query string with a bad escape: url.Values would
-// silently drop the pair, and "?limit=%zz" would quietly mean the default.
+// checkQuery refuses a query string with a bad escape (url.Values would
+// silently drop the pair, and "?limit=%zz" would quietly mean the default)
+// and any parameter given twice, known to the route or not: "first one
+// wins" would let "?limit=2&limit=1001" pass a check the other order fails.
 func (s *Server) checkQuery(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if _, err := url.ParseQuery(c.Request().URL.RawQuery); err != nil {
+		q, err := url.ParseQuery(c.Request().URL.RawQuery)
+		if err != nil {
 			return ranking.Errorf(ranking.EINVALID, "bad escape in the query string (a %% must start %%XX with two hex digits)")
+		}
+		names := make([]string, 0, len(q))
+		for name, vs := range q {
+			if len(vs) > 1 {
+				names = append(names, name)
+			}
+		}
+		if len(names) > 0 {
+			slices.Sort(names)
+			return ranking.Errorf(ranking.EINVALID, "query parameter %q is given %d times; give it once", names[0], len(q[names[0]]))
 		}
 		return next(c)
 	}
 }
+
+// headBody answers HEAD like GET without the body: every GET route is also
+// registered for HEAD (routes.go), and this drops what the handler and the
+// error funnel write, below compression, so the headers stay the GET's.
+func (s *Server) headBody(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if c.Request().Method != http.MethodHead {
+			return next(c)
+		}
+		res := c.Response()
+		w := res.Writer
+		res.Writer = headWriter{w}
+		defer func() { res.Writer = w }()
+		return next(c)
+	}
+}
+
+// headWriter discards a body; net/http does so too for HEAD, but only at
+// the wire, and tests and wrappers see what the handler wrote.
+type headWriter struct{ http.ResponseWriter }
+
+func (w headWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+func (w headWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // checkContentType takes JSON bodies: application/json or any +json type,
 // and also no type or application/x-www-form-urlencoded, which is what

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"sort"
 	"strings"
@@ -37,19 +38,8 @@ actions:
 	h := srv.Handler()
 
 	serve := func(method, path, key, body string) *httptest.ResponseRecorder {
-		var rd io.Reader
-		if body != "" {
-			rd = strings.NewReader(body)
-		}
-		req := httptest.NewRequest(method, path, rd)
-		if body != "" {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		if key != "" {
-			req.Header.Set("Authorization", "Bearer "+key)
-		}
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
+		h.ServeHTTP(rec, apiCase{method: method, path: path, key: key, body: body}.request(""))
 		return rec
 	}
 	spec := serve("GET", "/api/v1/openapi.json", "", "")
@@ -106,6 +96,7 @@ actions:
 	delivery := ds[0].ID
 
 	covered := map[string]bool{}
+	var cases []apiCase
 	for _, c := range []struct {
 		method, path, key, body string
 		status                  int
@@ -171,22 +162,32 @@ actions:
 		{"GET", "/readyz", "", "", 200},
 		{"GET", "/metrics", "", "", 200},
 	} {
-		rec := serve(c.method, c.path, c.key, c.body)
+		cases = append(cases, apiCase{method: c.method, path: c.path, key: c.key, body: c.body, status: c.status})
+	}
+	// The protocol edges: bodies that are not JSON, too big or too slow,
+	// on every route that takes one.
+	for _, p := range []string{"/api/v1/boards/points/scores", "/api/v1/boards/points/scores/batch", "/api/v1/actions/article.read"} {
+		cases = append(cases,
+			apiCase{method: "POST", path: p, key: writeKey, body: `{"member":"ann","value":1}`, ctype: "text/plain", status: 415},
+			apiCase{method: "POST", path: p, key: writeKey, body: `{"member":"ann","value":1}` + strings.Repeat(" ", web.MaxBody), status: 413},
+			apiCase{method: "POST", path: p, key: writeKey, slow: true, status: 408},
+		)
+	}
+	// A query parameter given twice, on every described route.
+	fill := strings.NewReplacer("{board}", "points", "{view}", "day", "{member}", "ann", "{name}", "country",
+		"{period}", "2026-11-22", "{action}", "article.read", "{id}", delivery)
+	for _, d := range described {
+		method, path, _ := strings.Cut(d, " ")
+		cases = append(cases, apiCase{method: method, path: fill.Replace(path) + "?limit=1&limit=2", key: adminKey, body: map[bool]string{true: `{}`}[method == "POST"], status: 422})
+	}
+	for _, c := range cases {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, c.request(""))
 		if rec.Code != c.status {
-			t.Errorf("%s %s: %d %s, want %d", c.method, c.path, rec.Code, rec.Body, c.status)
+			t.Errorf("%s %s: %d %.300s, want %d", c.method, c.path, rec.Code, rec.Body, c.status)
 			continue
 		}
-		var rd io.Reader
-		if c.body != "" {
-			rd = strings.NewReader(c.body)
-		}
-		req := httptest.NewRequest(c.method, "http://standings.test"+c.path, rd)
-		if c.body != "" {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		if c.key != "" {
-			req.Header.Set("Authorization", "Bearer "+c.key)
-		}
+		req := c.request("http://standings.test")
 		route, params, err := router.FindRoute(req)
 		if err != nil {
 			t.Errorf("%s %s: no route in the description: %v", c.method, c.path, err)
@@ -203,12 +204,117 @@ actions:
 		out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: rec.Code, Header: rec.Header(), Options: opts}
 		out.SetBodyBytes(bytes.Clone(rec.Body.Bytes()))
 		if err := openapi3filter.ValidateResponse(ctx, out); err != nil {
-			t.Errorf("%s %s → %d %s: %v", c.method, c.path, rec.Code, rec.Body, err)
+			t.Errorf("%s %s → %d %.300s: %v", c.method, c.path, rec.Code, rec.Body, err)
+		}
+		// The check fails on a status the route does not list.
+		out.Status = http.StatusTeapot
+		if err := openapi3filter.ValidateResponse(ctx, out); err == nil {
+			t.Errorf("%s %s: an unlisted status passes the check", c.method, c.path)
 		}
 	}
 	for _, d := range described {
 		if !covered[d] {
 			t.Errorf("%s: described but never exercised by this test", d)
 		}
+	}
+}
+
+// apiCase is one request of the description test and the status it must
+// get.
+type apiCase struct {
+	method, path, key, body string
+	ctype                   string // Content-Type of the body; application/json when empty
+	slow                    bool   // a body whose read times out, as a slow client's does
+	status                  int
+}
+
+// request builds c's request on base ("" or a scheme and host).
+func (c apiCase) request(base string) *http.Request {
+	var rd io.Reader
+	switch {
+	case c.slow:
+		rd = timeoutBody{}
+	case c.body != "":
+		rd = strings.NewReader(c.body)
+	}
+	req := httptest.NewRequest(c.method, base+c.path, rd)
+	switch {
+	case c.ctype != "":
+		req.Header.Set("Content-Type", c.ctype)
+	case rd != nil:
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.key)
+	}
+	return req
+}
+
+// TestOpenAPICarriesTheLimits: the description bounds what the contract
+// bounds, so that clients generated from it refuse what the server would.
+func TestOpenAPICarriesTheLimits(t *testing.T) {
+	f := MustFixture(t)
+	doc, err := openapi3.NewLoader().LoadFromData([]byte(MustOK(t, f.get(t, "/api/v1/openapi.json")).Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound := func(what string, s *openapi3.SchemaRef, lo, hi uint64) {
+		t.Helper()
+		if s == nil || s.Value == nil {
+			t.Fatalf("%s: no schema", what)
+		}
+		v := s.Value
+		switch {
+		case v.Type.Is("array"):
+			if v.MaxItems == nil || *v.MaxItems != hi || v.MinItems != lo {
+				t.Errorf("%s: items %d..%v, want %d..%d", what, v.MinItems, v.MaxItems, lo, hi)
+			}
+		case v.Type.Is("integer"):
+			if v.Min == nil || v.Max == nil || uint64(*v.Min) != lo || uint64(*v.Max) != hi {
+				t.Errorf("%s: %v..%v, want %d..%d", what, v.Min, v.Max, lo, hi)
+			}
+		default:
+			if v.MaxLength == nil || *v.MaxLength != hi || v.MinLength != lo {
+				t.Errorf("%s: length %d..%v, want %d..%d", what, v.MinLength, v.MaxLength, lo, hi)
+			}
+		}
+	}
+	param := func(path, method, name string) *openapi3.Parameter {
+		t.Helper()
+		op := doc.Paths.Find(path).GetOperation(method)
+		for _, p := range append(doc.Paths.Find(path).Parameters, op.Parameters...) {
+			if p.Value.Name == name {
+				return p.Value
+			}
+		}
+		t.Fatalf("%s %s: no parameter %s", method, path, name)
+		return nil
+	}
+	event := doc.Components.Schemas["Event"].Value.Properties
+	bound("Event.member", event["member"], 1, 128)
+	bound("Event.name", event["name"], 1, 64)
+	bound("Event.id", event["id"], 1, 128)
+	action := doc.Paths.Find("/api/v1/actions/{action}").Post.RequestBody.Value.Content.Get("application/json").Schema.Value.Properties
+	bound("action member", action["member"], 1, 128)
+	bound("action name", action["name"], 1, 64)
+	bound("action id", action["id"], 1, 128)
+	batch := doc.Paths.Find("/api/v1/boards/{board}/scores/batch").Post.RequestBody.Value.Content.Get("application/json").Schema.Value.Properties
+	bound("batch events", batch["events"], 0, 1000)
+	for _, p := range []string{"/api/v1/boards/{board}/{view}/members/{member}", "/api/v1/boards/{board}/members/{member}"} {
+		m := "GET"
+		if strings.HasPrefix(p, "/api/v1/boards/{board}/members/") {
+			m = "DELETE"
+		}
+		bound(p+" member", param(p, m, "member").Schema, 1, 128)
+		if !strings.Contains(param(p, m, "member").Description, "bytes") {
+			t.Errorf("%s: the member's bound is not said in bytes", p)
+		}
+	}
+	bound("page limit", param("/api/v1/boards/{board}/{view}", "GET", "limit").Schema, 1, 1000)
+	bound("page offset", param("/api/v1/boards/{board}/{view}", "GET", "offset").Schema, 0, 1_000_000_000)
+	bound("card around", param("/api/v1/boards/{board}/{view}/members/{member}", "GET", "around").Schema, 0, 50)
+	bound("search q", param("/api/v1/boards/{board}/members", "GET", "q").Schema, 1, 64)
+	if d := param("/api/v1/boards/{board}/{view}", "GET", "members").Description; !strings.Contains(d, "1..100") {
+		t.Errorf("members: %q does not say 1..100", d)
 	}
 }

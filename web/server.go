@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/standings/standings/ranking"
+	"golang.org/x/sync/semaphore"
 )
 
 // Store is what the handlers need of the score store; *ranking.Store
@@ -136,6 +137,10 @@ type Options struct {
 	// BodyTimeout is how long a client has to send a request body (0:
 	// DefaultBodyTimeout).
 	BodyTimeout time.Duration
+	// BodyMemory bounds the request body bytes held at once by all
+	// requests together (0: DefaultBodyMemory; at least MaxBody). A body
+	// that cannot get its share within a second is refused with 429.
+	BodyMemory int64
 	// WriteRate is the score events per second each API key may write,
 	// with bursts of twice that, across every instance sharing the Redis
 	// (0: DefaultWriteRate; negative: no limit). It is enforced when the
@@ -169,9 +174,11 @@ type Server struct {
 	pingInterval time.Duration
 
 	bodyTimeout time.Duration
-	writeRate   int         // events per second per API key; 0: no limit
-	limiter     rateLimiter // nil: no limit
-	errLog      *logLimiter // bounds the rate of logged request failures
+	bodyMemory  *semaphore.Weighted // bytes of request bodies held
+	bodyRoutes  map[string]bool     // "METHOD /path" of the routes that take a body
+	writeRate   int                 // events per second per API key; 0: no limit
+	limiter     rateLimiter         // nil: no limit
+	errLog      *logLimiter         // bounds the rate of logged request failures
 }
 
 // NewServer builds a Server and registers its routes.
@@ -195,6 +202,7 @@ func NewServer(opts Options) *Server {
 	}
 	s.errLog = newLogLimiter(s.logger, errLogBurst, errLogEvery)
 	s.bodyTimeout = orDefault(opts.BodyTimeout, DefaultBodyTimeout)
+	s.bodyMemory = semaphore.NewWeighted(max(orDefaultInt64(opts.BodyMemory, DefaultBodyMemory), MaxBody))
 	s.writeRate = opts.WriteRate
 	if s.writeRate == 0 {
 		s.writeRate = DefaultWriteRate
@@ -239,6 +247,13 @@ func orDefault(d, def time.Duration) time.Duration {
 		return def
 	}
 	return d
+}
+
+func orDefaultInt64(n, def int64) int64 {
+	if n <= 0 {
+		return def
+	}
+	return n
 }
 
 func orDefaultInt(n, def int) int {
