@@ -29,7 +29,7 @@ func GuardKeys(tb interface{ Cleanup(func()) }) {
 		{&applyScript, applyLua}, {&readScript, readLua}, {&ensureScript, ensureLua}, {&removeScript, removeLua},
 		{&cardScript, cardLua}, {&limitScript, limitLua}, {&deadScript, deadLua},
 		{&recordScript, recordLua}, {&relayScript, relayLua}, {&amendScript, amendLua},
-		{&searchScript, searchLua},
+		{&searchScript, searchLua}, {&sweepScript, sweepLua},
 		{&hookClaimScript, hookClaimLua}, {&hookDoneScript, hookDoneLua}, {&hookRetryScript, hookRetryLua},
 	}
 	for _, sc := range scripts {

@@ -58,7 +58,8 @@ type MemberName struct {
 // SearchMembers finds up to 20 members of a board whose display name or id
 // starts with q (1..64 characters), compared folded (see foldSearch), in
 // the order of the folded match, each member once. Members stay findable
-// after their scores expire, until they are removed.
+// while they have a score in some retained period (the member sweep
+// forgets the others; with an all view, until they are removed).
 func (s *Store) SearchMembers(ctx context.Context, boardID, q string) ([]MemberName, error) {
 	b, err := s.board(boardID)
 	if err != nil {

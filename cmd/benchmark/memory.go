@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,6 +51,10 @@ func runMemory(ctx context.Context, e *env) error {
 		return fmt.Errorf("standings load: %w", err)
 	}
 
+	if err := e.keyBreakdown(ctx, benchPrefix+"{"+benchBoard+"}:", n, std.bytes); err != nil {
+		return fmt.Errorf("standings breakdown: %w", err)
+	}
+
 	e.logf("- plain: the same members and values, ZADD of %d into %d plain keys, pipelined", memoryBatch, views)
 	plainLoad := func(ctx context.Context, lo, hi int) error { return zaddMembers(ctx, e.rdb, ids[lo:hi], values[lo:hi]) }
 	plain, err := e.loadFootprint(ctx, nil, plainLoad, n, "plain:*")
@@ -69,6 +75,47 @@ func runMemory(ctx context.Context, e *env) error {
 	e.out.bench("memory_bytes_per_member_view", stdPer, "bytes")
 	e.out.bench("plain_zset_bytes_per_member_view", plainPer, "bytes")
 	e.out.ratio("memory_vs_plain", divide(stdPer, plainPer))
+	return nil
+}
+
+// keyBreakdown says where a board's bytes go: per key type ("z_hour" for
+// the hour view's periods, "n" names, "ni" the search index, "k" the
+// registry, ...) the exact MEMORY USAGE of its keys per member, and as
+// "other" what used_memory grew by beyond them (the keyspace's own tables,
+// expiry entries).
+func (e *env) keyBreakdown(ctx context.Context, prefix string, n int, total int64) error {
+	sums := map[string]int64{}
+	var kinds []string
+	var counted int64
+	iter := e.rdb.Scan(ctx, 0, prefix+"*", 100).Iterator()
+	for iter.Next(ctx) {
+		key := iter.Val()
+		kind := strings.TrimPrefix(key, prefix)
+		if k, rest, ok := strings.Cut(kind, ":"); ok {
+			kind = k
+			if k == "z" || k == "x" || k == "r" || k == "snap" || k == "mv" {
+				view, _, _ := strings.Cut(rest, ":")
+				kind = k + "_" + strings.ReplaceAll(view, "~", "")
+			}
+		}
+		usage, err := e.rdb.Do(ctx, "memory", "usage", key, "samples", "0").Int64()
+		if err != nil {
+			return fmt.Errorf("memory usage %s: %w", key, err)
+		}
+		if _, ok := sums[kind]; !ok {
+			kinds = append(kinds, kind)
+		}
+		sums[kind] += usage
+		counted += usage
+	}
+	if err := iter.Err(); err != nil {
+		return err
+	}
+	slices.Sort(kinds)
+	for _, k := range kinds {
+		e.out.bench("memory_bytes_per_member_key_"+k, divide(float64(sums[k]), float64(n)), "bytes")
+	}
+	e.out.bench("memory_bytes_per_member_key_other", divide(float64(total-counted), float64(n)), "bytes")
 	return nil
 }
 

@@ -288,6 +288,14 @@ func (m *Main) Run(ctx context.Context) error {
 			m.Logger.Error("recording period results", "err", err)
 		})
 	})
+	wg.Go(func() {
+		// Names, search entries and member records of members with no
+		// score left go (contract 14); every instance may walk, each step
+		// checks and deletes atomically.
+		m.Store.RunSweeper(bg, time.Minute, func(err error) {
+			m.Logger.Error("forgetting members without scores", "err", err)
+		})
+	})
 	// Ingest streams: every instance joins the consumer group under a name
 	// of its own, so a dead instance's entries are claimed by the others.
 	wg.Go(func() {

@@ -1,0 +1,51 @@
+package ranking
+
+import (
+	_ "embed"
+)
+
+// The sweep.lua protocol: KEYS and ARGV of one step of the walk that
+// forgets members with no score left, and the reply.
+
+//go:embed scripts/sweep.lua
+var sweepLua string
+
+var sweepScript = newScript(sweepLua)
+
+// sweepKey is the hash holding a board's walk position.
+func (s *Store) sweepKey(b *Board) string { return s.boardKey(b, "sw") }
+
+// sweepRequest builds KEYS and ARGV for sweep.lua: the z key of every
+// declared registry entry, and the watched entries.
+func (s *Store) sweepRequest(b *Board, plan sweepPlan, count int) (keys []string, args []any) {
+	keys = make([]string, 0, 5+len(plan.declared))
+	keys = append(keys, s.sweepKey(b), s.boardKey(b, "n"), s.nameIndexKey(b), s.boardKey(b, "sm"), s.boardKey(b, "k"))
+	for _, e := range plan.declared {
+		keys = append(keys, s.keyPrefix(b)+"z:"+e)
+	}
+	args = make([]any, 0, 4+len(plan.watched))
+	args = append(args, itoa(plan.fromMS), itoa(plan.untilMS), count, len(plan.watched))
+	for _, e := range plan.watched {
+		args = append(args, e)
+	}
+	return keys, args
+}
+
+// sweepReply is sweep.lua's answer.
+type sweepReply struct {
+	stale     bool // nothing changed: the registry or the clock moved on
+	met       int  // distinct members looked up
+	forgotten int  // members forgotten
+	cycled    bool // the call ended a walk over n, ni and sm
+}
+
+// decodeSweep decodes sweep.lua's {status, phase, met, forgotten, cycled}.
+func decodeSweep(raw []any) (sweepReply, error) {
+	if len(raw) != 5 {
+		return sweepReply{}, Errorf(EINTERNAL, "sweep: unexpected reply %v", raw)
+	}
+	if asInt(raw[0]) == -1 {
+		return sweepReply{stale: true}, nil
+	}
+	return sweepReply{met: int(asInt(raw[2])), forgotten: int(asInt(raw[3])), cycled: asInt(raw[4]) == 1}, nil
+}
