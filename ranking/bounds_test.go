@@ -207,3 +207,45 @@ boards:
 		t.Fatalf("the refused event changed the window: %+v %v", pg, err)
 	}
 }
+
+// TestLateEventUnreadSegmentWindow: an event with segments is checked on
+// its segment boards' windows too, built or not. The board's windows stay
+// within bounds (an event without the segment offsets it); the segment
+// board's window ending D-2 would read 20.
+func TestLateEventUnreadSegmentWindow(t *testing.T) {
+	day := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	v := ranking.View{Name: "3d", Kind: ranking.Window, Days: 3}
+	fr := ranking.Segment{Name: "country", Value: "FR"}
+	for _, read := range []bool{false, true} {
+		t.Run(fmt.Sprintf("read=%v", read), func(t *testing.T) {
+			_, rdb := MustMiniredis(t, day)
+			cfg := MustConfig(t, "boards: [{id: b, segments: [country], min_score: -10, max_score: 10, views: [3d], lateness: 100h}]\n")
+			s := newStore(t, rdb, cfg, func() time.Time { return day })
+			ctx := context.Background()
+			for _, ev := range []ranking.Event{
+				{Member: "a", Value: 10, At: day.AddDate(0, 0, -2), Segments: map[string]string{"country": "FR"}},
+				{Member: "a", Value: -10, At: day.AddDate(0, 0, -3)},
+			} {
+				if _, err := s.Write(ctx, "b", ev); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if read {
+				for back := 3; back >= 1; back-- {
+					if _, err := s.PageIn(ctx, "b", "3d", fr, cfg.Calendar.PeriodAt(v, day.AddDate(0, 0, -back)).ID, 0, 10); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			_, err := s.Write(ctx, "b", ranking.Event{Member: "a", Value: 10, At: day.AddDate(0, 0, -3), Segments: map[string]string{"country": "FR"}})
+			want := "the score in view 3d would be 20, outside [-10, 10]"
+			if ranking.ErrorCode(err) != ranking.EINVALID || err.Error() != want {
+				t.Fatalf("late +10 at D-3 in FR: %v; want %q", err, want)
+			}
+			pg, err := s.PageIn(ctx, "b", "3d", fr, cfg.Calendar.PeriodAt(v, day.AddDate(0, 0, -2)).ID, 0, 10)
+			if err != nil || len(pg.Entries) != 1 || pg.Entries[0].Score != 10 {
+				t.Fatalf("FR window ending D-2: %+v %v; want a at 10", pg, err)
+			}
+		})
+	}
+}

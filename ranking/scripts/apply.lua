@@ -23,9 +23,11 @@
 --     codes hold: [min, max], or ±N·S for a window, ±S for day totals),
 --     nperiods,
 --     kind: "p" a calendar view (one period holds the event), "h" the hidden
---     day totals (like "p", but not answered, and bounded by ±S only), "w" a
---     rolling window of `days` days (every ready window covering the event's
---     day changes);
+--     day totals (like "p", but not answered, and bounded by ±S only; its
+--     rows also hold the days that derive unbuilt windows, see derive), "w"
+--     a rolling window of `days` days (every ready window covering the
+--     event's day changes; every one up to tomorrow's, built or not, is
+--     checked against [min, max]);
 --     per period: id, start_ms, end_ms, base_unit, expire_at_ms (0 = never),
 --       last_day_ms (windows: start of the window's last day; else 0).
 --       Window rows are consecutive days in order.
@@ -62,8 +64,8 @@
 -- moves a member up past others within the best moves_top ranks of a
 -- view's current period is kept as an overtake.
 --
--- Cost: the board's own period keys read the batch's members with one
--- ZMSCORE per key; every key's writes are queued and sent as one
+-- Cost: the board's own period keys, and the keys that derive its unbuilt
+-- windows, read the batch's members with one ZMSCORE per key; every key's writes are queued and sent as one
 -- multi-pair ZADD per key when its order must be read (a rank, an
 -- overtake) and at the end. Ranks: with ranks 0 no rank is read, except
 -- for an overtake: a member that rose in a view's current period gets its
