@@ -40,9 +40,12 @@ func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time,
 	rows := make([][]periodEntry, len(views))
 	for vi, v := range views {
 		cd := b.codecs[v.Name]
-		if v.Kind == Window {
+		switch {
+		case v.Kind == Window:
 			rows[vi] = s.windowRows(b, v, events, idx, now)
-		} else {
+		case v == dayTotals:
+			rows[vi] = s.dayRows(b, events, idx, now)
+		default:
 			rows[vi] = s.periodRows(b, v, events, idx, now)
 		}
 		kind := "p"

@@ -302,6 +302,52 @@ func (s *Store) windowRows(b *Board, v View, events []Event, idx []int, now time
 	return rows
 }
 
+// dayRows lists the day totals around now and of every explicit event
+// time, and those apply.lua reads to check the windows an event's day is
+// in that are not built (see derive there): for each rolling view of N
+// days, from the earliest event's day or yesterday d to the day after
+// tomorrow T+2, and the days d-N+1 .. T-N+2 that leave the windows in
+// between; every day from d-N+1 when 0 is outside [min, max].
+func (s *Store) dayRows(b *Board, events []Event, idx []int, now time.Time) []periodEntry {
+	rows := s.periodRows(b, dayTotals, events, idx, now)
+	cal := s.cfg.Calendar
+	seen := make(map[string]bool, len(rows))
+	for _, r := range rows {
+		seen[r.period.ID] = true
+	}
+	days := func(from, to Period) {
+		for p := from; !p.Start.After(to.Start); p = cal.Next(dayTotals, p) {
+			if !seen[p.ID] {
+				seen[p.ID] = true
+				rows = append(rows, s.entry(b, dayTotals, p))
+			}
+		}
+	}
+	dayOf := func(t time.Time) Period { return cal.PeriodAt(dayTotals, t) }
+	for _, v := range b.Views {
+		if v.Kind != Window {
+			continue
+		}
+		cur := cal.PeriodAt(v, now)
+		first := cal.Prev(v, cur)
+		for _, i := range idx {
+			if at := events[i].At; !at.IsZero() && at.Before(first.End) {
+				if w := cal.PeriodAt(v, at); w.End.Before(first.End) {
+					first = w
+				}
+			}
+		}
+		last := cal.Shift(dayTotals, dayOf(cur.End.Add(-time.Millisecond)), 2)
+		days(dayOf(first.End.Add(-time.Millisecond)), last)
+		if b.Min > 0 || b.Max < 0 {
+			days(dayOf(first.Start), last)
+		} else {
+			days(dayOf(first.Start), cal.Next(dayTotals, dayOf(cur.Start)))
+		}
+	}
+	return rows
+}
+
 // asInt reads an integer reply (Lua numbers arrive as integers).
 func asInt(v any) int64 {
 	switch x := v.(type) {

@@ -23,9 +23,11 @@
 --     codes hold: [min, max], or ±N·S for a window, ±S for day totals),
 --     nperiods,
 --     kind: "p" a calendar view (one period holds the event), "h" the hidden
---     day totals (like "p", but not answered, and bounded by ±S only), "w" a
---     rolling window of `days` days (every ready window covering the event's
---     day changes);
+--     day totals (like "p", but not answered, and bounded by ±S only; its
+--     rows also hold the days that derive unbuilt windows, see derive), "w"
+--     a rolling window of `days` days (every ready window covering the
+--     event's day changes; every one up to tomorrow's, built or not, is
+--     checked against [min, max]);
 --     per period: id, start_ms, end_ms, base_unit, expire_at_ms (0 = never),
 --       last_day_ms (windows: start of the window's last day; else 0).
 --       Window rows are consecutive days in order.
@@ -62,8 +64,8 @@
 -- moves a member up past others within the best moves_top ranks of a
 -- view's current period is kept as an overtake.
 --
--- Cost: the board's own period keys read the batch's members with one
--- ZMSCORE per key; every key's writes are queued and sent as one
+-- Cost: the board's own period keys, and the keys that derive its unbuilt
+-- windows, read the batch's members with one ZMSCORE per key; every key's writes are queued and sent as one
 -- multi-pair ZADD per key when its order must be read (a rank, an
 -- overtake) and at the end. Ranks: with ranks 0 no rank is read, except
 -- for an overtake: a member that rose in a view's current period gets its
@@ -120,6 +122,15 @@ for v = 1, nviews do
     view.by_id[per.id] = per
   end
   views[v] = view
+end
+-- The day totals (kind "h", listed last), found by their start.
+local hv, hvi = nil, nil
+for v = 1, nviews do
+  if views[v].kind == 'h' then
+    hv, hvi = views[v], v
+    hv.by_start = {}
+    for j, per in ipairs(hv.periods) do hv.by_start[per.s] = j end
+  end
 end
 
 -- Segment boards: each has every view's period rows of the board (same
@@ -248,6 +259,60 @@ local ev_member, ev_value, ev_at, ev_name, ev_name_fold, ev_member_fold, ev_id, 
   {}, {}, {}, {}, {}, {}, {}, {}, {}
 local tgs = {}
 
+-- A window that is not built is derived, for the bounds check only (it is
+-- never built here), from today's window T, which is always built, and the
+-- day totals in between: walking from T to the window ending on day E,
+--   window(E-1) = window(E) - day(E) + day(E-N)   (E <= T)
+--   window(T+1) = window(T) + day(T+1) - day(T-N+1),
+-- so a late event costs reads in proportion to its lateness in days, not
+-- to N. steps lists the walk's day starts (window rows are consecutive
+-- days: row j-1 starts on day E-N) with the sign of each day's total.
+local function steps(view, j)
+  local rows, T, out = view.periods, view.today, {}
+  if j <= T then
+    for r = T, j + 1, -1 do
+      out[#out + 1] = rows[r].last
+      out[#out + 1] = -1
+      out[#out + 1] = rows[r - 1].s
+      out[#out + 1] = 1
+    end
+  else
+    for r = T + 1, j do
+      out[#out + 1] = rows[r].last
+      out[#out + 1] = 1
+      out[#out + 1] = rows[r - 1].s
+      out[#out + 1] = -1
+    end
+  end
+  return out
+end
+
+-- derivable says whether every day total the check c needs is listed: the
+-- walk's, the event's day and, when 0 is outside [min, max] (then whether
+-- a member with a zero sum is present matters, see derive), every day of
+-- the window. For the board's own windows it adds the keys derive reads
+-- to pre, read for the whole batch at once.
+local function derivable(view, c, pre)
+  local st, by = c.steps, hv.by_start
+  if not by[c.d_s] then return false end
+  for r = 1, #st, 2 do
+    if not by[st[r]] then return false end
+  end
+  if vmin > 0 or vmax < 0 then
+    local w, days = view.periods[c.j], 0
+    for _, per in ipairs(hv.periods) do
+      if per.s >= w.s and per.s < w.e then days = days + 1 end
+    end
+    if days < view.days then return false end
+  end
+  if pre then
+    pre[#pre + 1] = view.periods[view.today]
+    pre[#pre + 1] = hv.periods[by[c.d_s]]
+    for r = 1, #st, 2 do pre[#pre + 1] = hv.periods[by[st[r]]] end
+  end
+  return true
+end
+
 -- target_list resolves the targets of an event at at (its time t) tagged
 -- with the segment boards esegs: tv[k] its view index, tp[k] the period
 -- row, tm[k] (segment targets) the index of the board's target of the
@@ -255,7 +320,8 @@ local tgs = {}
 -- for view v; err when the event is refused. nil when an event at Redis's
 -- now falls in no listed period.
 local function target_list(at, esegs)
-  local tg = {segs = esegs, tv = {}, tp = {}, tm = {}, tsb = {}, n = 0, answer = {}, carried = {}}
+  local tg = {segs = esegs, tv = {}, tp = {}, tm = {}, tsb = {}, n = 0, answer = {}, carried = {},
+              wc = {}, pre = {}}
   for _, sb in ipairs(esegs) do tg.carried[sb.name] = sb.value end
   if at == '' then
     tg.t = now
@@ -267,7 +333,7 @@ local function target_list(at, esegs)
     end
   end
   local t = tg.t
-  local tv, tp, tm, tsb = tg.tv, tg.tp, tg.tm, tg.tsb
+  local tv, tp, tm, tsb, wc, pre = tg.tv, tg.tp, tg.tm, tg.tsb, tg.wc, tg.pre
   local n = 0
   for v = 1, nviews do
     local view = views[v]
@@ -278,8 +344,12 @@ local function target_list(at, esegs)
         tg.err = 'no window of view ' .. view.name .. ' covers the event time'
         return tg
       end
-      -- every ready window whose days include the event's day, up to
-      -- tomorrow's prepared one
+      -- Every window whose days include the event's day, up to
+      -- tomorrow's, is checked against the bounds (tg.wc, in this order
+      -- whatever is built, so the same event gets the same answer); the
+      -- ready ones are also targets (c.k), the others are derived from
+      -- today's window and the day totals in between (see derive).
+      local d_s = view.periods[k].last
       for j = k, math.min(k + view.days - 1, view.today + 1) do
         local per = view.periods[j]
         local m = nil
@@ -287,12 +357,22 @@ local function target_list(at, esegs)
           n = n + 1
           tv[n], tp[n] = v, per
           m = n
+          wc[#wc + 1] = {v = v, j = j, k = n}
+        else
+          local c = {v = v, j = j, d_s = d_s, steps = steps(view, j)}
+          if not derivable(view, c, pre) then return nil end
+          wc[#wc + 1] = c
         end
         for _, sb in ipairs(esegs) do
           local sper = segrow(sb, v, j)
           if sper.fresh or ready(sper) then
             n = n + 1
             tv[n], tp[n], tm[n], tsb[n] = v, sper, m, sb
+            wc[#wc + 1] = {v = v, j = j, k = n, sb = sb}
+          else
+            local c = {v = v, j = j, d_s = d_s, sb = sb, steps = steps(view, j)}
+            if not derivable(view, c) then return nil end
+            wc[#wc + 1] = c
           end
         end
       end
@@ -453,27 +533,31 @@ local function write(per, member, code)
 end
 
 -- The board's own period keys read the batch's members with one ZMSCORE
--- each (segment targets read on demand: most copy the board's plan).
+-- each (segment targets read on demand: most copy the board's plan), and
+-- so do the keys that derive the board's unbuilt windows.
 do
   local want = {}
+  local function wanted(per, member)
+    local c = codes_of(per)
+    if c[member] == nil then
+      c[member] = false
+      local w = want[per]
+      if not w then
+        w = {}
+        want[per] = w
+      end
+      w[#w + 1] = member
+    end
+  end
   for e = 1, nevents do
     local tg = ev_tg[e]
     if not tg.err then
       local member, tm, tp = ev_member[e], tg.tm, tg.tp
       for k = 1, tg.n do
-        if not tm[k] and not tg.tsb[k] then
-          local per = tp[k]
-          local c = codes_of(per)
-          if c[member] == nil then
-            c[member] = false
-            local w = want[per]
-            if not w then
-              w = {}
-              want[per] = w
-            end
-            w[#w + 1] = member
-          end
-        end
+        if not tm[k] and not tg.tsb[k] then wanted(tp[k], member) end
+      end
+      if ev_value[e] ~= 0 then
+        for _, per in ipairs(tg.pre) do wanted(per, member) end
       end
     end
   end
@@ -504,6 +588,58 @@ local function outside(v)
   if v < vmin then return vmin - v end
   if v > vmax then return v - vmax end
   return 0
+end
+
+-- derive is the member's sum and presence in the unbuilt window of check
+-- c before the event (see steps). A member is in a window when it has a
+-- day total on one of its days; a non-zero sum needs one. The walk reads
+-- the days of the window but those also in today's, so when the sum is
+-- zero and that matters (0 outside [min, max]) and today's window holds
+-- the member, the window's other days are read.
+local function derive(c, member)
+  local view, sb = views[c.v], c.sb
+  if sb and not known(sb) then return 0, false end -- a value never written: no data at all
+  local function day(s)
+    local j = hv.by_start[s]
+    if sb then return segrow(sb, hvi, j) end
+    return hv.periods[j]
+  end
+  local function dayval(s)
+    local code = code_of(day(s), member)
+    if not code then return 0, false end
+    return value_of(hv, (split(code, hv.span))), true
+  end
+  local w = view.periods[view.today]
+  if sb then w = segrow(sb, c.v, view.today) end
+  local code = code_of(w, member)
+  local sum = 0
+  if code then sum = value_of(view, (split(code, view.span))) end
+  local e = view.periods[c.j]
+  local st = c.steps
+  local _, present = dayval(c.d_s)
+  for r = 1, #st, 2 do
+    local s = st[r]
+    local dv, p = dayval(s)
+    sum = sum + st[r + 1] * dv
+    if p and s >= e.s and s < e.e then present = true end
+  end
+  if sum ~= 0 then
+    present = true
+  elseif not present and code and outside(0) > 0 then
+    for _, per in ipairs(hv.periods) do
+      if per.s >= e.s and per.s < e.e and code_of(day(per.s), member) then
+        present = true
+        break
+      end
+    end
+  end
+  return sum, present
+end
+
+local function out_of_range(view, nv, et)
+  return {0, 'invalid_argument', 'the score in view ' .. view.name .. ' would be ' ..
+    fmt_score(nv, decimals) .. ', outside [' .. fmt_score(vmin, decimals) .. ', ' ..
+    fmt_score(vmax, decimals) .. ']', et}
 end
 
 local function better(a, b)
@@ -592,7 +728,7 @@ end
 
 local touched = {}
 local touched_list = {}
-local plan_code, plan_value, plan_change, plan_present, plan_old = {}, {}, {}, {}, {}
+local plan_code, plan_value, plan_change, plan_present, plan_old, plan_ov = {}, {}, {}, {}, {}, {}
 local ans_value, ans_rank, ans_set = {}, {}, {}
 local name_pending = {}
 
@@ -728,21 +864,38 @@ for e = 1, nevents do
               ' that rolling windows can hold', et}
             break
           end
-        elseif (change or old) and outside(nv) > 0 and
-            not (view.kind == 'w' and old and outside(nv) <= outside(ov)) then
-          -- A window that drifted out of [min, max] when a day left it may
-          -- move back, but no event moves a score further out.
-          res = {0, 'invalid_argument', 'the score in view ' .. view.name .. ' would be ' ..
-            fmt_score(nv, decimals) .. ', outside [' .. fmt_score(vmin, decimals) .. ', ' ..
-            fmt_score(vmax, decimals) .. ']', et}
+        elseif view.kind ~= 'w' and (change or old) and outside(nv) > 0 then
+          res = out_of_range(view, nv, et)
           break
         end
+        plan_ov[k] = ov or 0
         if view.span == 1 then nt = 0 end
         plan_code[k] = rank_value(view, nv) * view.span + nt
         plan_value[k] = nv
         plan_change[k] = change
         plan_present[k] = change or old ~= false
         plan_old[k] = old
+      end
+    end
+    if not res and value ~= 0 then
+      -- Every window holding the event's day, built or not: a window that
+      -- drifted out of [min, max] when a day left it may move back, but no
+      -- event moves a score further out. A member pure in a segment name
+      -- has the board's windows there, checked already.
+      for _, c in ipairs(tg.wc) do
+        if not (c.sb and pure_after and pure_after[c.sb.name]) then
+          local ov, nv, present
+          if c.k then
+            ov, nv, present = plan_ov[c.k], plan_value[c.k], plan_old[c.k] ~= false
+          else
+            ov, present = derive(c, member)
+            nv = ov + value
+          end
+          if outside(nv) > 0 and not (present and outside(nv) <= outside(ov)) then
+            res = out_of_range(views[c.v], nv, et)
+            break
+          end
+        end
       end
     end
     if not res then
