@@ -309,4 +309,3 @@ func TestActionOneBoardStalls(t *testing.T) {
 		return err == nil && m.Score == 1
 	})
 }
-
