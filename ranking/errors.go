@@ -70,3 +70,14 @@ func ErrorOutcome(err error) string {
 	}
 	return ""
 }
+
+// NotApplied marks an EUNAVAILABLE error of a step before a write was sent
+// (the clock, a window build, the write budget) as the write's "not
+// applied" outcome; other errors come back as they are.
+func NotApplied(err error) error {
+	var e *Error
+	if !errors.As(err, &e) || e.Code != EUNAVAILABLE || e.Outcome != "" {
+		return err
+	}
+	return &Error{Code: EUNAVAILABLE, Outcome: OutcomeNotApplied, Message: "the score store (Redis) is unavailable; the write was not applied; try again shortly"}
+}

@@ -2,7 +2,6 @@ package ranking
 
 import (
 	"context"
-	"errors"
 	"time"
 	"unicode/utf8"
 )
@@ -218,7 +217,7 @@ func (s *Store) applyChunk(ctx context.Context, b *Board, events []Event, idx []
 	for attempt := 0; ; attempt++ {
 		now, err := s.Now(ctx)
 		if err != nil {
-			return notApplied(err)
+			return NotApplied(err)
 		}
 		keys, args := s.applyRequest(b, events, idx, now, opts)
 		local := s.clock()
@@ -240,7 +239,7 @@ func (s *Store) applyChunk(ctx context.Context, b *Board, events []Event, idx []
 			// prepared: build them, then apply.
 			for _, u := range rep.unbuilt {
 				if err := s.ensureWindowID(ctx, b, u.view, u.seg, u.window); err != nil {
-					return notApplied(err) // the unbuilt answer applied nothing
+					return NotApplied(err) // the unbuilt answer applied nothing
 				}
 			}
 			continue
@@ -267,16 +266,6 @@ func allKeyed(events []Event, idx []int) bool {
 		}
 	}
 	return true
-}
-
-// notApplied marks an EUNAVAILABLE error of a step before a write was sent
-// (the clock, a window build) as the write's "not applied" outcome.
-func notApplied(err error) error {
-	var e *Error
-	if !errors.As(err, &e) || e.Code != EUNAVAILABLE || e.Outcome != "" {
-		return err
-	}
-	return &Error{Code: EUNAVAILABLE, Outcome: OutcomeNotApplied, Message: "the score store (Redis) is unavailable; the write was not applied; try again shortly"}
 }
 
 // periodRows lists the candidate current periods of a calendar view around

@@ -47,7 +47,7 @@ func (s *Server) handleAction(c echo.Context) error {
 		return err
 	}
 	if err := s.takeRate(c, len(a.Targets)); err != nil {
-		return err
+		return ranking.NotApplied(err) // the write was never sent
 	}
 	// The boards are written concurrently, each with a whole StoreTimeout
 	// from here: the rate check's time is not taken from them.
