@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -190,17 +191,23 @@ func (s *Store) Act(ctx context.Context, name string, ev Event) ([]ActionResult,
 		}
 		events[i] = e
 	}
+	// The boards are written concurrently, so each has the whole of ctx's
+	// deadline: a board whose Redis node stalls cannot use up the time of
+	// the boards after it.
 	out := make([]ActionResult, len(a.Targets))
+	var wg sync.WaitGroup
 	for i, t := range a.Targets {
-		e := events[i]
 		out[i].Board = t.Board
-		if s.beforeActionBoard != nil {
-			if err := s.beforeActionBoard(t.Board); err != nil {
-				out[i].Err = err
-				continue
+		wg.Go(func() {
+			if s.beforeActionBoard != nil {
+				if err := s.beforeActionBoard(t.Board); err != nil {
+					out[i].Err = err
+					return
+				}
 			}
-		}
-		out[i].Result, out[i].Err = s.Write(ctx, t.Board, e)
+			out[i].Result, out[i].Err = s.Write(ctx, t.Board, events[i])
+		})
 	}
+	wg.Wait()
 	return out, nil
 }

@@ -360,9 +360,16 @@ func (s *Store) RemoveMember(ctx context.Context, boardID, member string) (bool,
 			return false, wrapRedis(err)
 		}
 		keys, args := s.removeRequest(b, member, entries)
-		raw, err := removeScript.Run(ctx, s.rdb, keys, args...).Slice()
+		// Not keyed: a second run would answer "not there" for a member
+		// this call removed, so a removal of unknown outcome is the caller's
+		// to retry.
+		val, err := s.runWrite(ctx, removeScript, false, keys, args...)
 		if err != nil {
-			return false, wrapRedis(err)
+			return false, err
+		}
+		raw, ok := val.([]any)
+		if !ok {
+			return false, Errorf(EINTERNAL, "remove.lua answered %T", val)
 		}
 		rep, err := decodeRemove(raw)
 		if err != nil {

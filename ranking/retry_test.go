@@ -105,11 +105,11 @@ func TestBatchFailsBetweenChunks(t *testing.T) {
 				t.Fatalf("event %d of the applied call: %+v", i, r)
 			}
 		case i <= 200:
-			if ranking.ErrorCode(r.Err) != ranking.EUNAVAILABLE || !strings.Contains(r.Err.Error(), "unknown") || !strings.Contains(r.Err.Error(), "same id") {
+			if ranking.ErrorCode(r.Err) != ranking.EUNAVAILABLE || ranking.ErrorOutcome(r.Err) != ranking.OutcomeUnknown || !strings.Contains(r.Err.Error(), "same id") {
 				t.Fatalf("event %d of the failed call: %v", i, r.Err)
 			}
 		default:
-			if ranking.ErrorCode(r.Err) != ranking.EUNAVAILABLE || !strings.Contains(r.Err.Error(), "not applied") {
+			if ranking.ErrorCode(r.Err) != ranking.EUNAVAILABLE || ranking.ErrorOutcome(r.Err) != ranking.OutcomeNotApplied || !strings.Contains(r.Err.Error(), "not applied") {
 				t.Fatalf("event %d never sent: %v", i, r.Err)
 			}
 		}
@@ -122,10 +122,18 @@ func TestBatchFailsBetweenChunks(t *testing.T) {
 		t.Fatalf("%v members after the partial batch, want the first call's 100: %v", pg.Total, err)
 	}
 
+	// The first call fails: its events' outcome is unknown, the others
+	// were not applied; a batch of one call fails as a whole.
 	hook.seen.Store(0)
-	hook.n.Store(1) // the first script call
-	if _, err := s.Apply(ctx, "b", events); ranking.ErrorCode(err) != ranking.EUNAVAILABLE {
-		t.Fatalf("first call failed: %v, want the whole call unavailable", err)
+	hook.n.Store(1)
+	res, err = s.Apply(ctx, "b", events)
+	if err != nil || ranking.ErrorOutcome(res[0].Err) != ranking.OutcomeUnknown || ranking.ErrorOutcome(res[249].Err) != ranking.OutcomeNotApplied {
+		t.Fatalf("first call failed: %v; event 0 %v, event 249 %v", err, res[0].Err, res[249].Err)
+	}
+	hook.seen.Store(0)
+	hook.n.Store(1)
+	if _, err := s.Apply(ctx, "b", events[:50]); ranking.ErrorCode(err) != ranking.EUNAVAILABLE || ranking.ErrorOutcome(err) != ranking.OutcomeUnknown {
+		t.Fatalf("the only call failed: %v, want the whole call unavailable, outcome unknown", err)
 	}
 }
 
@@ -202,8 +210,8 @@ func TestTryAgainIsUnavailable(t *testing.T) {
 		t.Cleanup(func() { flaky.Close() })
 		flaky.AddHook(alwaysReply(reply))
 		fs := ranking.NewStore(flaky, cfg, ranking.Options{Prefix: s.Prefix()})
-		if _, err := fs.Write(ctx, "b", ranking.Event{Member: "a", Value: 1}); ranking.ErrorCode(err) != ranking.EUNAVAILABLE {
-			t.Fatalf("write under %q: %v, want unavailable", reply, err)
+		if _, err := fs.Write(ctx, "b", ranking.Event{Member: "a", Value: 1}); ranking.ErrorCode(err) != ranking.EUNAVAILABLE || ranking.ErrorOutcome(err) != ranking.OutcomeNotApplied {
+			t.Fatalf("write under %q: %v, want unavailable, not applied", reply, err)
 		}
 		if _, err := fs.Page(ctx, "b", "all", "", 0, 10); ranking.ErrorCode(err) != ranking.EUNAVAILABLE {
 			t.Fatalf("read under %q: %v, want unavailable", reply, err)

@@ -195,7 +195,9 @@ func wrapRedis(err error) error {
 // "wrong": Redis loading or failing over, a slot migration that outlasted the
 // client's redirects (MOVED, ASK, TRYAGAIN), a busy script, and a server that
 // refuses writes on purpose (too few replicas, a demoted primary, a failed
-// disk). Nothing was written; a retry with the same id is safe.
+// disk). Redis refused the call before running it, so a write that gets one
+// was not applied (timeouts and dropped connections are another matter: see
+// writeOutcome).
 var unavailableReplies = []string{"LOADING", "CLUSTERDOWN", "MASTERDOWN", "TRYAGAIN", "BUSY",
 	"MOVED", "ASK", "NOREPLICAS", "READONLY", "MISCONF"}
 
@@ -210,6 +212,148 @@ func isUnavailableReply(err error) bool {
 		}
 	}
 	return false
+}
+
+// writeOutcome tells whether a write that failed with err may have reached
+// Redis: OutcomeNotApplied only when it provably did not (no connection, no
+// free connection before the deadline, the client closed, a refusal reply),
+// OutcomeUnknown otherwise. go-redis returns a bare context error only
+// before it writes the command (waiting for a connection, a connection's
+// handshake, a backoff); once the command is out, a deadline ends the read
+// as a *net.OpError.
+func writeOutcome(err error) string {
+	var oe *net.OpError
+	switch {
+	case errors.As(err, &oe):
+		if oe.Op == "dial" {
+			return OutcomeNotApplied
+		}
+		return OutcomeUnknown
+	case errors.Is(err, redis.ErrPoolTimeout), errors.Is(err, redis.ErrClosed), isUnavailableReply(err),
+		redis.HasErrorPrefix(err, "NOSCRIPT"),
+		errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		return OutcomeNotApplied
+	}
+	return OutcomeUnknown
+}
+
+// noRetryCmd is a write script call that go-redis must not send again by
+// itself: its own retries (MaxRetries, and a cluster client's retries of a
+// dropped connection) would resend a call Redis may already have run.
+// runWrite resends only what is safe.
+type noRetryCmd struct{ *redis.Cmd }
+
+func (noRetryCmd) NoRetry() bool { return true }
+
+// writeScripter runs scripts on rdb as noRetryCmd calls (redis.Script.Run
+// still falls back from EVALSHA to EVAL on NOSCRIPT: Redis ran nothing).
+type writeScripter struct{ rdb redis.UniversalClient }
+
+func (w writeScripter) eval(ctx context.Context, verb, script string, keys []string, args []any) *redis.Cmd {
+	cmdArgs := make([]any, 0, 3+len(keys)+len(args))
+	cmdArgs = append(cmdArgs, verb, script, len(keys))
+	for _, k := range keys {
+		cmdArgs = append(cmdArgs, k)
+	}
+	cmdArgs = append(cmdArgs, args...)
+	cmd := redis.NewCmd(ctx, cmdArgs...)
+	if len(keys) > 0 {
+		cmd.SetFirstKeyPos(3) // routes the call to the keys' cluster node
+	}
+	_ = w.rdb.Process(ctx, noRetryCmd{cmd})
+	return cmd
+}
+
+func (w writeScripter) Eval(ctx context.Context, script string, keys []string, args ...any) *redis.Cmd {
+	return w.eval(ctx, "eval", script, keys, args)
+}
+
+func (w writeScripter) EvalSha(ctx context.Context, sha1 string, keys []string, args ...any) *redis.Cmd {
+	return w.eval(ctx, "evalsha", sha1, keys, args)
+}
+
+func (w writeScripter) EvalRO(ctx context.Context, script string, keys []string, args ...any) *redis.Cmd {
+	return w.eval(ctx, "eval_ro", script, keys, args)
+}
+
+func (w writeScripter) EvalShaRO(ctx context.Context, sha1 string, keys []string, args ...any) *redis.Cmd {
+	return w.eval(ctx, "evalsha_ro", sha1, keys, args)
+}
+
+func (w writeScripter) ScriptExists(ctx context.Context, hashes ...string) *redis.BoolSliceCmd {
+	return w.rdb.ScriptExists(ctx, hashes...)
+}
+
+func (w writeScripter) ScriptLoad(ctx context.Context, script string) *redis.StringCmd {
+	return w.rdb.ScriptLoad(ctx, script)
+}
+
+// writeAttempts bounds how often runWrite sends one write.
+const writeAttempts = 4
+
+// runWrite runs a write script and returns its reply. It sends the call
+// again (after a short pause, while ctx lasts) only when that cannot count
+// it twice: when the failure proves Redis did not run it (no connection, a
+// TRYAGAIN or CLUSTERDOWN reply), or when keyed (every change it makes
+// carries an idempotency id the script remembers, so a second run answers
+// duplicates). A failure of Redis is EUNAVAILABLE with its Outcome: unknown
+// once any attempt may have reached Redis, else not applied.
+func (s *Store) runWrite(ctx context.Context, script *redis.Script, keyed bool, keys []string, args ...any) (any, error) {
+	outcome := OutcomeNotApplied
+	var last error
+	for attempt := 0; attempt < writeAttempts; attempt++ {
+		if attempt > 0 && !sleepCtx(ctx, min(8*time.Millisecond<<attempt, 512*time.Millisecond)) {
+			break
+		}
+		if ctx.Err() != nil {
+			if last == nil {
+				last = ctx.Err()
+			}
+			break // ended before this call was written
+		}
+		val, err := script.Run(ctx, writeScripter{s.rdb}, keys, args...).Result()
+		if err == nil || errors.Is(err, redis.Nil) {
+			return val, err
+		}
+		last = err
+		var re redis.Error
+		if errors.As(err, &re) && !isUnavailableReply(err) {
+			return nil, wrapRedis(err) // Redis ran the script and it failed: not a matter of availability
+		}
+		if writeOutcome(err) == OutcomeUnknown {
+			outcome = OutcomeUnknown
+		}
+		if errors.Is(err, redis.ErrClosed) || (outcome == OutcomeUnknown && !keyed) {
+			break
+		}
+	}
+	return nil, unavailableWrite(last, outcome)
+}
+
+// unavailableWrite is the EUNAVAILABLE error of a write that failed for
+// want of Redis, with its outcome.
+func unavailableWrite(err error, outcome string) error {
+	if errors.Is(err, context.Canceled) && outcome == OutcomeNotApplied {
+		return err // the caller went away before anything was sent
+	}
+	msg := "the score store (Redis) is unavailable; the write was not applied; try again shortly"
+	if outcome == OutcomeUnknown {
+		msg = "the score store (Redis) did not answer in time; the write may still be applied; retry it with the same id"
+	}
+	return &Error{Code: EUNAVAILABLE, Outcome: outcome, Message: msg}
+}
+
+// sleepCtx waits d, or less when ctx ends first; it reports whether ctx
+// is still live.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // periodKey identifies a cached period-table row.

@@ -229,7 +229,9 @@ func (c *streamConsumer) process(ctx context.Context, key string, msgs []redis.X
 // dead dead-letters and acknowledges one entry.
 func (c *streamConsumer) dead(ctx context.Context, m redis.XMessage, cause error) bool {
 	keys, args := c.s.deadRequest(c.b, StreamGroup, m.ID, ErrorMessage(cause), m.Values)
-	if err := deadScript.Run(ctx, c.s.rdb, keys, args...).Err(); err != nil {
+	// Keyed: dead.lua moves the entry only while it is pending, so a
+	// resent call cannot dead-letter it twice.
+	if _, err := c.s.runWrite(ctx, deadScript, true, keys, args...); err != nil {
 		c.fail(ctx, fmt.Errorf("stream %s: dead letter %s: %w", keys[0], m.ID, err))
 		return false
 	}

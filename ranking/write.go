@@ -130,13 +130,15 @@ func (s *Store) Write(ctx context.Context, boardID string, ev Event) (WriteResul
 // Apply applies events in order, each to every view of the board atomically.
 // The returned slice has one result per event; a refused event has Err set
 // and changed nothing. The error is for the call as a whole (Redis
-// unavailable, unknown board) and means nothing was applied.
+// unavailable, unknown board); an EUNAVAILABLE one carries the outcome of
+// every event (ErrorOutcome: unknown, or not applied).
 //
-// Events go to Redis in script calls of at most 100. When a call after the
-// first fails, the earlier calls stay applied, so Apply answers per event
-// instead of failing the whole batch: the events of the failed call get
-// EUNAVAILABLE "outcome unknown" and those never sent EUNAVAILABLE "not
-// applied"; retrying them with the same idempotency ids is safe.
+// Events go to Redis in script calls of at most 100. When a call fails and
+// the events' outcomes differ (a call after the first, or a first call that
+// may have been applied followed by others never sent), Apply answers per
+// event instead: the events of the failed call get EUNAVAILABLE with the
+// call's outcome, those never sent EUNAVAILABLE "not applied"; retrying
+// them with the same idempotency ids is safe.
 func (s *Store) Apply(ctx context.Context, boardID string, events []Event) ([]WriteResult, error) {
 	return s.ApplyOpts(ctx, boardID, events, ApplyOptions{})
 }
@@ -178,23 +180,30 @@ func (s *Store) ApplyOpts(ctx context.Context, boardID string, events []Event, o
 	for sent := 0; len(valid) > 0; sent++ {
 		n := min(len(valid), scriptChunk)
 		err := s.applyChunk(ctx, b, events, valid[:n], results, opts)
-		if err != nil && sent == 0 {
-			return nil, err
+		if err == nil {
+			valid = valid[n:]
+			continue
 		}
-		if err != nil {
-			markUnavailable(results, valid[:n], "Redis failed while this event was being applied, so whether it was applied is unknown: %s; retry it with the same id", ErrorMessage(err))
-			markUnavailable(results, valid[n:], "this event was not applied because Redis failed on an earlier part of the batch: %s; retry it", ErrorMessage(err))
-			return results, nil
+		outcome := ErrorOutcome(err)
+		if sent == 0 && (outcome != OutcomeUnknown || n == len(valid)) {
+			return nil, err // one outcome for every event
 		}
-		valid = valid[n:]
+		if outcome == OutcomeNotApplied {
+			markUnavailable(results, valid[:n], OutcomeNotApplied, "this event was not applied: Redis was unavailable; retry it")
+		} else {
+			markUnavailable(results, valid[:n], OutcomeUnknown, "Redis did not answer in time while this event was being applied, so whether it was applied is unknown (it may still be); retry it with the same id")
+		}
+		markUnavailable(results, valid[n:], OutcomeNotApplied, "this event was not applied because Redis failed on an earlier part of the batch; retry it")
+		return results, nil
 	}
 	return results, nil
 }
 
-// markUnavailable sets an EUNAVAILABLE error on the results of idx.
-func markUnavailable(results []WriteResult, idx []int, format string, cause string) {
+// markUnavailable sets an EUNAVAILABLE error with an outcome on the
+// results of idx.
+func markUnavailable(results []WriteResult, idx []int, outcome, msg string) {
 	for _, i := range idx {
-		results[i] = WriteResult{Member: results[i].Member, Err: Errorf(EUNAVAILABLE, format, cause)}
+		results[i] = WriteResult{Member: results[i].Member, Err: &Error{Code: EUNAVAILABLE, Outcome: outcome, Message: msg}}
 	}
 }
 
@@ -208,13 +217,17 @@ func (s *Store) applyChunk(ctx context.Context, b *Board, events []Event, idx []
 	for attempt := 0; ; attempt++ {
 		now, err := s.Now(ctx)
 		if err != nil {
-			return err
+			return NotApplied(err)
 		}
 		keys, args := s.applyRequest(b, events, idx, now, opts)
 		local := s.clock()
-		raw, err := applyScript.Run(ctx, s.rdb, keys, args...).Slice()
+		val, err := s.runWrite(ctx, applyScript, allKeyed(events, idx), keys, args...)
 		if err != nil {
-			return wrapRedis(err)
+			return err
+		}
+		raw, ok := val.([]any)
+		if !ok {
+			return Errorf(EINTERNAL, "apply.lua answered %T", val)
 		}
 		rep, err := decodeApply(b, events, idx, raw, !opts.NoRanks)
 		if err != nil {
@@ -226,7 +239,7 @@ func (s *Store) applyChunk(ctx context.Context, b *Board, events []Event, idx []
 			// prepared: build them, then apply.
 			for _, u := range rep.unbuilt {
 				if err := s.ensureWindowID(ctx, b, u.view, u.seg, u.window); err != nil {
-					return err
+					return NotApplied(err) // the unbuilt answer applied nothing
 				}
 			}
 			continue
@@ -242,6 +255,17 @@ func (s *Store) applyChunk(ctx context.Context, b *Board, events []Event, idx []
 		}
 		return nil
 	}
+}
+
+// allKeyed reports whether every event of idx carries an idempotency id,
+// so that sending their call twice cannot count any of them twice.
+func allKeyed(events []Event, idx []int) bool {
+	for _, i := range idx {
+		if events[i].ID == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // periodRows lists the candidate current periods of a calendar view around

@@ -47,9 +47,17 @@ func (s *Server) handleAction(c echo.Context) error {
 		return err
 	}
 	if err := s.takeRate(c, len(a.Targets)); err != nil {
-		return err
+		return ranking.NotApplied(err) // the write was never sent
 	}
-	results, err := store.Act(c.Request().Context(), name, ev)
+	// The boards are written concurrently, each with a whole StoreTimeout
+	// from here: the rate check's time is not taken from them.
+	ctx := c.Request().Context()
+	if base, ok := c.Get(baseContextKey).(context.Context); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(base, StoreTimeout)
+		defer cancel()
+	}
+	results, err := store.Act(ctx, name, ev)
 	if err != nil {
 		return err
 	}
@@ -97,10 +105,12 @@ func (s *Server) handleAction(c echo.Context) error {
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, buf.Bytes())
 }
 
-// allSameCode reports whether every result failed with one error code.
+// allSameCode reports whether every result failed with one error code
+// and, for writes Redis failed, one outcome.
 func allSameCode(rs []ranking.ActionResult) bool {
 	for _, r := range rs {
-		if r.Err == nil || ranking.ErrorCode(r.Err) != ranking.ErrorCode(rs[0].Err) {
+		if r.Err == nil || ranking.ErrorCode(r.Err) != ranking.ErrorCode(rs[0].Err) ||
+			ranking.ErrorOutcome(r.Err) != ranking.ErrorOutcome(rs[0].Err) {
 			return false
 		}
 	}

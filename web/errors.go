@@ -40,7 +40,10 @@ type errorBody struct {
 }
 
 type errorDetail struct {
-	Code    string `json:"code"`
+	Code string `json:"code"`
+	// Outcome is said by a write Redis failed (contract section 14):
+	// "unknown" (it may still be applied) or "not_applied".
+	Outcome string `json:"outcome,omitempty"`
 	Message string `json:"message"`
 }
 
@@ -76,11 +79,11 @@ func errorOf(err error) (int, errorDetail) {
 	var he *echo.HTTPError
 	switch {
 	case errors.As(err, &ae):
-		return ae.Status, errorDetail{ae.Code, ae.Message}
+		return ae.Status, errorDetail{Code: ae.Code, Message: ae.Message}
 	case errors.As(err, &he):
 		return echoError(he)
 	case errors.Is(err, context.DeadlineExceeded):
-		return http.StatusServiceUnavailable, errorDetail{ranking.EUNAVAILABLE, "the score store (Redis) is unavailable; try again shortly"}
+		return http.StatusServiceUnavailable, errorDetail{Code: ranking.EUNAVAILABLE, Message: "the score store (Redis) is unavailable; try again shortly"}
 	}
 	code := ranking.ErrorCode(err)
 	status, ok := statusOf[code]
@@ -90,11 +93,11 @@ func errorOf(err error) (int, errorDetail) {
 	if code == ranking.EINTERNAL {
 		if errors.Is(err, context.Canceled) {
 			// The caller went away; nobody reads the answer.
-			return status, errorDetail{code, "request canceled"}
+			return status, errorDetail{Code: code, Message: "request canceled"}
 		}
-		return status, errorDetail{code, "internal error"}
+		return status, errorDetail{Code: code, Message: "internal error"}
 	}
-	return status, errorDetail{code, ranking.ErrorMessage(err)}
+	return status, errorDetail{Code: code, Outcome: ranking.ErrorOutcome(err), Message: ranking.ErrorMessage(err)}
 }
 
 // echoError maps the router's own errors (unknown route, wrong method)
@@ -107,19 +110,19 @@ func echoError(he *echo.HTTPError) (int, errorDetail) {
 	}
 	switch {
 	case he.Code == http.StatusNotFound:
-		return he.Code, errorDetail{ranking.ENOTFOUND, "no such route"}
+		return he.Code, errorDetail{Code: ranking.ENOTFOUND, Message: "no such route"}
 	case he.Code == http.StatusUnauthorized:
-		return he.Code, errorDetail{codeUnauthorized, msg}
+		return he.Code, errorDetail{Code: codeUnauthorized, Message: msg}
 	case he.Code == http.StatusForbidden:
-		return he.Code, errorDetail{codeForbidden, msg}
+		return he.Code, errorDetail{Code: codeForbidden, Message: msg}
 	case he.Code == http.StatusRequestEntityTooLarge:
-		return he.Code, errorDetail{codeTooLarge, msg}
+		return he.Code, errorDetail{Code: codeTooLarge, Message: msg}
 	case he.Code == http.StatusServiceUnavailable:
-		return he.Code, errorDetail{ranking.EUNAVAILABLE, msg}
+		return he.Code, errorDetail{Code: ranking.EUNAVAILABLE, Message: msg}
 	case he.Code >= 500:
-		return http.StatusInternalServerError, errorDetail{ranking.EINTERNAL, "internal error"}
+		return http.StatusInternalServerError, errorDetail{Code: ranking.EINTERNAL, Message: "internal error"}
 	default:
-		return he.Code, errorDetail{ranking.EINVALID, msg}
+		return he.Code, errorDetail{Code: ranking.EINVALID, Message: msg}
 	}
 }
 

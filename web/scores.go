@@ -124,7 +124,7 @@ func (s *Server) writeOne(c echo.Context, store scoreWriter, b *ranking.Board) (
 		return ranking.WriteResult{}, err
 	}
 	if err := s.takeRate(c, 1); err != nil {
-		return ranking.WriteResult{}, err
+		return ranking.WriteResult{}, ranking.NotApplied(err) // the write was never sent
 	}
 	return store.Write(c.Request().Context(), b.ID, ev)
 }
@@ -179,7 +179,7 @@ func (s *Server) handleWriteBatch(c echo.Context) error {
 	if len(events) > 0 {
 		// The batch costs one per event sent; over the budget, none is.
 		if err := s.takeRate(c, len(events)); err != nil {
-			return err
+			return ranking.NotApplied(err) // the write was never sent
 		}
 		res, err := store.ApplyOpts(c.Request().Context(), b.ID, events, ranking.ApplyOptions{NoRanks: !ranks})
 		s.reads.Invalidate(b.ID) // also when it failed midway: earlier calls may stand

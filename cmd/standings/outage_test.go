@@ -50,7 +50,9 @@ func TestRedisOutage(t *testing.T) {
 			}
 		}
 		defer resume()
-		assertUnavailable(t, m.URL, scores, pageURL, "hung-write")
+		// The write's outcome is unknown when its call went out on an open
+		// connection, not_applied when it waited for a new one.
+		assertUnavailable(t, m.URL, scores, pageURL, "hung-write", "")
 		resume()
 		assertRecovers(t, m, scores, pageURL, "after-hang")
 		// A write that timed out had already reached Redis's socket; Redis
@@ -67,7 +69,7 @@ func TestRedisOutage(t *testing.T) {
 		if err := srv.Stop(); err != nil {
 			t.Fatal(err)
 		}
-		assertUnavailable(t, m.URL, scores, pageURL, "killed-write")
+		assertUnavailable(t, m.URL, scores, pageURL, "killed-write", "not_applied")
 		if err := srv.Start(t.Context()); err != nil {
 			t.Fatal(err)
 		}
@@ -76,8 +78,9 @@ func TestRedisOutage(t *testing.T) {
 }
 
 // assertUnavailable checks what a writer, a reader of the page and a load
-// balancer see while Redis is unreachable.
-func assertUnavailable(t *testing.T, baseURL, scores, pageURL, member string) {
+// balancer see while Redis is unreachable; the write's outcome is
+// wantOutcome ("": either).
+func assertUnavailable(t *testing.T, baseURL, scores, pageURL, member, wantOutcome string) {
 	t.Helper()
 
 	start := time.Now()
@@ -86,11 +89,15 @@ func assertUnavailable(t *testing.T, baseURL, scores, pageURL, member string) {
 	var e struct {
 		Error struct {
 			Code    string `json:"code"`
+			Outcome string `json:"outcome"`
 			Message string `json:"message"`
 		} `json:"error"`
 	}
 	if err := json.Unmarshal(body, &e); err != nil || code != http.StatusServiceUnavailable || e.Error.Code != "unavailable" || e.Error.Message == "" {
 		t.Errorf("write while Redis is down: %d %s, want 503 with error code unavailable and a message", code, body)
+	}
+	if o := e.Error.Outcome; (wantOutcome != "" && o != wantOutcome) || (o != "unknown" && o != "not_applied") {
+		t.Errorf("write while Redis is down: outcome %q, want %q (unknown or not_applied)", o, wantOutcome)
 	}
 	if took > outageAnswerBound {
 		t.Errorf("write while Redis is down took %v, want an answer within %v (contract: about 2.5 s)", took, outageAnswerBound)
