@@ -19,7 +19,7 @@ help: ## List the targets.
 		awk 'BEGIN {FS = ":.*## "}; {printf "  %-10s %s\n", $$1, $$2}'
 
 .PHONY: deps
-deps: ## Install missing system packages (redis-server, chromium) and axe-core (npm).
+deps: ## Install missing system packages (redis-server, chromium, the en_US.UTF-8 locale) and axe-core (npm).
 	@.ci/deps.sh
 	@.ci/axe.sh
 

@@ -309,8 +309,22 @@ events:
 // every window an event's day belongs to.
 func (s *Store) windowRows(b *Board, v View, events []Event, idx []int, now time.Time) []periodEntry {
 	cal := s.cfg.Calendar
-	cur := cal.PeriodAt(v, now)
-	first := cal.Prev(v, cur)
+	cur, first := s.firstWindow(v, events, idx, now)
+	last := cal.Shift(v, cur, 2)
+	var rows []periodEntry
+	for p := first; !p.End.After(last.End); p = cal.Next(v, p) {
+		rows = append(rows, s.entry(b, v, p))
+	}
+	return rows
+}
+
+// firstWindow answers the window of view v holding now (by the estimate
+// of Redis's clock) and the earliest window the batch reaches: yesterday's,
+// or the window ending on the earliest explicit event day before it.
+func (s *Store) firstWindow(v View, events []Event, idx []int, now time.Time) (cur, first Period) {
+	cal := s.cfg.Calendar
+	cur = cal.PeriodAt(v, now)
+	first = cal.Prev(v, cur)
 	for _, i := range idx {
 		if at := events[i].At; !at.IsZero() && at.Before(first.End) {
 			if w := cal.PeriodAt(v, at); w.End.Before(first.End) {
@@ -318,12 +332,7 @@ func (s *Store) windowRows(b *Board, v View, events []Event, idx []int, now time
 			}
 		}
 	}
-	last := cal.Shift(v, cur, 2)
-	var rows []periodEntry
-	for p := first; !p.End.After(last.End); p = cal.Next(v, p) {
-		rows = append(rows, s.entry(b, v, p))
-	}
-	return rows
+	return cur, first
 }
 
 // dayRows lists the day totals around now and of every explicit event
@@ -352,15 +361,7 @@ func (s *Store) dayRows(b *Board, events []Event, idx []int, now time.Time) []pe
 		if v.Kind != Window {
 			continue
 		}
-		cur := cal.PeriodAt(v, now)
-		first := cal.Prev(v, cur)
-		for _, i := range idx {
-			if at := events[i].At; !at.IsZero() && at.Before(first.End) {
-				if w := cal.PeriodAt(v, at); w.End.Before(first.End) {
-					first = w
-				}
-			}
-		}
+		cur, first := s.firstWindow(v, events, idx, now)
 		last := cal.Shift(dayTotals, dayOf(cur.End.Add(-time.Millisecond)), 2)
 		days(dayOf(first.End.Add(-time.Millisecond)), last)
 		if b.Min > 0 || b.Max < 0 {
