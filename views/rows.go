@@ -13,8 +13,9 @@ import (
 // 100 rows per board page, every live frame, every rank card and compare
 // table. templ formats each { expression } through fmt.Sprint, with two
 // allocations, and builds a map for each class list: 47 allocations per
-// row. This writes a row with none. The markup is templ's, byte for byte
-// (TestStandingsTableGolden keeps it so).
+// row. This writes a row with none. The markup is that of the reference
+// component standingsRowsTempl (rows_ref.templ), byte for byte:
+// TestStandingsRowsMatchTempl checks it on random rows.
 func standingsRows(rows []Row) templ.Component {
 	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
 		sw, ok := w.(io.StringWriter)
