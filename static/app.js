@@ -1,5 +1,8 @@
 // Standings: progressive enhancement. Every page works without this file;
 // with it, live pages follow the websocket feed and keyboard users get "/".
+// The ids and data- attributes it reads are defined in views/ids.go
+// (views/ids_test.go checks that every one it names is); data-testid
+// attributes are for tests and never read here.
 (function () {
   "use strict";
 
@@ -33,7 +36,7 @@
     setInterval(freshness, 1000);
 
     function scoreOf(tr) {
-      var el = tr.querySelector('[data-testid="score"]');
+      var el = tr.querySelector("[data-live-score]");
       var n = el ? parseFloat(el.textContent.replace(/[^0-9.+-]/g, "")) : NaN;
       return n;
     }
@@ -41,8 +44,8 @@
     function rowsOf(el) {
       var out = {};
       el.querySelectorAll("tr[data-member]").forEach(function (tr) {
-        var rank = tr.querySelector('[data-testid="rank"]');
-        var score = tr.querySelector('[data-testid="score"]');
+        var rank = tr.querySelector("[data-live-rank]");
+        var score = tr.querySelector("[data-live-score]");
         out[tr.dataset.member] = (rank ? rank.textContent : "") + "|" + (score ? score.textContent : "");
       });
       return out;
@@ -283,7 +286,7 @@
     countdowns();
     var search = document.querySelector("input[data-suggest]");
     if (search) suggest(search);
-    var index = document.querySelector('[data-testid="board-list"]');
+    var index = document.querySelector("[data-live-index]");
     if (index) liveIndex(index);
     var picker = document.querySelector("form[data-autosubmit]");
     if (picker) segmentPicker(picker);

@@ -36,12 +36,3 @@ type APIField struct {
 type APIResponse struct {
 	Status, Description string
 }
-
-// Test ids of the API page.
-const (
-	TestAPISpec = "api-spec"
-	TestAPIOp   = "api-op"
-)
-
-// TestFooterAPI marks the footer's link to the API page.
-const TestFooterAPI = "footer-api"

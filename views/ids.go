@@ -2,20 +2,72 @@ package views
 
 import "strconv"
 
-// DOM ids and data-testid values are API: pages, websocket frames and
-// tests all use these names, so they are defined here once.
+// DOM ids, script hooks and data-testid values are API: pages, websocket
+// frames, static/app.js and tests all use these names, so they are defined
+// here once (ids_test.go checks app.js and the templates against them).
 const (
 	// IDMain is the main landmark, target of the skip link.
 	IDMain = "main"
 	// IDLiveStatus is the element that says whether a page is live.
 	IDLiveStatus = "live-status"
-	// IDSearch is the member search input.
+	// IDSearch is the member search input; "/" focuses it.
 	IDSearch = "member-search"
-	// IDSegment is the segment picker's field.
-	IDSegment = "segment-pick"
+	// IDMemberSuggestions is the member search's list of suggestions.
+	IDMemberSuggestions = "member-suggestions"
+	// IDSegment is the segment picker's field; IDSegmentValues its list
+	// of suggestions.
+	IDSegment       = "segment-pick"
+	IDSegmentValues = "segment-values"
 	// IDChart is the rank card's score chart; IDRankChart its rank chart.
 	IDChart     = "score-chart"
 	IDRankChart = "rank-chart"
+	// Headings of the rank card's sections, which name them.
+	IDNeighboursHeading = "h-neighbours"
+	IDViewsHeading      = "h-views"
+	IDSegmentsHeading   = "h-segments"
+	IDChartHeading      = "h-chart"
+	// IDCompareTitle names the compare section; IDCompareAdd is its field.
+	IDCompareTitle = "compare-title"
+	IDCompareAdd   = "compare-add"
+	// IDSnippetHeading names the embed builder's snippet section;
+	// IDWidgetSnippet is the snippet its copy button copies.
+	IDSnippetHeading = "h-snippet"
+	IDWidgetSnippet  = "widget-snippet"
+)
+
+// Hooks are the data- attributes static/app.js reads. Templates write them
+// as literal attribute names (templ has no other way); these constants are
+// their one list, checked against app.js and the templates.
+const (
+	// HookWS is the live status element's websocket path.
+	HookWS = "data-ws"
+	// HookState is the live status element's state, shown by the CSS.
+	HookState = "data-state"
+	// HookPeriod is the period a table shows: a frame of another period
+	// reloads the page.
+	HookPeriod = "data-period"
+	// HookMember is a standings row's member id.
+	HookMember = "data-member"
+	// HookLiveRank and HookLiveScore mark a row's rank and score, which
+	// a frame compares to show what moved.
+	HookLiveRank  = "data-live-rank"
+	HookLiveScore = "data-live-score"
+	// HookCountdownEnd and HookCountdownNow are a countdown's end and the
+	// server's clock at the read, in Unix ms.
+	HookCountdownEnd = "data-countdown-end"
+	HookCountdownNow = "data-countdown-now"
+	// HookSuggest is the member search's suggestion API URL.
+	HookSuggest = "data-suggest"
+	// HookAutosubmit marks the segment picker, submitted on a choice.
+	HookAutosubmit = "data-autosubmit"
+	// HookSegmentValues is the segment field's value API URLs.
+	HookSegmentValues = "data-segment-values"
+	// HookLiveIndex marks the index's board list, which follows its boards;
+	// HookBoard is each board's id in it.
+	HookLiveIndex = "data-live-index"
+	HookBoard     = "data-board"
+	// HookCopy is a copy button's source element id.
+	HookCopy = "data-copy"
 )
 
 // TableID is the id of the top-N table of one board view shown with limit
@@ -29,7 +81,7 @@ func TableID(board, view string, limit int) string {
 // period navigation).
 func CardID(board, view string) string { return "card-" + board + "-" + view }
 
-// data-testid values.
+// data-testid values: for tests only; the script never reads them.
 const (
 	TestBoardList     = "board-list"
 	TestBoardItem     = "board-item"
@@ -95,4 +147,21 @@ const (
 	TestCardNotRanked = "card-not-ranked"
 	TestCardPastViews = "card-past-views"
 	TestBoardPodium   = "board-podium"
+
+	// The API page.
+	TestAPISpec   = "api-spec"
+	TestAPIOp     = "api-op"
+	TestFooterAPI = "footer-api"
+	// The compare table.
+	TestCompare    = "compare"
+	TestCompareRow = "compare-row"
+	TestCompareAdd = "compare-add"
+	// The search answer.
+	TestMatches = "search-matches"
+	TestNoMatch = "search-no-match"
+	// The embed builder.
+	TestWidgetForm    = "widget-form"
+	TestWidgetPreview = "widget-preview"
+	TestWidgetSnippet = "widget-snippet"
+	TestWidgetCopy    = "widget-copy"
 )

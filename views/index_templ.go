@@ -55,7 +55,7 @@ func Index(p IndexPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "\" data-live-index>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -25,7 +25,7 @@ func standingsRows(rows []Row) templ.Component {
 		h := htmlWriter{w: sw}
 		for i := range rows {
 			r := &rows[i]
-			h.raw(`<tr data-testid="` + TestRow + `" data-member="`)
+			h.raw(`<tr data-testid="` + TestRow + `" ` + HookMember + `="`)
 			h.esc(r.Member)
 			h.raw(`" class="`)
 			switch {
@@ -36,7 +36,7 @@ func standingsRows(rows []Row) templ.Component {
 			case r.Rank <= 3:
 				h.raw(medal(r.Rank))
 			}
-			h.raw(`"><td class="rank"><span data-testid="` + TestRank + `">`)
+			h.raw(`"><td class="rank"><span data-testid="` + TestRank + `" ` + HookLiveRank + `>`)
 			h.raw(strconv.FormatInt(r.Rank, 10))
 			h.raw(`</span> `)
 			if r.Move.Kind != "" {
@@ -64,7 +64,7 @@ func standingsRows(rows []Row) templ.Component {
 				h.esc(r.Member)
 				h.raw(`</span>`)
 			}
-			h.raw(`</th><td class="score"><span data-testid="` + TestScore + `">`)
+			h.raw(`</th><td class="score"><span data-testid="` + TestScore + `" ` + HookLiveScore + `>`)
 			h.esc(r.Score)
 			h.raw(`</span></td></tr>`)
 		}
