@@ -143,8 +143,10 @@ type renderFunc func(ctx context.Context, key topicKey) (frame []byte, ranked bo
 // current period (of the board or a segment board), in one read.
 type scoredFunc func(ctx context.Context, board, view string, seg ranking.Segment, members []string) ([]bool, error)
 
-// feed is where changes come from: the ranking change feed.
-type feed interface {
+// Feed is where the live feed hears of changes: the ranking change feed
+// (*ranking.Store). Its subscriptions never wait for the hub: one the hub
+// falls behind on is closed, and the hub subscribes again.
+type Feed interface {
 	Subscribe(ctx context.Context) (*ranking.Subscription, error)
 }
 
@@ -161,7 +163,7 @@ type hubLimits struct {
 type hub struct {
 	render renderFunc
 	scored scoredFunc
-	feed   feed
+	feed   Feed
 	// invalidate, when set, hears every change message (nil: anything may
 	// have changed) before the topics are marked: what renders keep
 	// across ticks (live cards' charts) is dropped there.
@@ -188,7 +190,7 @@ type hub struct {
 	stop context.CancelFunc
 }
 
-func newHub(render renderFunc, scored scoredFunc, f feed, limits hubLimits, logger *slog.Logger, m *metrics) *hub {
+func newHub(render renderFunc, scored scoredFunc, f Feed, limits hubLimits, logger *slog.Logger, m *metrics) *hub {
 	return &hub{
 		render: render, scored: scored, feed: f, limits: limits, tick: limits.tick, logger: logger, metrics: m,
 		topics: map[topicKey]*topic{}, byView: map[boardView]map[*topic]struct{}{},
@@ -245,8 +247,15 @@ func (h *hub) run(ctx context.Context) {
 			h.markAll()
 		case ch, ok := <-changes:
 			if !ok {
+				wait := time.Second // the connection failed: go-redis is reconnecting
+				if sub.Dropped() {
+					// This loop fell behind (long renders): the feed is fine,
+					// and markAll on subscribing covers what was lost.
+					h.metrics.feedDropped.Inc()
+					wait = 0
+				}
 				sub, changes = nil, nil
-				retry.Reset(time.Second)
+				retry.Reset(wait)
 				continue
 			}
 			h.invalidateKept(&ch)
