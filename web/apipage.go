@@ -31,7 +31,7 @@ func buildAPIPage(src []byte) views.APIPage {
 		panic(fmt.Sprintf("openapi.yaml: %v", err))
 	}
 	info, _ := doc["info"].(yamlMap)
-	p := views.APIPage{Title: str(info["title"]), Version: str(info["version"]), SpecURL: "/api/v1/openapi.json"}
+	p := views.APIPage{Title: str(info["title"]), Version: str(info["version"]), SpecURL: openAPIPath}
 	for _, para := range strings.Split(strings.TrimSpace(str(info["description"])), "\n\n") {
 		p.Description = append(p.Description, strings.Join(strings.Fields(para), " "))
 	}

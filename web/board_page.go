@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -123,12 +122,12 @@ func (s *Server) boardPageModel(b *ranking.Board, v ranking.View, seg ranking.Se
 		Segment:    segmentLabel(seg),
 		ViewLabel:  viewLabel(v),
 		Period:     nav,
-		SearchURL:  boardPath(b.ID, v.Name) + "/members",
-		SuggestURL: "/api/v1/boards/" + url.PathEscape(b.ID) + "/members",
+		SearchURL:  findPath(b.ID, v.Name),
+		SuggestURL: apiMembersPath(b.ID),
 		SearchIn:   linkPeriod,
 		SearchSeg:  sg,
 		CSVURL:     withQuery(boardPath(b.ID, v.Name)+".csv", "period", linkPeriod, "segment", sg),
-		APIURL:     withQuery("/api/v1"+boardPath(b.ID, v.Name), "period", linkPeriod, "segment", sg),
+		APIURL:     withQuery(apiBoardPath(b.ID, v.Name), "period", linkPeriod, "segment", sg),
 		EmbedURL:   withQuery(boardPath(b.ID, v.Name)+"/widget", "segment", sg),
 	}
 	if !seg.IsZero() {
@@ -205,12 +204,6 @@ func segmentLabel(seg ranking.Segment) string {
 	return seg.Name + " " + seg.Value
 }
 
-// liveURL is the live feed of a board view (or segment board view) with
-// more query parameters.
-func liveURL(board, view string, seg ranking.Segment, kv ...string) string {
-	return withQuery("/ws/"+url.PathEscape(board)+"/"+url.PathEscape(view), append([]string{"segment", seg.String()}, kv...)...)
-}
-
 // pickerMaxOptions is the most segment values the board page's picker
 // offers as a list; beyond it the picker is a text field whose
 // suggestions come from the segment values API.
@@ -239,7 +232,7 @@ func (s *Server) segmentPicker(ctx context.Context, b *ranking.Board, v ranking.
 	if n > pickerMaxOptions {
 		p.Typed = true
 		for _, name := range b.Segments {
-			p.SuggestURLs = append(p.SuggestURLs, "/api/v1/boards/"+url.PathEscape(b.ID)+"/segments/"+url.PathEscape(name))
+			p.SuggestURLs = append(p.SuggestURLs, apiSegmentPath(b.ID, name))
 		}
 		return p, nil
 	}

@@ -53,7 +53,7 @@ boards:
 		t.Fatal(err)
 	}
 	store := ranking.NewStore(rdb, cfg, ranking.Options{})
-	srv := web.NewServer(web.Options{Store: store, Config: cfg, WriteKeys: []string{writeKey}})
+	srv := web.NewServer(web.Options{Store: store, Feed: store, Config: cfg, WriteKeys: []string{writeKey}})
 	t.Cleanup(srv.Close)
 	f := &fixture{handler: srv.Handler()}
 	ctx := context.Background()

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
 
 	"github.com/klauspost/compress/gzip"
@@ -17,13 +16,11 @@ import (
 // until an answer reaches minGzip bytes: small answers (health checks,
 // most errors) pass through without touching a compressor. An answer
 // that already names its encoding (a kept answer's gzip, see
-// serveAnswer) passes through as it is. Websocket upgrades are left
-// alone (the live feed's frames are small and sent as they come), and
-// /metrics compresses itself.
+// serveAnswer) passes through as it is. Routes whose kind does not
+// gzip (rooms.go) are left alone.
 func (s *Server) compress(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		p := c.Request().URL.Path
-		if strings.HasPrefix(p, "/ws/") || p == "/metrics" {
+		if !kindIn(c).gzips() {
 			return next(c)
 		}
 		res := c.Response()

@@ -79,7 +79,7 @@ func MustFixtureOf(tb testing.TB, boards string, opts web.Options) *fixture {
 	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
 	tb.Cleanup(func() { rdb.Close() })
 	store := ranking.NewStore(rdb, cfg, ranking.Options{Clock: func() time.Time { return testNow }})
-	opts.Store, opts.Config = store, cfg
+	opts.Store, opts.Feed, opts.Config = store, store, cfg
 	opts.WriteKeys, opts.AdminKeys = []string{writeKey}, []string{adminKey}
 	srv := web.NewServer(opts)
 	tb.Cleanup(srv.Close)

@@ -50,7 +50,7 @@ func MustLiveOf(tb testing.TB, boards string, mr *miniredis.Miniredis, opts web.
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
 	store := ranking.NewStore(rdb, cfg, ranking.Options{Clock: func() time.Time { return testNow }})
-	opts.Store, opts.Config, opts.WriteKeys = store, cfg, []string{writeKey}
+	opts.Store, opts.Feed, opts.Config, opts.WriteKeys = store, store, cfg, []string{writeKey}
 	srv := web.NewServer(opts)
 	hs := httptest.NewServer(srv.Handler())
 	tb.Cleanup(func() {

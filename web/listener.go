@@ -109,9 +109,9 @@ func (s *Server) badTargetAnswer(recent []byte) []byte {
 	req.RequestURI = "/"
 	w := &bufferedResponse{header: http.Header{}}
 	c := s.echo.NewContext(req, w)
-	h := s.observe(s.securityHeaders(s.contentSecurity(func(echo.Context) error {
+	h := s.chained(func(echo.Context) error {
 		return &apiError{Status: http.StatusBadRequest, Code: ranking.EINVALID, Message: "bad escape in the request path (a % must start %XX with two hex digits)"}
-	})))
+	})
 	_ = h(c)
 	return w.bytes()
 }

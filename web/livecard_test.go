@@ -97,7 +97,7 @@ func TestLiveCardKeepsItsChart(t *testing.T) {
 	hs := httptest.NewServer(srv.Handler())
 	// Pages come from a second server on the same store, so that the spy
 	// sees only the live renders.
-	pages := web.NewServer(web.Options{Store: store, Config: cfg})
+	pages := web.NewServer(web.Options{Store: store, Feed: store, Config: cfg})
 	ps := httptest.NewServer(pages.Handler())
 	t.Cleanup(func() {
 		srv.Close()

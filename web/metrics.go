@@ -31,6 +31,7 @@ type metrics struct {
 	liveRenders   prometheus.Counter
 	liveDropped   prometheus.Counter
 	liveRefused   *prometheus.CounterVec
+	feedDropped   prometheus.Counter
 	handler       http.Handler // serves the registry
 }
 
@@ -75,11 +76,15 @@ func newMetrics() *metrics {
 		Name: "standings_live_refused_total",
 		Help: "Live connections refused at a limit, by limit (per_client, total).",
 	}, []string{"limit"})
+	m.feedDropped = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "standings_feed_dropped_total",
+		Help: "Change feed subscriptions dropped because the live feed fell behind (it subscribes again and re-renders every topic).",
+	})
 	m.registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.requests, m.duration, m.eventsWritten, m.eventsRefused, m.redisErrors,
-		m.liveViewers, m.liveRenders, m.liveDropped, m.liveRefused,
+		m.liveViewers, m.liveRenders, m.liveDropped, m.liveRefused, m.feedDropped,
 	)
 	m.handler = promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
 	return m

@@ -34,7 +34,7 @@ func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 		h := c.Response().Header()
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "same-origin")
-		if !strings.HasPrefix(c.Request().URL.Path, "/embed/") {
+		if !kindIn(c).frameable() {
 			h.Set("X-Frame-Options", "DENY")
 		}
 		return next(c)
@@ -229,4 +229,22 @@ func checkContentType(ct string) error {
 		return nil
 	}
 	return &apiError{Status: http.StatusUnsupportedMediaType, Code: ranking.EINVALID, Message: fmt.Sprintf("request bodies are JSON: want Content-Type application/json, got %q", ct)}
+}
+
+// contentSecurity sets a Content-Security-Policy: scripts run only from
+// this origin's static files (pages have no inline script, so no
+// per-request nonce: the same page is the same bytes, which ETags and
+// caches can share), inline styles and handlers never run, and only
+// /embed/ may be framed by other sites.
+func (s *Server) contentSecurity(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		frame := "'none'"
+		if kindIn(c).frameable() {
+			frame = "*"
+		}
+		c.Response().Header().Set("Content-Security-Policy",
+			"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
+				"connect-src 'self'; font-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors "+frame)
+		return next(c)
+	}
 }

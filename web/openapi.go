@@ -80,7 +80,7 @@ func (s *Server) Routes() []string {
 func (s *Server) APIRoutes() []string {
 	var out []string
 	for _, r := range s.echo.Routes() {
-		if !strings.HasPrefix(r.Path, "/api/") && r.Path != "/healthz" && r.Path != "/readyz" && r.Path != "/metrics" {
+		if k := kindOf(r.Path); k != kindAPI && k != kindOps && k != kindMetrics {
 			continue
 		}
 		if r.Method == http.MethodHead {

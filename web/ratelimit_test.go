@@ -101,8 +101,9 @@ func TestWriteRateSharedAcrossInstances(t *testing.T) {
 	for i := range servers {
 		rdb := redis.NewClient(&redis.Options{Addr: rs.Addr})
 		t.Cleanup(func() { rdb.Close() })
+		store := ranking.NewStore(rdb, cfg, ranking.Options{})
 		srv := web.NewServer(web.Options{
-			Store: ranking.NewStore(rdb, cfg, ranking.Options{}), Config: cfg,
+			Store: store, Feed: store, Config: cfg,
 			WriteKeys: []string{writeKey}, WriteRate: 1, // bursts of 2; the test takes far less than a second
 		})
 		t.Cleanup(srv.Close)

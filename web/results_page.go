@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -165,11 +164,4 @@ func periodNoun(v ranking.View) string {
 		return "month"
 	}
 	return fmt.Sprintf("%d-day window", v.Days)
-}
-
-// resultsPath is a view's results page; resultJSONPath one result's JSON.
-func resultsPath(board, view string) string { return boardPath(board, view) + "/results" }
-
-func resultJSONPath(board, view, period string) string {
-	return "/api/v1" + resultsPath(board, view) + "/" + url.PathEscape(period)
 }

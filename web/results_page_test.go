@@ -45,7 +45,7 @@ func MustZoneFixture(tb testing.TB, boards string) *fixture {
 	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
 	tb.Cleanup(func() { rdb.Close() })
 	store := ranking.NewStore(rdb, cfg, ranking.Options{Clock: func() time.Time { return testNow }})
-	srv := web.NewServer(web.Options{Store: store, Config: cfg, WriteRate: -1, WriteKeys: []string{writeKey}, AdminKeys: []string{adminKey}})
+	srv := web.NewServer(web.Options{Store: store, Feed: store, Config: cfg, WriteRate: -1, WriteKeys: []string{writeKey}, AdminKeys: []string{adminKey}})
 	tb.Cleanup(srv.Close)
 	return &fixture{mr: mr, srv: srv, handler: srv.Handler()}
 }

@@ -6,30 +6,60 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// routes registers every route of the server, in one place.
+// rooms are the kinds of route by path (rooms.go), first match first:
+// a path in none of them is a page. exact rooms are one path, the others
+// every path under the prefix, routes or not.
+var rooms = []struct {
+	prefix string
+	exact  bool
+	kind   kind
+}{
+	{prefix: "/api/", kind: kindAPI}, // "/api" itself is a page
+	{prefix: "/ws/", kind: kindLive},
+	{prefix: "/embed/", kind: kindEmbed},
+	{prefix: "/static/", kind: kindStatic},
+	{prefix: "/favicon.ico", exact: true, kind: kindStatic},
+	{prefix: "/metrics", exact: true, kind: kindMetrics},
+	{prefix: "/metrics", kind: kindOps},
+	{prefix: "/healthz", kind: kindOps},
+	{prefix: "/readyz", kind: kindOps},
+}
+
+// routes registers every route of the server, in one place, by room. The
+// groups carry no Echo middleware: a group's Use adds catch-all routes
+// that would answer 404 where a wrong method gets 405 with Allow. Every
+// request passes the one chain instead, which reads its kind.
 func (s *Server) routes() {
 	e := s.echo
-	e.Use(s.headBody, s.observe, s.securityHeaders, s.compress, s.contentSecurity, s.checkQuery, s.ignoreBody, s.requestTimeout)
+	e.Use(s.chain()...)
 	s.bodyRoutes = map[string]bool{}
 
-	s.get(e, "/", s.handleIndex)
-	s.get(e, "/boards/:board", s.handleBoardRedirect)
-	s.get(e, "/boards/:board/:view", s.handleBoardPage) // also {view}.csv
-	s.get(e, "/boards/:board/:view/members", s.handleFindMember)
-	s.get(e, "/boards/:board/:view/members/:member", s.handleRankCard)
-	s.get(e, "/boards/:board/:view/results", s.handleResultsPage)
-	s.get(e, "/boards/:board/:view/widget", s.handleWidgetPage)
-	s.get(e, "/embed/:board/:view", s.handleEmbed)
-	s.get(e, "/static/*", s.handleStatic)
-	s.get(e, "/favicon.ico", s.handleFavicon)
-	s.get(e, "/api", s.handleAPIPage)
-	s.get(e, "/ws/:board/:view", s.handleLive)
+	pages := e.Group("")
+	s.get(pages, "/", s.handleIndex)
+	s.get(pages, "/boards/:board", s.handleBoardRedirect)
+	s.get(pages, "/boards/:board/:view", s.handleBoardPage) // also {view}.csv
+	s.get(pages, "/boards/:board/:view/members", s.handleFindMember)
+	s.get(pages, "/boards/:board/:view/members/:member", s.handleRankCard)
+	s.get(pages, "/boards/:board/:view/results", s.handleResultsPage)
+	s.get(pages, "/boards/:board/:view/widget", s.handleWidgetPage)
+	s.get(pages, "/api", s.handleAPIPage)
 
-	s.get(e, "/healthz", s.handleHealthz)
-	s.get(e, "/readyz", s.handleReadyz)
-	s.get(e, "/metrics", s.handleMetrics)
+	embed := e.Group("/embed")
+	s.get(embed, "/:board/:view", s.handleEmbed)
 
-	api := e.Group("/api/v1")
+	static := e.Group("")
+	s.get(static, "/static/*", s.handleStatic)
+	s.get(static, "/favicon.ico", s.handleFavicon)
+
+	live := e.Group("/ws")
+	s.get(live, "/:board/:view", s.handleLive)
+
+	ops := e.Group("")
+	s.get(ops, "/healthz", s.handleHealthz)
+	s.get(ops, "/readyz", s.handleReadyz)
+	s.get(ops, "/metrics", s.handleMetrics)
+
+	api := e.Group(apiPrefix)
 	s.get(api, "/openapi.json", s.handleOpenAPI)
 	s.get(api, "/boards", s.handleListBoards)
 	s.postBody(api, "/boards/:board/scores", s.handleWriteScore, s.requireWriter, MaxBody)
@@ -47,7 +77,7 @@ func (s *Server) routes() {
 	api.POST("/webhooks/deliveries/:id/retry", s.handleRetryDelivery, s.requireAdmin) // no body
 }
 
-// router is where routes are added: the Echo or one of its groups.
+// router is where routes are added: one of the Echo's groups.
 type router interface {
 	Add(method, path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
 }

@@ -115,8 +115,10 @@ type Options struct {
 	// LivePingInterval is how often idle connections are pinged (0:
 	// DefaultPingInterval).
 	LivePingInterval time.Duration
-	// Feed is the change feed; the Store when nil (it must then be one).
-	Feed feed
+	// Feed is the change feed the live feed follows (required; the
+	// *ranking.Store is one). NewServer panics without it, rather than
+	// serve live pages that never update.
+	Feed Feed
 	// LiveMaxRenders bounds the live topic renders of one tick (0:
 	// DefaultLiveMaxRenders): half go to the most watched topics, the
 	// rest to those dirty the longest.
@@ -181,8 +183,12 @@ type Server struct {
 	errLog      *logLimiter         // bounds the rate of logged request failures
 }
 
-// NewServer builds a Server and registers its routes.
+// NewServer builds a Server and registers its routes. It panics when
+// opts.Feed is nil: that is a wiring mistake, not a condition to serve in.
 func NewServer(opts Options) *Server {
+	if opts.Feed == nil {
+		panic("web: Options.Feed is required (pass the *ranking.Store)")
+	}
 	s := &Server{
 		echo:      echo.New(),
 		store:     opts.Store,
@@ -223,22 +229,16 @@ func NewServer(opts Options) *Server {
 	s.latest = newLatestResults(opts.Store, tick)
 	s.writeTimeout = orDefault(opts.LiveWriteTimeout, DefaultWriteTimeout)
 	s.pingInterval = orDefault(opts.LivePingInterval, DefaultPingInterval)
-	f := opts.Feed
-	if f == nil {
-		f, _ = opts.Store.(feed)
-	}
 	s.echo.IPExtractor = clientIPExtractor(opts.TrustedProxies)
 	s.histories = newLiveHistories()
-	s.hub = newHub(s.renderLive, opts.Store.ScoredIn, f, hubLimits{
+	s.hub = newHub(s.renderLive, opts.Store.ScoredIn, opts.Feed, hubLimits{
 		tick:         orDefault(opts.LiveTick, DefaultLiveTick),
 		maxRenders:   orDefaultInt(opts.LiveMaxRenders, DefaultLiveMaxRenders),
 		maxConns:     orDefaultInt(opts.LiveMaxConns, DefaultLiveMaxConns),
 		maxPerClient: orDefaultInt(opts.LiveMaxPerClient, DefaultLiveMaxPerClient),
 	}, s.logger, s.metrics)
 	s.hub.invalidate = s.histories.invalidate
-	if f != nil {
-		s.hub.start()
-	}
+	s.hub.start()
 	return s
 }
 

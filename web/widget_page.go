@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"html"
 	"net/http"
-	"net/url"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
@@ -44,7 +43,7 @@ func (s *Server) handleWidgetPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	src := withQuery("/embed/"+url.PathEscape(b.ID)+"/"+url.PathEscape(v.Name), "limit", strconv.Itoa(limit), "theme", theme, "segment", seg.String())
+	src := withQuery(embedPath(b.ID, v.Name), "limit", strconv.Itoa(limit), "theme", theme, "segment", seg.String())
 	origin := c.Scheme() + "://" + c.Request().Host
 	title := boardTitle(b, seg) + " · " + viewLabel(v)
 	p := views.WidgetPage{

@@ -442,7 +442,7 @@ func serveLiveChild(role, redisAddr string) error {
 	case "live-hub":
 		// Every viewer dials from loopback: the per-client limit would
 		// refuse all but a few.
-		h = web.NewServer(web.Options{Store: store, Config: cfg, WriteKeys: []string{"bench"}, Logger: slog.New(slog.DiscardHandler),
+		h = web.NewServer(web.Options{Store: store, Feed: store, Config: cfg, WriteKeys: []string{"bench"}, Logger: slog.New(slog.DiscardHandler),
 			LiveMaxConns: 1 << 20, LiveMaxPerClient: 1 << 20}).Handler()
 	case "live-naive":
 		h = newNaive(store, cfg)

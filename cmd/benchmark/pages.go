@@ -249,7 +249,7 @@ type pageServer struct {
 
 func startPageServer(store *ranking.Store, cfg *ranking.Config, tick time.Duration) (*pageServer, error) {
 	srv := web.NewServer(web.Options{
-		Store: store, Config: cfg, WriteKeys: []string{"bench"},
+		Store: store, Feed: store, Config: cfg, WriteKeys: []string{"bench"},
 		Logger: slog.New(slog.DiscardHandler), PageTick: tick,
 	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

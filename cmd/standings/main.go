@@ -345,7 +345,7 @@ func (m *Main) serve() error {
 		m.Logger.Warn("generated write key: " + key)
 	}
 	m.web = web.NewServer(web.Options{
-		Store: m.Store, Config: m.Config,
+		Store: m.Store, Feed: m.Store, Config: m.Config,
 		WriteKeys: writeKeys, AdminKeys: m.AdminKeys,
 		Logger:     m.Logger,
 		NotDurable: m.embedded != nil,
