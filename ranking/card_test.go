@@ -596,7 +596,7 @@ func TestRankCardClockOffByMinutes(t *testing.T) {
 		_, rdb := MustMiniredis(t, tc.redis)
 		cfg := MustConfig(t, "boards: [{id: points, views: [hour, day, week, all]}]\n")
 		var step atomic.Int64
-		store := hookedStore(t, rdb, cfg, func() time.Time { return tc.redis.Add(time.Duration(step.Load())) })
+		store := sharedStore(t, rdb, cfg, func() time.Time { return tc.redis.Add(time.Duration(step.Load())) })
 		if _, err := store.Apply(ctx, "points", []ranking.Event{{Member: "a", Value: 2}}); err != nil {
 			t.Fatal(err)
 		}

@@ -80,7 +80,7 @@ func TestBatchFailsBetweenChunks(t *testing.T) {
 	hook := &failNthEvalSha{}
 	rdb.AddHook(hook)
 	cfg := MustConfig(t, "boards: [{id: b, views: [day, all]}]\n")
-	s := hookedStore(t, rdb, cfg, nil)
+	s := sharedStore(t, rdb, cfg, nil)
 	ctx := context.Background()
 	events := make([]ranking.Event, 250)
 	for i := range events {

@@ -499,7 +499,7 @@ func TestSegmentCardRoundTrips(t *testing.T) {
 		t.Run(be.Name, func(t *testing.T) {
 			rdb := be.Client(t)
 			cfg := MustConfig(t, "boards: [{id: pts, segments: [country, team], views: [day, all]}]\n")
-			s := hookedStore(t, rdb, cfg, nil)
+			s := sharedStore(t, rdb, cfg, nil)
 			ctx := context.Background()
 			write := func(member string, segs map[string]string) {
 				t.Helper()

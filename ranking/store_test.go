@@ -51,9 +51,9 @@ func newStore(t *testing.T, rdb redis.UniversalClient, cfg *ranking.Config, cloc
 	return rankingtest.MustStore(t, rdb, cfg, ranking.Options{Clock: clock})
 }
 
-// hookedStore is a store on rdb itself, for tests whose hooks on rdb watch
-// or alter the store's own commands.
-func hookedStore(t *testing.T, rdb redis.UniversalClient, cfg *ranking.Config, clock func() time.Time) *ranking.Store {
+// sharedStore is a store on rdb itself, for tests that watch or steer the
+// store's own commands or connections (hooks on rdb, warmed connections).
+func sharedStore(t *testing.T, rdb redis.UniversalClient, cfg *ranking.Config, clock func() time.Time) *ranking.Store {
 	return ranking.StoreOnClient(rdb, cfg, ranking.Options{Prefix: redistest.Namespace(t) + ":", Clock: clock})
 }
 
