@@ -15,6 +15,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/rankingtest"
 	"github.com/standings/standings/ranking/redistest"
 )
 
@@ -266,7 +267,7 @@ func TestRankCardModel(t *testing.T) {
 	cfg := MustConfig(t, cardBoards)
 	prefix := redistest.Namespace(t) + ":"
 	cm := &cardModel{t: t, cfg: cfg, rdb: rdb, prefix: prefix, events: map[string][]cardEvent{}, names: map[string]string{}, stats: map[string]int{},
-		store: ranking.NewStore(rdb, cfg, ranking.Options{Prefix: prefix, Clock: func() time.Time { return clock }})}
+		store: rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: prefix, Clock: func() time.Time { return clock }})}
 	rng := rand.New(rand.NewPCG(11, 3))
 	members := []string{"ann", "bo", "cy", "di", "ed", "fay", "gus", "hal"}
 	ctx := context.Background()
@@ -334,7 +335,7 @@ func TestRankCardCluster(t *testing.T) {
 	cfg := MustConfig(t, cardBoards)
 	prefix := redistest.Namespace(t) + ":"
 	cm := &cardModel{t: t, cfg: cfg, rdb: rdb, prefix: prefix, events: map[string][]cardEvent{}, names: map[string]string{}, stats: map[string]int{},
-		store: ranking.NewStore(rdb, cfg, ranking.Options{Prefix: prefix})}
+		store: rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: prefix})}
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(5, 8))
 	members := []string{"ann", "bo", "cy", "di", "ed"}
@@ -494,7 +495,7 @@ func TestRankCardWindows(t *testing.T) {
 	m, rdb := MustMiniredis(t, clock)
 	cfg := MustConfig(t, cardBoards)
 	prefix := redistest.Namespace(t) + ":"
-	store := ranking.NewStore(rdb, cfg, ranking.Options{Prefix: prefix, Clock: func() time.Time { return clock }})
+	store := rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: prefix, Clock: func() time.Time { return clock }})
 	cm := &cardModel{t: t, cfg: cfg, rdb: rdb, prefix: prefix}
 	b, _ := cfg.Board("first")
 	w, _ := b.View("2d")
@@ -595,7 +596,7 @@ func TestRankCardClockOffByMinutes(t *testing.T) {
 		_, rdb := MustMiniredis(t, tc.redis)
 		cfg := MustConfig(t, "boards: [{id: points, views: [hour, day, week, all]}]\n")
 		var step atomic.Int64
-		store := newStore(t, rdb, cfg, func() time.Time { return tc.redis.Add(time.Duration(step.Load())) })
+		store := sharedStore(t, rdb, cfg, func() time.Time { return tc.redis.Add(time.Duration(step.Load())) })
 		if _, err := store.Apply(ctx, "points", []ranking.Event{{Member: "a", Value: 2}}); err != nil {
 			t.Fatal(err)
 		}

@@ -111,7 +111,7 @@ func (h *registerOnce) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 func TestRemoveRetriesWhenRegistryChanges(t *testing.T) {
 	rdb := redistest.Client(t)
 	cfg := MustConfig(t, "boards: [{id: b, views: [day, all]}]\n")
-	s := newStore(t, rdb, cfg, nil)
+	s := sharedStore(t, rdb, cfg, nil)
 	ctx := context.Background()
 	if _, err := s.Write(ctx, "b", ranking.Event{Member: "a", Value: 1}); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/rankingtest"
 	"github.com/standings/standings/ranking/redistest"
 )
 
@@ -129,7 +130,7 @@ func TestTakeRateOnEveryBackend(t *testing.T) {
 // script round trip to a local Redis.
 func BenchmarkTakeRate(b *testing.B) {
 	rdb := redistest.Client(b)
-	s := ranking.NewStore(rdb, MustConfig(b, "boards: [{id: points}]\n"), ranking.Options{Prefix: redistest.Namespace(b) + ":"})
+	s := rankingtest.MustStore(b, rdb, MustConfig(b, "boards: [{id: points}]\n"), ranking.Options{})
 	ctx := context.Background()
 	for b.Loop() {
 		if _, err := s.TakeRate(ctx, "bench-key", 1_000_000, 2_000_000, 1); err != nil {

@@ -245,7 +245,7 @@ func TestWriteDuringSlotMigration(t *testing.T) {
 	c, cc, rd := MustMovingCluster(t)
 	cfg := MustConfig(t, fmt.Sprintf("timezone: %s\nboards: [{id: p, views: [hour, day, week, month, all, 7d]}]\n", zoneAwayFromMidnight(time.Now())))
 	b, _ := cfg.Board("p")
-	store := ranking.NewStore(cc, cfg, ranking.Options{})
+	store := ranking.StoreOnClient(cc, cfg, ranking.Options{})
 	mb := newModelBoard(cfg, b)
 
 	e1 := ranking.Event{Member: "alice", Value: 10, ID: "e1"}
@@ -404,7 +404,7 @@ boards:
   - {id: live, update: increment, ties: first, views: [hour, day, week, month, all, 7d]}
   - {id: %s, update: best, ties: first, max_score: 1000, views: [hour, day, week, month, all]}
 `, zoneAwayFromMidnight(time.Now()), bestID))
-	store := ranking.NewStore(cc, cfg, ranking.Options{})
+	store := ranking.StoreOnClient(cc, cfg, ranking.Options{})
 	models := map[string]*modelBoard{}
 	for _, b := range cfg.Boards {
 		models[b.ID] = newModelBoard(cfg, b)

@@ -13,6 +13,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/rankingtest"
 	"github.com/standings/standings/ranking/redistest"
 )
 
@@ -667,7 +668,7 @@ func newWorkload(t *testing.T, rdb redis.UniversalClient, cfgText string, late t
 		t.Fatal(err)
 	}
 	w := &workload{t: t, rdb: rdb, prefix: redistest.Namespace(t) + ":", rng: rand.New(rand.NewPCG(seed, 7)), cfg: cfg, models: map[string]*modelBoard{}, late: late}
-	w.store = ranking.NewStore(rdb, cfg, ranking.Options{Prefix: w.prefix})
+	w.store = rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: w.prefix})
 	for _, b := range cfg.Boards {
 		w.models[b.ID] = newModelBoard(cfg, b)
 	}

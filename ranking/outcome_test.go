@@ -186,7 +186,7 @@ func TestWriteOutcomes(t *testing.T) {
 	srv := mustOwnServer(t)
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, ContextTimeoutEnabled: true})
 	t.Cleanup(func() { rdb.Close() })
-	s := newStore(t, rdb, MustConfig(t, "boards: [{id: b, views: [day, all]}]\n"), nil)
+	s := sharedStore(t, rdb, MustConfig(t, "boards: [{id: b, views: [day, all]}]\n"), nil)
 	ctx := context.Background()
 	if _, err := s.Write(ctx, "b", ranking.Event{Member: "warm", Value: 1}); err != nil {
 		t.Fatal(err)

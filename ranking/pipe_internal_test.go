@@ -68,7 +68,7 @@ func heldStore(t *testing.T, rdb redis.UniversalClient, cfg *Config, opts Option
 	hook := &holdHook{hold: pipeMaxFlights, release: make(chan struct{})}
 	rdb.AddHook(hook)
 	opts.Prefix = redistest.Namespace(t) + ":"
-	return NewStore(rdb, cfg, opts), hook
+	return newStore(rdb, cfg, opts), hook
 }
 
 // waitFor polls cond until it holds, failing the test after 20 s.

@@ -22,6 +22,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/rankingtest"
 	"github.com/standings/standings/ranking/redistest"
 )
 
@@ -343,7 +344,9 @@ func TestRecordResultsExactlyOnce(t *testing.T) {
 	clock := writes[0].at
 	now := func() time.Time { return clock }
 	prefix := redistest.Namespace(t) + ":"
-	store := func() *ranking.Store { return ranking.NewStore(rdb, cfg, ranking.Options{Prefix: prefix, Clock: now}) }
+	store := func() *ranking.Store {
+		return rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: prefix, Clock: now})
+	}
 	s1, s2 := store(), store()
 	for _, w := range writes {
 		clock = w.at

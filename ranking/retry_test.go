@@ -80,7 +80,7 @@ func TestBatchFailsBetweenChunks(t *testing.T) {
 	hook := &failNthEvalSha{}
 	rdb.AddHook(hook)
 	cfg := MustConfig(t, "boards: [{id: b, views: [day, all]}]\n")
-	s := newStore(t, rdb, cfg, nil)
+	s := sharedStore(t, rdb, cfg, nil)
 	ctx := context.Background()
 	events := make([]ranking.Event, 250)
 	for i := range events {
@@ -209,7 +209,7 @@ func TestTryAgainIsUnavailable(t *testing.T) {
 		flaky := redis.NewClient(rdb.Options())
 		t.Cleanup(func() { flaky.Close() })
 		flaky.AddHook(alwaysReply(reply))
-		fs := ranking.NewStore(flaky, cfg, ranking.Options{Prefix: s.Prefix()})
+		fs := ranking.StoreOnClient(flaky, cfg, ranking.Options{Prefix: s.Prefix()})
 		if _, err := fs.Write(ctx, "b", ranking.Event{Member: "a", Value: 1}); ranking.ErrorCode(err) != ranking.EUNAVAILABLE || ranking.ErrorOutcome(err) != ranking.OutcomeNotApplied {
 			t.Fatalf("write under %q: %v, want unavailable, not applied", reply, err)
 		}

@@ -499,7 +499,7 @@ func TestSegmentCardRoundTrips(t *testing.T) {
 		t.Run(be.Name, func(t *testing.T) {
 			rdb := be.Client(t)
 			cfg := MustConfig(t, "boards: [{id: pts, segments: [country, team], views: [day, all]}]\n")
-			s := newStore(t, rdb, cfg, nil)
+			s := sharedStore(t, rdb, cfg, nil)
 			ctx := context.Background()
 			write := func(member string, segs map[string]string) {
 				t.Helper()
@@ -551,7 +551,7 @@ func TestSegmentCardRoundTrips(t *testing.T) {
 			write("ann", nil)
 			card(ranking.Segment{}, map[string]int{"script": 1})
 			// Another app server keeps nothing yet: one read of the record.
-			s2 := ranking.NewStore(rdb, cfg, ranking.Options{Prefix: s.Prefix()})
+			s2 := ranking.StoreOnClient(rdb, cfg, ranking.Options{Prefix: s.Prefix()})
 			calls.take()
 			if _, err := s2.RankCard(ctx, "pts", "day", "", "ann", 1, 2); err != nil {
 				t.Fatal(err)

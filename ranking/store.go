@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"strconv"
 	"strings"
@@ -11,15 +12,15 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 )
 
 // DefaultPrefix starts every key and the change channel.
 const DefaultPrefix = "standings:"
 
-// DefaultPoolSize is the Redis connection pool, per node, that cmd/standings
-// and the benchmark's page servers use when the operator sets none (pool_size
-// in the --redis URL). Every page, card and API read is one round trip, and
+// DefaultPoolSize is the Redis connection pool, per node, that Open gives
+// its client when the operator sets none (pool_size in the RedisURL). Every page, card and API read is one round trip, and
 // a pool smaller than the requests in flight queues the rest in go-redis
 // rather than in Redis: with 64 clients, make bench's pages suite served
 // 8-12 % fewer rank cards per second through go-redis's default (10 per CPU,
@@ -30,8 +31,20 @@ const DefaultPoolSize = 128
 // DedupeWindow is how long an idempotency id is remembered.
 const DedupeWindow = 10 * time.Minute
 
-// Options tune a Store. The zero value is ready to use.
+// Options say which Redis Open connects to, and tune the Store.
 type Options struct {
+	// RedisURL is a redis:// or rediss:// URL of a standalone Redis;
+	// go-redis's URL options apply (pool_size: DefaultPoolSize when unset).
+	RedisURL string
+	// RedisCluster is the comma-separated seed nodes of a Redis Cluster.
+	RedisCluster string
+	// Embedded runs an in-process miniredis: not durable, for demos and
+	// trials. It reads solo (SoloReads) and its TTLs follow the wall clock.
+	Embedded bool
+	// Logger receives go-redis's own log lines at debug level (they are
+	// process-wide); nil leaves them where they go.
+	Logger *slog.Logger
+
 	// Prefix starts every key and channel name; DefaultPrefix when empty.
 	// Tests use distinct prefixes to share one Redis.
 	Prefix string
@@ -52,6 +65,8 @@ type Options struct {
 // Store keeps the boards of one Config in Redis (standalone or cluster).
 type Store struct {
 	rdb        redis.UniversalClient
+	owned      bool                 // Open made rdb, and Close closes it
+	embedded   *miniredis.Miniredis // Options.Embedded: closed by Close
 	reads      map[string]*readPipe // per board: its read scripts of concurrent requests, in shared pipelines
 	otherReads *readPipe            // of a board not in cfg (a caller's own *Board)
 	cfg        *Config
@@ -76,8 +91,9 @@ type Store struct {
 	beforeRecord func()       // test hook: runs between a result's read and record.lua
 }
 
-// NewStore returns a Store for cfg on rdb.
-func NewStore(rdb redis.UniversalClient, cfg *Config, opts Options) *Store {
+// newStore returns a Store for cfg on rdb; Open is the way in, and tests
+// that watch or alter the store's own commands hand in a client of theirs.
+func newStore(rdb redis.UniversalClient, cfg *Config, opts Options) *Store {
 	s := &Store{rdb: rdb, cfg: cfg, prefix: opts.Prefix, clock: opts.Clock, periods: map[periodKey]periodEntry{}, cards: map[string]*cardTemplate{}, segRecs: map[string]string{}}
 	s.reads = make(map[string]*readPipe, len(cfg.Boards))
 	for _, b := range cfg.Boards {

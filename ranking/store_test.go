@@ -12,6 +12,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/rankingtest"
 	"github.com/standings/standings/ranking/redistest"
 )
 
@@ -47,7 +48,13 @@ func backends() []redistest.Backend {
 }
 
 func newStore(t *testing.T, rdb redis.UniversalClient, cfg *ranking.Config, clock func() time.Time) *ranking.Store {
-	return ranking.NewStore(rdb, cfg, ranking.Options{Prefix: redistest.Namespace(t) + ":", Clock: clock})
+	return rankingtest.MustStore(t, rdb, cfg, ranking.Options{Clock: clock})
+}
+
+// sharedStore is a store on rdb itself, for tests that watch or steer the
+// store's own commands or connections (hooks on rdb, warmed connections).
+func sharedStore(t *testing.T, rdb redis.UniversalClient, cfg *ranking.Config, clock func() time.Time) *ranking.Store {
+	return ranking.StoreOnClient(rdb, cfg, ranking.Options{Prefix: redistest.Namespace(t) + ":", Clock: clock})
 }
 
 func periodsOf(res ranking.WriteResult) map[string]string {
@@ -67,8 +74,8 @@ func TestSkewedWritersAgreeOnTheWeek(t *testing.T) {
 	m, rdb := MustMiniredis(t, redisNow)
 	cfg := MustConfig(t, "timezone: Asia/Shanghai\nboards: [{id: points, views: [hour, day, week, month, all]}]\n")
 	prefix := redistest.Namespace(t) + ":"
-	ahead := ranking.NewStore(rdb, cfg, ranking.Options{Prefix: prefix, Clock: func() time.Time { return redisNow.Add(5 * time.Minute) }})
-	behind := ranking.NewStore(rdb, cfg, ranking.Options{Prefix: prefix, Clock: func() time.Time { return redisNow.Add(-5 * time.Minute) }})
+	ahead := rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: prefix, Clock: func() time.Time { return redisNow.Add(5 * time.Minute) }})
+	behind := rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: prefix, Clock: func() time.Time { return redisNow.Add(-5 * time.Minute) }})
 	ctx := context.Background()
 	for _, tc := range []struct {
 		at   time.Time
@@ -202,7 +209,7 @@ func TestRetentionRealRedis(t *testing.T) {
 	rdb := redistest.Client(t)
 	cfg := MustConfig(t, "boards: [{id: b, views: [hour, all], keep: 2, lateness: 30m}]\n")
 	prefix := redistest.Namespace(t) + ":"
-	s := ranking.NewStore(rdb, cfg, ranking.Options{Prefix: prefix})
+	s := rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: prefix})
 	ctx := context.Background()
 	res, err := s.Write(ctx, "b", ranking.Event{Member: "alice", Value: 3})
 	if err != nil {

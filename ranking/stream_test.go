@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/rankingtest"
 )
 
 const streamBoards = "boards: [{id: points, stream: true, max_score: 1000000, views: [all]}, {id: quiet, views: [all]}]\n"
@@ -175,7 +176,7 @@ func TestStreamCrashIsClaimed(t *testing.T) {
 			cfg := MustConfig(t, streamBoards)
 			ctx := context.Background()
 			storeA := newStore(t, rdb, cfg, nil)
-			storeB := ranking.NewStore(rdb, cfg, ranking.Options{Prefix: storeA.Prefix()})
+			storeB := rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: storeA.Prefix()})
 			key := storeA.StreamKey("points")
 			r := rand.New(rand.NewPCG(1, 2))
 			sums := map[string]int64{}

@@ -20,6 +20,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/rankingtest"
 	"github.com/standings/standings/ranking/redistest"
 )
 
@@ -260,8 +261,8 @@ func TestWebhookSenderKilledMidDelivery(t *testing.T) {
 			cfg := hookConfig(t, srv.URL+"/hook", "")
 			rdb := be.Client(t)
 			prefix := redistest.Namespace(t) + ":"
-			a := ranking.NewStore(rdb, cfg, ranking.Options{Prefix: prefix})
-			b := ranking.NewStore(rdb, cfg, ranking.Options{Prefix: prefix})
+			a := rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: prefix})
+			b := rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: prefix})
 			mustDeliveryOfLastHour(t, a)
 			opts := fastHooks
 			opts.Lease = time.Second
@@ -388,7 +389,7 @@ func TestWebhookGivesUpThenAdminRetry(t *testing.T) {
 	status := http.StatusBadGateway
 	_, srv := newReceiver(t, func(int, *http.Request) int { mu.Lock(); defer mu.Unlock(); return status })
 	cfg := hookConfig(t, srv.URL, "")
-	s := ranking.NewStore(redistest.Client(t), cfg, ranking.Options{Prefix: redistest.Namespace(t) + ":", WebhookGiveUp: 300 * time.Millisecond})
+	s := rankingtest.MustStore(t, redistest.Client(t), cfg, ranking.Options{WebhookGiveUp: 300 * time.Millisecond})
 	mustDeliveryOfLastHour(t, s)
 	stop := runHooks(t, s, fastHooks)
 	defer stop()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/rankingtest"
 	"github.com/standings/standings/ranking/redistest"
 )
 
@@ -196,7 +197,7 @@ const wideBoards = 3
 func newWindowModel(t *testing.T, rdb redis.UniversalClient, late time.Duration, keep int) *windowModel {
 	cfg := MustConfig(t, fmt.Sprintf(windowBoards, late, keep, late, keep, late, keep, late, keep, late, keep))
 	return &windowModel{t: t, cfg: cfg, events: map[string][]windowEvent{},
-		store: ranking.NewStore(rdb, cfg, ranking.Options{Prefix: redistest.Namespace(t) + ":"})}
+		store: rankingtest.MustStore(t, rdb, cfg, ranking.Options{})}
 }
 
 // write sends a batch and records it in the model; it checks each answer
@@ -468,7 +469,7 @@ func TestPrepareWhileWriting(t *testing.T) {
 	rdb := redistest.Client(t)
 	late := 50 * time.Hour
 	wm := newWindowModel(t, rdb, late, 3)
-	other := ranking.NewStore(rdb, wm.cfg, ranking.Options{Prefix: wm.store.Prefix()})
+	other := rankingtest.MustStore(t, rdb, wm.cfg, ranking.Options{Prefix: wm.store.Prefix()})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var mu sync.Mutex

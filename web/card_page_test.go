@@ -12,6 +12,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/redis/go-redis/v9"
 	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/rankingtest"
 	"github.com/standings/standings/ranking/redistest"
 	"github.com/standings/standings/views"
 	"github.com/standings/standings/web"
@@ -52,7 +53,7 @@ boards:
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := ranking.NewStore(rdb, cfg, ranking.Options{})
+	store := rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: ranking.DefaultPrefix})
 	srv := web.NewServer(web.Options{Store: store, Feed: store, Config: cfg, WriteKeys: []string{writeKey}})
 	t.Cleanup(srv.Close)
 	f := &fixture{handler: srv.Handler()}

@@ -9,6 +9,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/rankingtest"
 )
 
 // TestHubFeedDropIsCountedAndResubscribed: while the hub is stuck in a
@@ -23,7 +24,7 @@ func TestHubFeedDropIsCountedAndResubscribed(t *testing.T) {
 	mr := miniredis.RunT(t)
 	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
 	t.Cleanup(func() { rdb.Close() })
-	store := ranking.NewStore(rdb, cfg, ranking.Options{})
+	store := rankingtest.MustStore(t, rdb, cfg, ranking.Options{})
 	ctx := context.Background()
 	subscribers := func() int64 {
 		n, err := rdb.PubSubNumSub(ctx, store.Channel()).Result()

@@ -12,6 +12,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/rankingtest"
 	"github.com/standings/standings/web"
 )
 
@@ -78,7 +79,7 @@ func MustFixtureOf(tb testing.TB, boards string, opts web.Options) *fixture {
 	mr.ClockTTL(true)
 	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
 	tb.Cleanup(func() { rdb.Close() })
-	store := ranking.NewStore(rdb, cfg, ranking.Options{Clock: func() time.Time { return testNow }})
+	store := rankingtest.MustStore(tb, rdb, cfg, ranking.Options{Prefix: ranking.DefaultPrefix, Clock: func() time.Time { return testNow }})
 	opts.Store, opts.Feed, opts.Config = store, store, cfg
 	opts.WriteKeys, opts.AdminKeys = []string{writeKey}, []string{adminKey}
 	srv := web.NewServer(opts)

@@ -19,6 +19,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/redis/go-redis/v9"
 	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/rankingtest"
 	"github.com/standings/standings/views"
 	"github.com/standings/standings/web"
 )
@@ -49,7 +50,7 @@ func MustLiveOf(tb testing.TB, boards string, mr *miniredis.Miniredis, opts web.
 		mr.SetTime(testNow)
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	store := ranking.NewStore(rdb, cfg, ranking.Options{Clock: func() time.Time { return testNow }})
+	store := rankingtest.MustStore(tb, rdb, cfg, ranking.Options{Prefix: ranking.DefaultPrefix, Clock: func() time.Time { return testNow }})
 	opts.Store, opts.Feed, opts.Config, opts.WriteKeys = store, store, cfg, []string{writeKey}
 	srv := web.NewServer(opts)
 	hs := httptest.NewServer(srv.Handler())

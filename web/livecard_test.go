@@ -16,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/rankingtest"
 	"github.com/standings/standings/views"
 	"github.com/standings/standings/web"
 )
@@ -91,7 +92,7 @@ func TestLiveCardKeepsItsChart(t *testing.T) {
 	mr.SetTime(testNow)
 	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
 	t.Cleanup(func() { rdb.Close() })
-	store := ranking.NewStore(rdb, cfg, ranking.Options{Clock: func() time.Time { return testNow }})
+	store := rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: ranking.DefaultPrefix, Clock: func() time.Time { return testNow }})
 	spy := &chartSpy{Store: store}
 	srv := web.NewServer(web.Options{Store: spy, Feed: store, Config: cfg, WriteKeys: []string{writeKey}})
 	hs := httptest.NewServer(srv.Handler())

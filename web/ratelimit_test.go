@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/rankingtest"
 	"github.com/standings/standings/ranking/redistest"
 	"github.com/standings/standings/web"
 )
@@ -101,7 +102,7 @@ func TestWriteRateSharedAcrossInstances(t *testing.T) {
 	for i := range servers {
 		rdb := redis.NewClient(&redis.Options{Addr: rs.Addr})
 		t.Cleanup(func() { rdb.Close() })
-		store := ranking.NewStore(rdb, cfg, ranking.Options{})
+		store := rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: ranking.DefaultPrefix})
 		srv := web.NewServer(web.Options{
 			Store: store, Feed: store, Config: cfg,
 			WriteKeys: []string{writeKey}, WriteRate: 1, // bursts of 2; the test takes far less than a second

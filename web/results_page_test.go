@@ -12,6 +12,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/rankingtest"
 	"github.com/standings/standings/views"
 	"github.com/standings/standings/web"
 )
@@ -27,7 +28,7 @@ func (f *fixture) MustRecord(tb testing.TB, boards string, at time.Time) {
 	rdb := redis.NewClient(&redis.Options{Addr: f.mr.Addr()})
 	defer rdb.Close()
 	f.mr.SetTime(at)
-	if _, err := ranking.NewStore(rdb, cfg, ranking.Options{}).RecordResults(context.Background()); err != nil {
+	if _, err := rankingtest.MustStore(tb, rdb, cfg, ranking.Options{Prefix: ranking.DefaultPrefix}).RecordResults(context.Background()); err != nil {
 		tb.Fatalf("RecordResults at %s: %v", at, err)
 	}
 }
@@ -44,7 +45,7 @@ func MustZoneFixture(tb testing.TB, boards string) *fixture {
 	mr.ClockTTL(true)
 	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
 	tb.Cleanup(func() { rdb.Close() })
-	store := ranking.NewStore(rdb, cfg, ranking.Options{Clock: func() time.Time { return testNow }})
+	store := rankingtest.MustStore(tb, rdb, cfg, ranking.Options{Prefix: ranking.DefaultPrefix, Clock: func() time.Time { return testNow }})
 	srv := web.NewServer(web.Options{Store: store, Feed: store, Config: cfg, WriteRate: -1, WriteKeys: []string{writeKey}, AdminKeys: []string{adminKey}})
 	tb.Cleanup(srv.Close)
 	return &fixture{mr: mr, srv: srv, handler: srv.Handler()}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/rankingtest"
 )
 
 // TestResultsRoutes: a recorded result is served byte for byte as stored,
@@ -30,7 +31,7 @@ func TestResultsRoutes(t *testing.T) {
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: f.mr.Addr()})
 	defer rdb.Close()
-	store := ranking.NewStore(rdb, cfg, ranking.Options{})
+	store := rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: ranking.DefaultPrefix})
 	ctx := context.Background()
 	if ok, err := store.RecordResult(ctx, "points", "day", "2026-11-22"); !ok || err != nil {
 		t.Fatalf("RecordResult: %v, %v", ok, err)

@@ -41,10 +41,11 @@ type contender struct {
 // runIngest measures Store.Apply against plain Redis write patterns, all
 // with the same writers and the same event stream.
 func runIngest(ctx context.Context, e *env) error {
-	store, err := newBenchStore(e.rdb)
+	store, err := newBenchStore(ctx, e)
 	if err != nil {
 		return err
 	}
+	defer store.Close()
 	members := memberIDs(ingestIDs)
 	var casRetries atomic.Int64
 	contenders := []contender{
@@ -201,13 +202,14 @@ func segmentWork(store *ranking.Store, board string, nseg int) func(*eventGen) w
 	}
 }
 
-// newBenchStore returns a Store for the benchmark board.
-func newBenchStore(rdb redis.UniversalClient) (*ranking.Store, error) {
+// newBenchStore opens a Store for the benchmark board, with a pool for the
+// writers plus a spare.
+func newBenchStore(ctx context.Context, e *env) (*ranking.Store, error) {
 	cfg, err := ranking.ParseConfig([]byte(benchConfig))
 	if err != nil {
 		return nil, fmt.Errorf("benchmark board: %w", err)
 	}
-	return ranking.NewStore(rdb, cfg, ranking.Options{Prefix: benchPrefix}), nil
+	return e.openStore(ctx, cfg, benchPrefix, e.opts.writers+2, "")
 }
 
 // memberIDs returns n member ids u000000, u000001, ...

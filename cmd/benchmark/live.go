@@ -20,7 +20,6 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/coder/websocket"
-	"github.com/redis/go-redis/v9"
 	"github.com/standings/standings/ranking"
 	"github.com/standings/standings/views"
 	"github.com/standings/standings/web"
@@ -127,7 +126,11 @@ func (e *env) liveRun(ctx context.Context, role string, s liveSettings) (liveRes
 	if err != nil {
 		return liveResult{}, err
 	}
-	store := ranking.NewStore(e.rdb, cfg, ranking.Options{Prefix: livePrefix})
+	store, err := e.openStore(ctx, cfg, livePrefix, e.opts.writers+2, "")
+	if err != nil {
+		return liveResult{}, err
+	}
+	defer store.Close()
 	if _, err := store.Write(ctx, "live", ranking.Event{Member: "seed", Value: 1}); err != nil {
 		return liveResult{}, err
 	}
@@ -435,8 +438,11 @@ func serveLiveChild(role, redisAddr string) error {
 	if err != nil {
 		return err
 	}
-	rdb := redis.NewClient(&redis.Options{Addr: redisAddr, PoolSize: 64})
-	store := ranking.NewStore(rdb, cfg, ranking.Options{Prefix: livePrefix})
+	store, err := ranking.Open(context.Background(), cfg, ranking.Options{RedisURL: "redis://" + redisAddr + "?pool_size=64", Prefix: livePrefix})
+	if err != nil {
+		return err
+	}
+	defer store.Close()
 	var h http.Handler
 	switch role {
 	case "live-hub":

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/standings/standings/ranking"
 	"github.com/standings/standings/ranking/redistest"
 )
 
@@ -234,6 +235,17 @@ func newClient(addr string, writers int) *redis.Client {
 		ReadTimeout:  time.Minute,
 		WriteTimeout: time.Minute,
 	})
+}
+
+// openStore opens a store for cfg as cmd/standings does (ranking.Open), on
+// the benchmark's Redis with a client like newClient's: pool connections,
+// timeouts long enough for big scripts; query adds go-redis URL options.
+func (e *env) openStore(ctx context.Context, cfg *ranking.Config, prefix string, pool int, query string) (*ranking.Store, error) {
+	url := fmt.Sprintf("redis://%s/0?pool_size=%d&read_timeout=1m&write_timeout=1m", e.rdb.Options().Addr, pool)
+	if query != "" {
+		url += "&" + query
+	}
+	return ranking.Open(ctx, cfg, ranking.Options{RedisURL: url, Prefix: prefix})
 }
 
 func serverVersion(ctx context.Context, rdb *redis.Client) string {

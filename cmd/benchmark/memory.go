@@ -34,10 +34,11 @@ func runMemory(ctx context.Context, e *env) error {
 	n := e.opts.members
 	ids := memberIDs(n)
 	values := memberValues(n)
-	store, err := newBenchStore(e.rdb)
+	store, err := newBenchStore(ctx, e)
 	if err != nil {
 		return err
 	}
+	defer store.Close()
 	views := int64(len(benchViews))
 	want := int64(n) * views
 

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/standings/standings/ranking"
 	"github.com/standings/standings/web"
 )
@@ -43,12 +42,14 @@ func runPages(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	// The page servers' Redis client is configured as cmd/standings
-	// configures its own (ranking.DefaultPoolSize connections), not like
-	// the benchmark's control client.
-	rdb := redis.NewClient(&redis.Options{Addr: e.rdb.Options().Addr, ContextTimeoutEnabled: true, PoolSize: ranking.DefaultPoolSize})
-	defer rdb.Close()
-	store := ranking.NewStore(rdb, cfg, ranking.Options{Prefix: "bench-pages:"})
+	// The page servers' store is opened as cmd/standings opens its own
+	// (ranking.DefaultPoolSize connections), not like the benchmark's
+	// control client.
+	store, err := ranking.Open(ctx, cfg, ranking.Options{RedisURL: "redis://" + e.rdb.Options().Addr, Prefix: "bench-pages:"})
+	if err != nil {
+		return err
+	}
+	defer store.Close()
 	n := min(e.opts.members, 50000)
 	members := memberIDs(n)
 	rnd := rand.New(rand.NewPCG(3, 4))

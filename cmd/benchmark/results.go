@@ -60,10 +60,11 @@ func runResults(ctx context.Context, e *env) error {
 	if n == resultsSmall {
 		return fmt.Errorf("-members %d: the results suite compares that period with one of %d members, so it needs another size", n, resultsSmall)
 	}
-	writer, err := newResultsStore(e.rdb, "72h", 10)
+	writer, err := newResultsStore(ctx, e, "72h", 10, e.opts.writers+2, "")
 	if err != nil {
 		return err
 	}
+	defer writer.Close()
 	if err := e.rdb.FlushAll(ctx).Err(); err != nil {
 		return err
 	}
@@ -121,14 +122,16 @@ func runResults(ctx context.Context, e *env) error {
 		ReadTimeout: time.Minute, WriteTimeout: time.Minute,
 	})
 	defer rc.Close()
-	rec10, err := newResultsStore(rc, "0s", 10)
+	rec10, err := newResultsStore(ctx, e, "0s", 10, 1, "client_name="+resultsClientName)
 	if err != nil {
 		return err
 	}
-	rec1000, err := newResultsStore(rc, "0s", 1000)
+	defer rec10.Close()
+	rec1000, err := newResultsStore(ctx, e, "0s", 1000, 1, "client_name="+resultsClientName)
 	if err != nil {
 		return err
 	}
+	defer rec1000.Close()
 	restore, err := e.slowlogAll(ctx)
 	if err != nil {
 		return err
@@ -210,13 +213,14 @@ func runResults(ctx context.Context, e *env) error {
 	return nil
 }
 
-// newResultsStore returns a store of the results suite's boards.
-func newResultsStore(rdb redis.UniversalClient, lateness string, top int) (*ranking.Store, error) {
+// newResultsStore opens a store of the results suite's boards (see
+// env.openStore for pool and query).
+func newResultsStore(ctx context.Context, e *env, lateness string, top, pool int, query string) (*ranking.Store, error) {
 	cfg, err := ranking.ParseConfig([]byte(resultsConfig(lateness, top)))
 	if err != nil {
 		return nil, fmt.Errorf("results benchmark boards: %w", err)
 	}
-	return ranking.NewStore(rdb, cfg, ranking.Options{Prefix: benchPrefix}), nil
+	return e.openStore(ctx, cfg, benchPrefix, pool, query)
 }
 
 // applyPeriod writes members [lo, hi) of len(values) into period p of

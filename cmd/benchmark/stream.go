@@ -36,7 +36,11 @@ func runStream(ctx context.Context, e *env) error {
 	}
 
 	// Store.Apply, 100 events per call, each with an id as the stream's have.
-	apply := ranking.NewStore(e.rdb, cfg, ranking.Options{Prefix: benchPrefix + "apply:"})
+	apply, err := e.openStore(ctx, cfg, benchPrefix+"apply:", e.opts.writers+2, "")
+	if err != nil {
+		return err
+	}
+	defer apply.Close()
 	start := time.Now()
 	batch := make([]ranking.Event, 0, ingestBatch)
 	for i, x := range evs {
@@ -51,7 +55,11 @@ func runStream(ctx context.Context, e *env) error {
 	applyRate := float64(len(evs)) / time.Since(start).Seconds()
 
 	// The stream: the consumer runs while the producer writes.
-	store := ranking.NewStore(e.rdb, cfg, ranking.Options{Prefix: benchPrefix + "stream:"})
+	store, err := e.openStore(ctx, cfg, benchPrefix+"stream:", e.opts.writers+2, "")
+	if err != nil {
+		return err
+	}
+	defer store.Close()
 	stats := &ranking.StreamStats{}
 	cctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})

@@ -24,7 +24,11 @@ func runWindows(ctx context.Context, e *env) error {
 	if err != nil {
 		return fmt.Errorf("window boards: %w", err)
 	}
-	store := ranking.NewStore(e.rdb, cfg, ranking.Options{Prefix: benchPrefix})
+	store, err := e.openStore(ctx, cfg, benchPrefix, e.opts.writers+2, "")
+	if err != nil {
+		return err
+	}
+	defer store.Close()
 	members := memberIDs(ingestIDs)
 	// Two rounds, best of each: the first measurement of a run tends to be
 	// slower (cold caches, CPU clock), which would bias whichever came first.

@@ -24,8 +24,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
-	"github.com/redis/go-redis/v9"
 	"github.com/standings/standings/ranking"
 	"github.com/standings/standings/web"
 )
@@ -82,10 +80,9 @@ type Main struct {
 	Store  *ranking.Store
 	URL    string // where Run is serving, e.g. http://127.0.0.1:8080
 
-	embedded *miniredis.Miniredis
+	embedded bool // no Redis configured: the store runs on an in-process one
 
 	streamStats *ranking.StreamStats // the ingest consumers' counters, for /metrics
-	rdb         redis.UniversalClient
 	http        *http.Server
 	web         *web.Server
 	serving     chan struct{} // closed when the HTTP server has stopped
@@ -201,22 +198,6 @@ func splitKeys(s string) []string {
 	return keys
 }
 
-// redisURLOptions parses a --redis URL (go-redis's URL options apply) and
-// fills in what the URL leaves to the server.
-func redisURLOptions(url string) (*redis.Options, error) {
-	opts, err := redis.ParseURL(url)
-	if err != nil {
-		return nil, fmt.Errorf("--redis: %w", err)
-	}
-	// Request deadlines (2 s) must bound every command, also when a Redis
-	// hangs rather than refusing connections.
-	opts.ContextTimeoutEnabled = true
-	if opts.PoolSize == 0 { // no pool_size in the URL
-		opts.PoolSize = ranking.DefaultPoolSize
-	}
-	return opts, nil
-}
-
 func envOr(key, def string) string {
 	if v, ok := os.LookupEnv(key); ok {
 		return v
@@ -227,10 +208,6 @@ func envOr(key, def string) string {
 // Run loads the boards, connects to Redis (or starts the embedded one),
 // checks that it answers, and starts serving HTTP on Addr.
 func (m *Main) Run(ctx context.Context) error {
-	// go-redis logs every failed dial; the outage is already reported by
-	// /readyz, the metrics and one warning per failed request, so its own
-	// lines go to debug.
-	redis.SetLogger(redisLogger{m.Logger})
 	var err error
 	if m.ConfigPath == "" {
 		m.Config, err = ranking.ParseConfig(demoConfig)
@@ -240,32 +217,27 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case m.RedisCluster != "":
-		m.rdb = redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(m.RedisCluster, ","), ContextTimeoutEnabled: true, PoolSize: ranking.DefaultPoolSize})
-	case m.RedisURL != "":
-		opts, err := redisURLOptions(m.RedisURL)
-		if err != nil {
-			return err
-		}
-		m.rdb = redis.NewClient(opts)
-	default:
-		m.embedded = miniredis.NewMiniRedis()
-		m.embedded.ClockTTL(true) // TTLs run with the wall clock, so retention expires
-		if err := m.embedded.Start(); err != nil {
-			return fmt.Errorf("embedded redis: %w", err)
-		}
-		m.rdb = redis.NewClient(&redis.Options{Addr: m.embedded.Addr(), ContextTimeoutEnabled: true, PoolSize: ranking.DefaultPoolSize})
+	m.embedded = m.RedisURL == "" && m.RedisCluster == ""
+	if m.embedded {
 		if !m.demoSet {
 			m.Demo = true
 		}
 		m.Logger.Warn("NO REDIS CONFIGURED: running on an embedded in-memory Redis; data is NOT durable and is lost on exit. Use --redis or --redis-cluster for real use.")
 	}
-	// The embedded miniredis gains nothing from shared read pipelines
-	// and would give them one turn of its lock (Options.SoloReads).
-	m.Store = ranking.NewStore(m.rdb, m.Config, ranking.Options{SoloReads: m.embedded != nil})
 	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
+	m.Store, err = ranking.Open(pingCtx, m.Config, ranking.Options{
+		RedisURL: m.RedisURL, RedisCluster: m.RedisCluster, Embedded: m.embedded,
+		Logger: m.Logger,
+	})
+	var urlErr *ranking.RedisURLError
+	if errors.As(err, &urlErr) {
+		return fmt.Errorf("--redis: %w", err)
+	}
+	if err != nil {
+		return err
+	}
+	// Learn Redis's clock now rather than on the first request.
 	if err := m.Store.SyncClock(pingCtx); err != nil {
 		return fmt.Errorf("redis: %w", err)
 	}
@@ -348,7 +320,7 @@ func (m *Main) serve() error {
 		Store: m.Store, Feed: m.Store, Config: m.Config,
 		WriteKeys: writeKeys, AdminKeys: m.AdminKeys,
 		Logger:     m.Logger,
-		NotDurable: m.embedded != nil,
+		NotDurable: m.embedded,
 		LiveTick:   m.LiveTick,
 
 		LiveMaxConns:     m.LiveMaxConns,
@@ -413,18 +385,8 @@ func (m *Main) Close() error {
 		m.stop()
 		<-m.done
 	}
-	if m.rdb != nil {
-		errs = append(errs, m.rdb.Close())
-	}
-	if m.embedded != nil {
-		m.embedded.Close()
+	if m.Store != nil {
+		errs = append(errs, m.Store.Close())
 	}
 	return errors.Join(errs...)
-}
-
-// redisLogger sends go-redis's internal log lines to slog at debug level.
-type redisLogger struct{ l *slog.Logger }
-
-func (r redisLogger) Printf(ctx context.Context, format string, v ...any) {
-	r.l.DebugContext(ctx, "redis client: "+fmt.Sprintf(format, v...))
 }

@@ -122,22 +122,18 @@ func TestParseFlags(t *testing.T) {
 	}
 }
 
-// TestRedisURLOptions: the --redis URL's own options win; what it leaves
-// out gets the server's defaults; a bad URL is an error that names the flag.
-func TestRedisURLOptions(t *testing.T) {
-	opts, err := redisURLOptions("redis://localhost:6379/2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if opts.PoolSize != ranking.DefaultPoolSize || !opts.ContextTimeoutEnabled || opts.DB != 2 {
-		t.Errorf("defaults: pool %d, context timeouts %v, db %d", opts.PoolSize, opts.ContextTimeoutEnabled, opts.DB)
-	}
-	opts, err = redisURLOptions("redis://localhost:6379/0?pool_size=7")
-	if err != nil || opts.PoolSize != 7 {
-		t.Errorf("pool_size=7: %v, %v", opts, err)
-	}
+// TestBadRedisURL: a --redis URL that cannot be read stops start-up with
+// an error that names the flag.
+func TestBadRedisURL(t *testing.T) {
 	for _, bad := range []string{"http://localhost", "redis://localhost/x", "redis://localhost/0?pool_size=many"} {
-		if _, err := redisURLOptions(bad); err == nil || !strings.Contains(err.Error(), "--redis") {
+		m := NewMain()
+		m.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		if err := m.ParseFlags([]string{"--addr", "127.0.0.1:0", "--redis", bad}); err != nil {
+			t.Fatal(err)
+		}
+		err := m.Run(context.Background())
+		m.Close()
+		if err == nil || !strings.HasPrefix(err.Error(), "--redis: ") {
 			t.Errorf("%s: want a --redis error, got %v", bad, err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/rankingtest"
 )
 
 // TestDemoEventsAreValid draws many events for boards of every shape and
@@ -72,7 +73,7 @@ func TestDemoTraffic(t *testing.T) {
 	mr := miniredis.RunT(t)
 	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
 	defer rdb.Close()
-	store := ranking.NewStore(rdb, cfg, ranking.Options{})
+	store := rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: ranking.DefaultPrefix})
 	d := newDemo(store, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
