@@ -53,10 +53,10 @@ import (
 //	<prefix>{<board>}:sw                         hash     position of the member sweep's walk: phase (1 n, 2 ni,
 //	                                                      3 sm) and that structure's SCAN cursor; a day after the
 //	                                                      last step
-//	<prefix>{<board>}:snap:<view>:<day>          hash     the all view's best ranks at the start of a local day
-//	                                                      (member -> rank; field \0 = how many were ranked), taken
-//	                                                      by apply.lua before the day's first write; a day after
-//	                                                      the day ends
+//	<prefix>{<board>}:snap:<view>:<day>          hash     the all view's best SnapshotTop ranks at the start of a day
+//	                                                      (local; member -> rank; field \0 = how many were
+//	                                                      ranked), taken by apply.lua before the day's first
+//	                                                      write; a day after the day ends
 //	<prefix>{<board>}:mv:<view>                  list     the view's newest MovesTop overtakes, newest first:
 //	                                                      period\tmember\tpassed\trank\tat_ms; never expires
 //	                                                      (bounded)
@@ -67,8 +67,10 @@ import (
 //	<prefix>{<board>}:rm:<member>                zset     the recorded results listing the member: <view>\n<period>
 //	                                                      -> period start ms; PEXPIREAT only ever moved later, to
 //	                                                      the results horizon
-//	<prefix>{<board>}:out                        stream   the board's outbox: result.recorded, result.amended and
-//	                                                      member.removed events not yet relayed; MAXLEN ~ 10000
+//	<prefix>{<board>}:out                        stream   the board's outbox of events not yet relayed:
+//	                                                      result.recorded and result.amended (type, view, period,
+//	                                                      digest, result), member.removed (type, member, at =
+//	                                                      removal ms); MAXLEN ~ 10000
 //	<prefix>{<board>}:in                         stream   ingest stream of a board with stream: true, read by the
 //	                                                      consumer group standings; never expires
 //	<prefix>{<board>}:dead                       stream   ingest entries that failed, with error and source_id;
