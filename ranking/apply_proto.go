@@ -33,7 +33,8 @@ func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time,
 		views = append(views[:len(views):len(views)], dayTotals)
 	}
 	keys = make([]string, 3, 3+len(views)*8+len(idx))
-	keys[0], keys[1], keys[2] = s.boardKey(b, "n"), s.boardKey(b, "k"), s.nameIndexKey(b)
+	k := s.keysOf(b)
+	keys[0], keys[1], keys[2] = k.names(), k.registry(), k.nameIndex()
 	args = make([]any, 0, 16+len(views)*24+len(idx)*5)
 	args = append(args, string(b.Update), string(b.Ties), string(b.Order), itoa(b.Min), itoa(b.Max),
 		itoa(b.Lateness.Milliseconds()), itoa(DedupeWindow.Milliseconds()), s.Channel(), b.ID, boolArg(exact), itoa(int64(b.Decimals)), boolArg(!opts.NoRanks), itoa(int64(len(views))))
@@ -58,12 +59,12 @@ func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time,
 		args = append(args, v.Name, itoa(max(cd.unit.ms, 1)), itoa(cd.span), kind, itoa(int64(v.Days)), itoa(cd.lo), itoa(cd.hi), itoa(int64(len(rows[vi]))))
 		for _, r := range rows[vi] {
 			args = append(args, r.period.ID, itoa(r.startMS), itoa(r.endMS), itoa(r.base), itoa(r.expireAt), itoa(r.lastDay))
-			keys = append(keys, s.periodKey(b, "z", v.Name, r.period.ID))
+			keys = append(keys, k.period(v.Name, r.period.ID))
 			if exact {
-				keys = append(keys, s.periodKey(b, "x", v.Name, r.period.ID))
+				keys = append(keys, k.exactTimes(v.Name, r.period.ID))
 			}
 			if kind == "w" {
-				keys = append(keys, s.periodKey(b, "r", v.Name, r.period.ID))
+				keys = append(keys, k.built(v.Name, r.period.ID))
 			}
 		}
 	}
@@ -87,9 +88,9 @@ func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time,
 		args = append(args, sg.tag(), sg.Name, sg.Value)
 		for vi, v := range views {
 			for _, r := range rows[vi] {
-				keys = append(keys, s.segKey(b, "z", v, sg, r.period.ID))
+				keys = append(keys, k.segPeriod(v, sg, r.period.ID))
 				if v.Kind == Window {
-					keys = append(keys, s.segKey(b, "r", v, sg, r.period.ID))
+					keys = append(keys, k.segBuilt(v, sg, r.period.ID))
 				}
 			}
 		}
@@ -100,10 +101,10 @@ func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time,
 	// apply.lua).
 	if len(b.Segments) > 0 {
 		args = append(args, itoa(int64(len(b.Segments))), itoa(MaxSegmentValues))
-		keys = append(keys, s.boardKey(b, "sm"))
+		keys = append(keys, k.memberSegments())
 		for _, name := range b.Segments {
 			args = append(args, name)
-			keys = append(keys, s.segIndexKey(b, name))
+			keys = append(keys, k.segValues(name))
 		}
 	} else {
 		args = append(args, "0", itoa(MaxSegmentValues))
@@ -124,7 +125,7 @@ func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time,
 			args = append(args, itoa(int64(segIndex[sg])))
 		}
 		if ev.ID != "" {
-			keys = append(keys, s.boardKey(b, "e:"+ev.ID))
+			keys = append(keys, k.idempotency(ev.ID))
 		}
 	}
 	// Movement: the overtakes list of each view, and the all view's day
@@ -135,7 +136,7 @@ func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time,
 		if v == dayTotals {
 			continue
 		}
-		keys = append(keys, s.movesKey(b, v))
+		keys = append(keys, k.moves(v.Name))
 		if v.Kind == All {
 			allIdx = vi + 1
 		}
@@ -147,7 +148,7 @@ func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time,
 	args = append(args, itoa(SnapshotTop), itoa(int64(allIdx)), itoa(int64(len(days))))
 	for _, d := range days {
 		args = append(args, itoa(d.Start.UnixMilli()), itoa(d.End.UnixMilli()))
-		keys = append(keys, s.snapshotKey(b, views[allIdx-1], d))
+		keys = append(keys, k.snapshot(views[allIdx-1].Name, d.ID))
 	}
 	return keys, args
 }
@@ -156,10 +157,6 @@ func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time,
 // a view's current period are kept, and each view keeps its newest
 // MovesTop.
 const MovesTop = 100
-
-// movesKey is a view's list of recent overtakes: "mv:<view>", newest
-// first, each "<period>\t<member>\t<passed>\t<rank>\t<at_ms>".
-func (s *Store) movesKey(b *Board, v View) string { return s.boardKey(b, "mv:"+v.Name) }
 
 func boolArg(b bool) string {
 	if b {

@@ -82,7 +82,7 @@ func (s *Store) RankCardIn(ctx context.Context, boardID, viewName string, seg Se
 		// its card in one round trip.
 		rec, ok := s.cardSegRecord(b, member)
 		if !ok {
-			rec, err = s.rdb.HGet(ctx, s.boardKey(b, "sm"), member).Result()
+			rec, err = s.rdb.HGet(ctx, s.keysOf(b).memberSegments(), member).Result()
 			if err != nil && !errors.Is(err, redis.Nil) {
 				return nil, wrapRedis(err)
 			}
@@ -209,11 +209,12 @@ func (s *Store) cardRequest(q *cardQuery, now time.Time) ([]string, []any) {
 	copy(args, t.args)
 	args[2] = q.member
 	b, v := q.b, q.v
+	k := s.keysOf(b)
 	add := func(sg Segment, p Period) {
 		check := v.Kind == Window && !q.unchecked[v.Name+sg.tag()+":"+p.ID]
-		keys = append(keys, s.segKey(b, "z", v, sg, p.ID))
+		keys = append(keys, k.segPeriod(v, sg, p.ID))
 		if check {
-			keys = append(keys, s.segKey(b, "r", v, sg, p.ID))
+			keys = append(keys, k.segBuilt(v, sg, p.ID))
 		}
 		args = append(args, cardEntry(p, q.fixed != nil, check))
 	}
@@ -228,14 +229,14 @@ func (s *Store) cardRequest(q *cardQuery, now time.Time) ([]string, []any) {
 	// Who passed the member: a current card of the board itself.
 	if q.fixed == nil && q.seg.IsZero() {
 		args = append(args, itoa(MovesTop))
-		keys = append(keys, s.movesKey(b, v))
+		keys = append(keys, k.moves(v.Name))
 	} else {
 		args = append(args, "0")
 	}
 	// The member record the segment boards above come from, checked.
 	if q.checkSegs {
 		args = append(args, "1", q.segRec)
-		keys = append(keys, s.boardKey(b, "sm"))
+		keys = append(keys, k.memberSegments())
 	} else {
 		args = append(args, "0", "")
 	}
@@ -363,13 +364,14 @@ func (s *Store) makeCardTemplate(q *cardQuery, now time.Time) *cardTemplate {
 		within(ov)
 	}
 
-	t.keys = []string{s.keyPrefix(b) + "n"}
+	k := s.keysOf(b)
+	t.keys = []string{k.names()}
 	t.args = []any{v.Name, string(b.Ties), "", itoa(int64(q.around)), itoa(int64(q.n)), itoa(int64(t.ncand)), itoa(int64(len(b.Views)))}
 	add := func(ov View, p Period, explicit bool) {
 		check := ov.Kind == Window && !q.unchecked[ov.Name+q.seg.tag()+":"+p.ID]
-		t.keys = append(t.keys, s.segKey(b, "z", ov, q.seg, p.ID))
+		t.keys = append(t.keys, k.segPeriod(ov, q.seg, p.ID))
 		if check {
-			t.keys = append(t.keys, s.segKey(b, "r", ov, q.seg, p.ID))
+			t.keys = append(t.keys, k.segBuilt(ov, q.seg, p.ID))
 		}
 		t.args = append(t.args, cardEntry(p, explicit, check))
 	}

@@ -35,8 +35,9 @@ func (s *Store) ensureRequest(b *Board, v View, seg Segment, p Period) (keys []s
 	cd, dcd := b.codecs[v.Name], b.codecs[dayTotals.Name]
 	target := s.entry(b, v, p)
 	prev := s.entry(b, v, cal.Prev(v, p))
-	keys = []string{s.segKey(b, "z", v, seg, p.ID), s.segKey(b, "r", v, seg, p.ID),
-		s.segKey(b, "z", v, seg, prev.period.ID), s.segKey(b, "r", v, seg, prev.period.ID), s.boardKey(b, "k")}
+	k := s.keysOf(b)
+	keys = []string{k.segPeriod(v, seg, p.ID), k.segBuilt(v, seg, p.ID),
+		k.segPeriod(v, seg, prev.period.ID), k.segBuilt(v, seg, prev.period.ID), k.registry()}
 	args = []any{v.Name + seg.tag(), itoa(int64(v.Days)), itoa(cd.unit.ms), itoa(cd.span), string(b.Order), itoa(cd.lo), itoa(cd.hi),
 		s.Channel(), b.ID, p.ID, itoa(target.base), itoa(target.startMS), itoa(target.expireAt),
 		prev.period.ID, itoa(prev.base), itoa(dcd.unit.ms), itoa(dcd.span), itoa(dcd.lo), itoa(dcd.hi)}
@@ -49,7 +50,7 @@ func (s *Store) ensureRequest(b *Board, v View, seg Segment, p Period) (keys []s
 	}
 	for _, d := range days {
 		args = append(args, d.ID, itoa(s.entry(b, dayTotals, d).base))
-		keys = append(keys, s.segKey(b, "z", dayTotals, seg, d.ID))
+		keys = append(keys, k.segPeriod(dayTotals, seg, d.ID))
 	}
 	return keys, args
 }

@@ -67,7 +67,7 @@ func (s *Store) RemoveMemberOnly(ctx context.Context, boardID, member string) (b
 	if err != nil {
 		return false, err
 	}
-	entries, err := s.rdb.ZRange(ctx, s.boardKey(b, "k"), 0, -1).Result()
+	entries, err := s.rdb.ZRange(ctx, s.keysOf(b).registry(), 0, -1).Result()
 	if err != nil {
 		return false, err
 	}
@@ -120,7 +120,7 @@ func (s *Store) ReportDelivery(ctx context.Context, id, token string, status int
 // OutboxKey is the board's outbox stream.
 func (s *Store) OutboxKey(board string) string {
 	b, _ := s.cfg.Board(board)
-	return s.outboxKey(b)
+	return s.keysOf(b).outbox()
 }
 
 // RetryDelay is the backoff after failed attempt n.

@@ -2,6 +2,11 @@ package ranking_test
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -127,5 +132,243 @@ func TestRemoveRetriesWhenRegistryChanges(t *testing.T) {
 	}
 	if n, _ := rdb.ZCard(ctx, s.Prefix()+"{b}:z:day:2099-12-31").Result(); n != 0 {
 		t.Fatalf("the period registered during the removal still holds the member")
+	}
+}
+
+// keyRow is one row of the key table in keys.go's doc comment.
+type keyRow struct {
+	pattern, typ string
+	re           *regexp.Regexp
+}
+
+// keyTable reads the key table out of keys.go: each row is a line of the
+// comment's indented block starting with a pattern; <prefix> stands for
+// prefix and every other <...> for any non-empty text.
+func keyTable(t *testing.T, prefix string) []keyRow {
+	t.Helper()
+	src, err := os.ReadFile("keys.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	placeholder := regexp.MustCompile(`<[^>]+>`)
+	var rows []keyRow
+	for _, line := range strings.Split(string(src), "\n") {
+		rest, ok := strings.CutPrefix(line, "//\t")
+		if !ok || !(strings.HasPrefix(rest, "<prefix>") || strings.HasPrefix(rest, "{<prefix>")) {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) < 3 {
+			t.Fatalf("key table row without type or description: %q", rest)
+		}
+		var re strings.Builder
+		re.WriteString("^")
+		last := 0
+		for _, m := range placeholder.FindAllStringIndex(f[0], -1) {
+			re.WriteString(regexp.QuoteMeta(f[0][last:m[0]]))
+			if f[0][m[0]:m[1]] == "<prefix>" {
+				re.WriteString(regexp.QuoteMeta(prefix))
+			} else {
+				re.WriteString("(?s:.+)")
+			}
+			last = m[1]
+		}
+		re.WriteString(regexp.QuoteMeta(f[0][last:]) + "$")
+		rows = append(rows, keyRow{f[0], f[1], regexp.MustCompile(re.String())})
+	}
+	if len(rows) < 20 {
+		t.Fatalf("key table in keys.go has %d rows", len(rows))
+	}
+	return rows
+}
+
+// scriptKeys records the KEYS of every script call.
+type scriptKeys struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func (h *scriptKeys) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *scriptKeys) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, c := range cmds {
+			h.record(c)
+		}
+		return next(ctx, cmds)
+	}
+}
+func (h *scriptKeys) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.record(cmd)
+		return next(ctx, cmd)
+	}
+}
+
+func (h *scriptKeys) record(cmd redis.Cmder) {
+	if n := cmd.Name(); n != "evalsha" && n != "eval" {
+		return
+	}
+	args := cmd.Args()
+	nkeys, _ := args[2].(int)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, k := range args[3 : 3+nkeys] {
+		h.seen[k.(string)] = true
+	}
+}
+
+// TestEveryKeyHasARow: after a workload that makes every kind of key
+// (writes with ids, late times, segments and exact times, window builds,
+// reads, rank cards, moves and day snapshots, name search and its
+// backfill, rate limits, the ingest stream with a dead letter, recorded,
+// amended and relayed results, delivered and failed webhooks, a removal,
+// the sweep), every key a script was given and every key left in Redis
+// matches a row of keys.go's table, of the row's type, and every row was
+// matched: a new kind of key needs its row (and a step here).
+func TestEveryKeyHasARow(t *testing.T) {
+	ctx := context.Background()
+	t.Setenv(hookSecretEnv, "s3cret")
+	at := time.Date(2026, 3, 10, 22, 15, 0, 0, time.UTC)
+	m, rdb := MustMiniredis(t, at)
+	h := &scriptKeys{seen: map[string]bool{}}
+	rdb.AddHook(h)
+	cfg := MustConfig(t, fmt.Sprintf(`
+boards:
+  - {id: inc, views: [hour, day, 3d, all], lateness: 0s, segments: [team], stream: true, results_top: 5, results_keep: 2}
+  - {id: latest, update: latest, ties: shared, views: [day, week, all], lateness: 72h}
+  - {id: swept, views: [hour]}
+webhooks:
+  - {url: "http://127.0.0.1:9/", secret_env: %s, events: [period.final, member.removed], boards: [inc]}
+`, hookSecretEnv))
+	now := at
+	s := newStore(t, rdb, cfg, func() time.Time { return now })
+	setTime := func(to time.Time) {
+		now = to
+		m.SetTime(to)
+		if err := s.SyncClock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must := func(what string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	apply := func(board string, events ...ranking.Event) {
+		t.Helper()
+		res, err := s.Apply(ctx, board, events)
+		must(board+" apply", err)
+		for i, r := range res {
+			must(fmt.Sprintf("%s event %d", board, i), r.Err)
+		}
+	}
+	reads := func(member string) {
+		t.Helper()
+		for _, board := range []string{"inc", "latest"} {
+			b, _ := cfg.Board(board)
+			for _, v := range b.Views {
+				_, err := s.Page(ctx, board, v.Name, "", 0, 10)
+				must(board+"/"+v.Name+" page", err)
+				_, err = s.RankCard(ctx, board, v.Name, "", member, 2, 5)
+				must(board+"/"+v.Name+" rank card", err)
+			}
+		}
+		_, err := s.PageIn(ctx, "inc", "3d", ranking.Segment{Name: "team", Value: "red"}, "", 0, 10)
+		must("segment page", err)
+		_, _, err = s.Moves(ctx, "inc", "all", 10)
+		must("moves", err)
+		_, err = s.SearchMembers(ctx, "inc", "ann")
+		must("search", err)
+	}
+
+	red := map[string]string{"team": "red"}
+	apply("inc", ranking.Event{Member: "a", Value: 5, ID: "e1", Name: "Ann", Segments: red},
+		ranking.Event{Member: "b", Value: 3, Segments: red}, ranking.Event{Member: "c", Value: 1})
+	apply("latest", ranking.Event{Member: "a", Value: 5, ID: "e1", Name: "Ann"},
+		ranking.Event{Member: "b", Value: 3, At: at.Add(-50 * time.Hour), ID: "e2"})
+	reads("a")
+	apply("swept", ranking.Event{Member: "a", Value: 1, Name: "Ann"})
+	_, err := s.TakeRate(ctx, "some-api-key", 1000, 2000, 1)
+	must("rate", err)
+	must("backfill", s.IndexMemberIDs(ctx))
+	must("prepare tomorrow", s.PrepareTomorrow(ctx))
+
+	// The next day: its first write takes the day's snapshot; b passes a.
+	setTime(at.Add(2 * time.Hour))
+	apply("inc", ranking.Event{Member: "b", Value: 10, Segments: red})
+	apply("latest", ranking.Event{Member: "b", Value: 4})
+	reads("b")
+
+	// The ingest stream, with one entry for the dead letters.
+	for _, v := range []map[string]any{{"member": "d", "value": "2"}, {"member": "d", "value": "ten"}} {
+		must("xadd", rdb.XAdd(ctx, &redis.XAddArgs{Stream: s.StreamKey("inc"), Values: v}).Err())
+	}
+	stop := runConsumer(t, s, "c1", ranking.StreamOptions{})
+	waitFor(t, "the stream drained", func() bool {
+		p, err := rdb.XPending(ctx, s.StreamKey("inc"), ranking.StreamGroup).Result()
+		return err == nil && p.Count == 0 && rdb.XLen(ctx, s.DeadKey("inc")).Val() == 1
+	})
+	stop()
+
+	// Results of the finished hours, relayed with their deliveries; a
+	// removal amends them.
+	setTime(at.Add(4 * time.Hour))
+	_, err = s.RecordResults(ctx)
+	must("record", err)
+	_, err = s.RelayResults(ctx)
+	must("relay", err)
+	ids, err := s.ClaimDelivery(ctx, 1, time.Minute, "t1")
+	must("claim", err)
+	if len(ids) != 1 {
+		t.Fatalf("claimed %v", ids)
+	}
+	_, err = s.ReportDelivery(ctx, ids[0], "t1", 200)
+	must("report", err)
+	ok, err := s.RemoveMember(ctx, "inc", "a")
+	must("remove", err)
+	if !ok {
+		t.Fatal("a was not removed")
+	}
+	_, err = s.RelayResults(ctx)
+	must("relay", err)
+	setTime(at.Add(60 * 24 * time.Hour))
+	ids, err = s.ClaimDelivery(ctx, 1, time.Minute, "t2")
+	must("claim", err)
+	if len(ids) != 1 {
+		t.Fatalf("claimed %v", ids)
+	}
+	_, err = s.ReportDelivery(ctx, ids[0], "t2", 500)
+	must("report", err)
+	_, err = s.Sweep(ctx)
+	must("sweep", err)
+
+	rows := keyTable(t, s.Prefix())
+	matched := make([]bool, len(rows))
+	check := func(key, typ string) {
+		for i, r := range rows {
+			if r.re.MatchString(key) {
+				if typ != "" && typ != r.typ {
+					t.Errorf("key %q is a %s; its row %s says %s", key, typ, r.pattern, r.typ)
+				}
+				matched[i] = true
+				return
+			}
+		}
+		t.Errorf("key %q (%s) matches no row of the key table in keys.go", key, typ)
+	}
+	for key := range h.seen {
+		check(key, "")
+	}
+	keys, err := rdb.Keys(ctx, "*").Result()
+	must("keys", err)
+	for _, key := range keys {
+		check(key, rdb.Type(ctx, key).Val())
+	}
+	check(s.Channel(), "channel")
+	for i, r := range rows {
+		if !matched[i] {
+			t.Errorf("no key of row %s in Redis or in a script's KEYS", r.pattern)
+		}
 	}
 }

@@ -2,9 +2,7 @@ package ranking
 
 import (
 	"context"
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -37,7 +35,7 @@ func (s *Store) TakeRate(ctx context.Context, apiKey string, rate, burst, cost i
 		// It would never pass; say so without asking Redis.
 		return Limit{}, Errorf(EINVALID, "%d events exceed the burst of %d events per API key; send fewer at a time", cost, burst)
 	}
-	raw, err := limitScript.Run(ctx, s.rdb, []string{s.limitKey(apiKey)}, rate, burst, cost).Int64Slice()
+	raw, err := limitScript.Run(ctx, s.rdb, []string{s.rateKey(apiKey)}, rate, burst, cost).Int64Slice()
 	if err != nil {
 		return Limit{}, wrapRedis(err)
 	}
@@ -48,11 +46,4 @@ func (s *Store) TakeRate(ctx context.Context, apiKey string, rate, burst, cost i
 		return Limit{Allowed: true}, nil
 	}
 	return Limit{RetryAfter: time.Duration(raw[1]) * time.Microsecond}, nil
-}
-
-// limitKey is the key of one API key's budget; its own hash tag, so that
-// a cluster spreads the keys.
-func (s *Store) limitKey(apiKey string) string {
-	sum := sha256.Sum256([]byte(apiKey))
-	return s.prefix + "rate:{" + hex.EncodeToString(sum[:16]) + "}"
 }

@@ -69,7 +69,7 @@ func (s *Store) currentMoves(ctx context.Context, b *Board, v View) ([]Move, Per
 		return nil, Period{}, err
 	}
 	cur := s.cfg.Calendar.PeriodAt(v, now)
-	raw, err := s.rdb.LRange(ctx, s.movesKey(b, v), 0, MovesTop-1).Result()
+	raw, err := s.rdb.LRange(ctx, s.keysOf(b).moves(v.Name), 0, MovesTop-1).Result()
 	if err != nil {
 		return nil, cur, wrapRedis(err)
 	}
@@ -106,7 +106,7 @@ func (s *Store) nameMoves(ctx context.Context, b *Board, moves []Move) error {
 	for _, m := range moves {
 		ids = append(ids, m.Member, m.Passed)
 	}
-	names, err := s.rdb.HMGet(ctx, s.boardKey(b, "n"), ids...).Result()
+	names, err := s.rdb.HMGet(ctx, s.keysOf(b).names(), ids...).Result()
 	if err != nil {
 		return wrapRedis(err)
 	}

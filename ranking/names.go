@@ -42,9 +42,6 @@ func foldSearch(s string) string {
 // SearchFold is foldSearch, for tests and documentation.
 func SearchFold(s string) string { return foldSearch(s) }
 
-// nameIndexKey is the board's search index.
-func (s *Store) nameIndexKey(b *Board) string { return s.boardKey(b, "ni") }
-
 // MaxSearchResults bounds one name search.
 const MaxSearchResults = 20
 
@@ -75,7 +72,7 @@ func (s *Store) SearchMembers(ctx context.Context, boardID, q string) ([]MemberN
 	if f == "" {
 		return nil, Errorf(EINVALID, "q %q has nothing to search for once accents are ignored", q)
 	}
-	raw, err := s.readsOf(b).run(ctx, searchScript, []string{s.nameIndexKey(b), s.boardKey(b, "n")}, f, MaxSearchResults).Slice()
+	raw, err := s.readsOf(b).run(ctx, searchScript, []string{s.keysOf(b).nameIndex(), s.keysOf(b).names()}, f, MaxSearchResults).Slice()
 	if err != nil {
 		return nil, wrapRedis(err)
 	}
@@ -100,13 +97,13 @@ func (s *Store) IndexMemberIDs(ctx context.Context) error {
 		if !ok || all.Kind != All {
 			continue
 		}
-		done := s.boardKey(b, "ni:ids")
+		done := s.keysOf(b).nameIndexBackfilled()
 		if n, err := s.rdb.Exists(ctx, done).Result(); err != nil {
 			return wrapRedis(err)
 		} else if n == 1 {
 			continue
 		}
-		zkey, idx := s.periodKey(b, "z", all.Name, AllPeriodID), s.nameIndexKey(b)
+		zkey, idx := s.keysOf(b).period(all.Name, AllPeriodID), s.keysOf(b).nameIndex()
 		var cursor uint64
 		for {
 			flat, next, err := s.rdb.ZScan(ctx, zkey, cursor, "", 1000).Result()

@@ -47,7 +47,7 @@ func (s *Store) ScoredIn(ctx context.Context, boardID, viewName string, seg Segm
 		return nil, err
 	}
 	p := s.cfg.Calendar.PeriodAt(v, now)
-	key := s.segKey(b, "z", v, seg, p.ID)
+	key := s.keysOf(b).segPeriod(v, seg, p.ID)
 	args := make([]any, 0, 2+len(members))
 	args = append(args, "ZMSCORE", key)
 	for _, m := range members {

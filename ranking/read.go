@@ -355,7 +355,7 @@ func (s *Store) RemoveMember(ctx context.Context, boardID, member string) (bool,
 	// it touches; a write that registers a period in between makes the
 	// script answer removeChanged, and the removal is tried again.
 	for range 5 {
-		entries, err := s.rdb.ZRange(ctx, s.boardKey(b, "k"), 0, -1).Result()
+		entries, err := s.rdb.ZRange(ctx, s.keysOf(b).registry(), 0, -1).Result()
 		if err != nil {
 			return false, wrapRedis(err)
 		}

@@ -23,7 +23,8 @@ var readScript = newScript(readLua)
 func (s *Store) readRequest(b *Board, v View, seg Segment, cands []Period, fixed, check bool, now time.Time, mode ...string) (keys []string, args []any) {
 	window := v.Kind == Window
 	keys = make([]string, 1, 1+4*len(cands))
-	keys[0] = s.boardKey(b, "n")
+	k := s.keysOf(b)
+	keys[0] = k.names()
 	args = make([]any, 0, 8+len(cands)*3+len(mode))
 	args = append(args, v.Name, string(b.Ties), boolArg(window), boolArg(check && window), itoa(int64(len(cands))))
 	for _, p := range cands {
@@ -32,9 +33,9 @@ func (s *Store) readRequest(b *Board, v View, seg Segment, cands []Period, fixed
 			start, end = p.Start.UnixMilli(), p.End.UnixMilli()
 		}
 		args = append(args, p.ID, itoa(start), itoa(end))
-		keys = append(keys, s.segKey(b, "z", v, seg, p.ID))
+		keys = append(keys, k.segPeriod(v, seg, p.ID))
 		if window {
-			keys = append(keys, s.segKey(b, "r", v, seg, p.ID))
+			keys = append(keys, k.segBuilt(v, seg, p.ID))
 		}
 	}
 	if m := mode[0]; m == "page" || m == "members" {
@@ -60,6 +61,7 @@ const SnapshotTop = 1000
 // none).
 func (s *Store) prevRequest(b *Board, v View, seg Segment, cands []Period, now time.Time, keys []string, args []any) ([]string, []any) {
 	cal := s.cfg.Calendar
+	k := s.keysOf(b)
 	switch {
 	case v.Kind == All:
 		if !seg.IsZero() {
@@ -69,7 +71,7 @@ func (s *Store) prevRequest(b *Board, v View, seg Segment, cands []Period, now t
 		args = append(args, "s", itoa(SnapshotTop), itoa(int64(len(days))))
 		for _, d := range days {
 			args = append(args, itoa(d.Start.UnixMilli()), itoa(d.End.UnixMilli()))
-			keys = append(keys, s.snapshotKey(b, v, d))
+			keys = append(keys, k.snapshot(v.Name, d.ID))
 		}
 		return keys, args
 	}
@@ -83,9 +85,9 @@ func (s *Store) prevRequest(b *Board, v View, seg Segment, cands []Period, now t
 	}
 	for _, p := range cands {
 		prev := cal.Prev(v, p)
-		keys = append(keys, s.segKey(b, "z", v, seg, prev.ID))
+		keys = append(keys, k.segPeriod(v, seg, prev.ID))
 		if kind == "w" {
-			keys = append(keys, s.segKey(b, "r", v, seg, prev.ID))
+			keys = append(keys, k.segBuilt(v, seg, prev.ID))
 		}
 	}
 	return keys, args
@@ -97,12 +99,6 @@ func snapshotDays(cal *Calendar, now time.Time) []Period {
 	day := View{Name: "~snap", Kind: Day}
 	cur := cal.PeriodAt(day, now)
 	return []Period{cal.Prev(day, cur), cur, cal.Next(day, cur)}
-}
-
-// snapshotKey is the hash of an all view's ranks at the start of a local
-// day: "snap:<view>:<day>".
-func (s *Store) snapshotKey(b *Board, v View, day Period) string {
-	return s.boardKey(b, "snap:"+v.Name+":"+day.ID)
 }
 
 // read.lua's choice of candidate, besides a 1-based index.

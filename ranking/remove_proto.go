@@ -16,11 +16,12 @@ var removeScript = newScript(removeLua)
 // registry as read just before, with its z and x keys declared.
 func (s *Store) removeRequest(b *Board, member string, entries []string) (keys []string, args []any) {
 	keys = make([]string, 5, 5+2*len(entries))
-	keys[0], keys[1], keys[2], keys[3], keys[4] = s.boardKey(b, "k"), s.boardKey(b, "n"), s.outboxKey(b), s.memberResultsKey(b, member), s.nameIndexKey(b)
+	k := s.keysOf(b)
+	keys[0], keys[1], keys[2], keys[3], keys[4] = k.registry(), k.names(), k.outbox(), k.memberResults(member), k.nameIndex()
 	args = make([]any, 0, 4+len(entries))
 	args = append(args, member, s.Channel(), b.ID, foldSearch(member))
 	for _, e := range entries {
-		keys = append(keys, s.keyPrefix(b)+"z:"+e, s.keyPrefix(b)+"x:"+e)
+		keys = append(keys, k.registered(e), k.registeredExact(e))
 		args = append(args, e)
 	}
 	return keys, args

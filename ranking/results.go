@@ -203,7 +203,7 @@ func formatResultTime(ms int64) string { return time.UnixMilli(ms).UTC().Format(
 // trimCandidates lists the oldest index ids that recording one more result
 // would push past results_keep.
 func (s *Store) trimCandidates(ctx context.Context, b *Board, v View) ([]string, error) {
-	idx := s.resultsIndexKey(b, v.Name)
+	idx := s.keysOf(b).resultsIndex(v.Name)
 	n, err := s.rdb.ZCard(ctx, idx).Result()
 	if err != nil {
 		return nil, wrapRedis(err)
@@ -238,7 +238,7 @@ func (s *Store) Results(ctx context.Context, boardID, viewName, before string, l
 		}
 		hi = "(" + itoa(p.Start.UnixMilli())
 	}
-	ids, err := s.rdb.ZRevRangeByScore(ctx, s.resultsIndexKey(b, v.Name), &redis.ZRangeBy{Min: "-inf", Max: hi, Count: int64(limit)}).Result()
+	ids, err := s.rdb.ZRevRangeByScore(ctx, s.keysOf(b).resultsIndex(v.Name), &redis.ZRangeBy{Min: "-inf", Max: hi, Count: int64(limit)}).Result()
 	if err != nil {
 		return nil, wrapRedis(err)
 	}
@@ -248,7 +248,7 @@ func (s *Store) Results(ctx context.Context, boardID, viewName, before string, l
 	}
 	keys := make([]string, len(ids))
 	for i, id := range ids {
-		keys[i] = s.resultKey(b, v.Name, id)
+		keys[i] = s.keysOf(b).result(v.Name, id)
 	}
 	vals, err := s.rdb.MGet(ctx, keys...).Result()
 	if err != nil {
@@ -273,7 +273,7 @@ func (s *Store) Result(ctx context.Context, boardID, viewName, period string) (j
 	if err != nil {
 		return nil, err
 	}
-	val, err := s.rdb.Get(ctx, s.resultKey(b, v.Name, p.ID)).Result()
+	val, err := s.rdb.Get(ctx, s.keysOf(b).result(v.Name, p.ID)).Result()
 	if errors.Is(err, redis.Nil) {
 		return nil, Errorf(ENOTFOUND, "no result recorded for %s %s of board %q", v.Name, p.ID, b.ID)
 	}

@@ -23,7 +23,7 @@ const amendAttempts = 5
 // scanned. It returns how many results it amended; running it again
 // amends none. Errors of one result do not stop the others.
 func (s *Store) amendRemoved(ctx context.Context, b *Board, member string, removedMS int64) (int, error) {
-	listings, err := s.rdb.ZRange(ctx, s.memberResultsKey(b, member), 0, -1).Result()
+	listings, err := s.rdb.ZRange(ctx, s.keysOf(b).memberResults(member), 0, -1).Result()
 	if err != nil {
 		return 0, wrapRedis(err)
 	}
@@ -47,7 +47,7 @@ func (s *Store) amendRemoved(ctx context.Context, b *Board, member string, remov
 // whose result is gone (trimmed), or no longer lists the member, is
 // forgotten.
 func (s *Store) amendListed(ctx context.Context, b *Board, member string, removedMS int64, listing string) (bool, error) {
-	rm := s.memberResultsKey(b, member)
+	rm := s.keysOf(b).memberResults(member)
 	forget := func() (bool, error) { return false, wrapRedis(s.rdb.ZRem(ctx, rm, listing).Err()) }
 	viewName, periodID, ok := strings.Cut(listing, "\n")
 	v, known := b.View(viewName)
@@ -59,7 +59,7 @@ func (s *Store) amendListed(ctx context.Context, b *Board, member string, remove
 		return forget()
 	}
 	for attempt := 0; attempt < amendAttempts; attempt++ {
-		raw, err := s.rdb.Get(ctx, s.resultKey(b, v.Name, p.ID)).Bytes()
+		raw, err := s.rdb.Get(ctx, s.keysOf(b).result(v.Name, p.ID)).Bytes()
 		if errors.Is(err, redis.Nil) {
 			return forget()
 		}

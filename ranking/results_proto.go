@@ -36,20 +36,21 @@ const (
 func (s *Store) recordRequest(b *Board, v View, p Period, total, readNowMS int64, result []byte, digest string, flat []any, drop []string) (keys []string, args []any) {
 	n := len(flat) / 3
 	keys = make([]string, 0, 4+len(drop)+n)
-	keys = append(keys, s.periodKey(b, "z", v.Name, p.ID), s.resultsIndexKey(b, v.Name),
-		s.resultKey(b, v.Name, p.ID), s.outboxKey(b))
+	k := s.keysOf(b)
+	keys = append(keys, k.period(v.Name, p.ID), k.resultsIndex(v.Name),
+		k.result(v.Name, p.ID), k.outbox())
 	args = make([]any, 0, 12+len(drop)+2*n)
 	args = append(args, itoa(total), itoa(int64(n)), itoa(readNowMS), itoa(p.End.Add(b.Lateness).UnixMilli()),
 		string(result), digest, itoa(p.Start.UnixMilli()), itoa(int64(b.ResultsKeep)), v.Name, p.ID, itoa(int64(len(drop))),
 		itoa(s.resultHorizon(b, v, p)))
 	for _, id := range drop {
-		keys = append(keys, s.resultKey(b, v.Name, id))
+		keys = append(keys, k.result(v.Name, id))
 		args = append(args, id)
 	}
-	for k := 0; k+2 < len(flat); k += 3 {
-		m, _ := flat[k].(string)
-		keys = append(keys, s.memberResultsKey(b, m))
-		args = append(args, flat[k], flat[k+1])
+	for i := 0; i+2 < len(flat); i += 3 {
+		m, _ := flat[i].(string)
+		keys = append(keys, k.memberResults(m))
+		args = append(args, flat[i], flat[i+1])
 	}
 	return keys, args
 }
@@ -79,10 +80,11 @@ type amendment struct {
 func (s *Store) amendRequest(b *Board, v View, p Period, a *amendment) (keys []string, args []any) {
 	n := len(a.flat) / 3
 	keys = make([]string, 0, 4+len(a.added))
-	keys = append(keys, s.resultKey(b, v.Name, p.ID), s.outboxKey(b), s.memberResultsKey(b, a.removed),
-		s.periodKey(b, "z", v.Name, p.ID))
+	k := s.keysOf(b)
+	keys = append(keys, k.result(v.Name, p.ID), k.outbox(), k.memberResults(a.removed),
+		k.period(v.Name, p.ID))
 	for _, m := range a.added {
-		keys = append(keys, s.memberResultsKey(b, m))
+		keys = append(keys, k.memberResults(m))
 	}
 	sum := sha1.Sum(a.old)
 	mode := "drop"
@@ -99,23 +101,6 @@ func (s *Store) amendRequest(b *Board, v View, p Period, a *amendment) (keys []s
 	return keys, args
 }
 
-// resultsIndexKey is a view's index of recorded results: period ids scored
-// by their start in ms.
-func (s *Store) resultsIndexKey(b *Board, view string) string {
-	return s.keyPrefix(b) + "res:" + view
-}
-
-// resultKey holds one recorded result's JSON, exactly as served.
-func (s *Store) resultKey(b *Board, view, period string) string {
-	return s.keyPrefix(b) + "rs:" + view + ":" + period
-}
-
-// memberResultsKey is a member's reverse index of the recorded results
-// that list it: "<view>\n<period>" scored by the period's start in ms.
-func (s *Store) memberResultsKey(b *Board, member string) string {
-	return s.keyPrefix(b) + "rm:" + member
-}
-
 // resultListing is a result's member in the reverse index.
 func resultListing(view, period string) string { return view + "\n" + period }
 
@@ -129,10 +114,3 @@ func (s *Store) resultHorizon(b *Board, v View, p Period) int64 {
 	step += step / 8
 	return p.End.Add(b.Lateness).Add(time.Duration(b.ResultsKeep+1) * step).Add(24 * time.Hour).UnixMilli()
 }
-
-// outboxKey is the board's stream of result events not yet relayed.
-func (s *Store) outboxKey(b *Board) string { return s.keyPrefix(b) + "out" }
-
-// ResultsStream is the shared stream every recorded result is relayed to:
-// "standings:results" under the default prefix.
-func (s *Store) ResultsStream() string { return s.prefix + "results" }

@@ -101,7 +101,7 @@ func (s *Store) unrecorded(ctx context.Context, b *Board, v View, now time.Time)
 	for i, c := range cands {
 		ids[i] = c.ID
 	}
-	scores, err := s.rdb.ZMScore(ctx, s.resultsIndexKey(b, v.Name), ids...).Result()
+	scores, err := s.rdb.ZMScore(ctx, s.keysOf(b).resultsIndex(v.Name), ids...).Result()
 	if err != nil {
 		return nil, wrapRedis(err)
 	}
@@ -126,7 +126,7 @@ const relayBatch = 100
 func (s *Store) RelayResults(ctx context.Context) (int, error) {
 	appended := 0
 	for _, b := range s.cfg.Boards {
-		msgs, err := s.rdb.XRangeN(ctx, s.outboxKey(b), "-", "+", relayBatch).Result()
+		msgs, err := s.rdb.XRangeN(ctx, s.keysOf(b).outbox(), "-", "+", relayBatch).Result()
 		if err != nil {
 			return appended, wrapRedis(err)
 		}
@@ -146,7 +146,7 @@ func (s *Store) RelayResults(ctx context.Context) (int, error) {
 			// Deleted only once handled: a crash before this line handles
 			// the entry again; relay.lua drops a duplicate copy, and an
 			// amendment already made is not made twice.
-			if err := s.rdb.XDel(ctx, s.outboxKey(b), m.ID).Err(); err != nil {
+			if err := s.rdb.XDel(ctx, s.keysOf(b).outbox(), m.ID).Err(); err != nil {
 				return appended, wrapRedis(err)
 			}
 		}

@@ -168,7 +168,7 @@ func (s *Store) SegmentValues(ctx context.Context, boardID, name string) ([]stri
 		return nil, err
 	}
 	// Every member of the index has score 0, so ZRANGE answers in byte order.
-	vals, err := s.rdb.ZRange(ctx, s.segIndexKey(b, name), 0, -1).Result()
+	vals, err := s.rdb.ZRange(ctx, s.keysOf(b).segValues(name), 0, -1).Result()
 	if err != nil {
 		return nil, wrapRedis(err)
 	}
@@ -194,7 +194,7 @@ func (s *Store) SegmentChoices(ctx context.Context, boardID string, n int) ([][]
 	cmds := make([]*redis.StringSliceCmd, len(b.Segments))
 	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, name := range b.Segments {
-			cmds[i] = p.ZRange(ctx, s.segIndexKey(b, name), 0, int64(n-1))
+			cmds[i] = p.ZRange(ctx, s.keysOf(b).segValues(name), 0, int64(n-1))
 		}
 		return nil
 	})
@@ -214,7 +214,7 @@ func (s *Store) segmentKnown(ctx context.Context, b *Board, seg Segment) (bool, 
 	if seg.IsZero() {
 		return true, nil
 	}
-	err := s.rdb.ZScore(ctx, s.segIndexKey(b, seg.Name), seg.Value).Err()
+	err := s.rdb.ZScore(ctx, s.keysOf(b).segValues(seg.Name), seg.Value).Err()
 	if err == nil {
 		return true, nil
 	}
@@ -222,15 +222,6 @@ func (s *Store) segmentKnown(ctx context.Context, b *Board, seg Segment) (bool, 
 		return false, nil
 	}
 	return false, wrapRedis(err)
-}
-
-// segIndexKey is the index of a segment name's values: "seg:<name>".
-func (s *Store) segIndexKey(b *Board, name string) string { return s.boardKey(b, "seg:"+name) }
-
-// segKey is the key of one period of one view of a segment board (the
-// board itself for the zero Segment).
-func (s *Store) segKey(b *Board, kind string, v View, seg Segment, period string) string {
-	return s.periodKey(b, kind, v.Name+seg.tag(), period)
 }
 
 // parseSegmentsJSON reads a JSON object of segment values

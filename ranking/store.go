@@ -151,12 +151,6 @@ func (s *Store) boardView(boardID, viewName string) (*Board, View, error) {
 	return b, v, nil
 }
 
-// keyPrefix is the hash-tagged prefix of every key of a board.
-func (s *Store) keyPrefix(b *Board) string { return s.prefix + "{" + b.ID + "}:" }
-
-// Channel is the pub/sub channel of the change feed.
-func (s *Store) Channel() string { return s.prefix + "changes" }
-
 // Now returns the current estimate of Redis's clock.
 func (s *Store) Now(ctx context.Context) (time.Time, error) {
 	if !s.skewKnown.Load() {

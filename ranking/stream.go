@@ -38,12 +38,6 @@ type StreamOptions struct {
 	beforeAck func(board string, n int) bool
 }
 
-// StreamKey is the ingest stream of a board.
-func (s *Store) StreamKey(boardID string) string { return s.prefix + "{" + boardID + "}:in" }
-
-// DeadKey is the dead-letter stream of a board.
-func (s *Store) DeadKey(boardID string) string { return s.prefix + "{" + boardID + "}:dead" }
-
 // RunStreamConsumer reads the ingest stream of every board with stream:
 // true as consumer (unique per process) until ctx ends. Errors that do not
 // stop it (Redis unavailable, a failed batch) go to onError; the entries

@@ -151,7 +151,7 @@ func (s *Store) sweepPlanOf(ctx context.Context, b *Board) (sweepPlan, error) {
 	from, until := now.Add(-sweepSlack), now.Add(sweepSlack)
 	plan := sweepPlan{fromMS: from.UnixMilli(), untilMS: until.UnixMilli()}
 	entries, err := s.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{
-		Key: s.boardKey(b, "k"), Start: "(" + itoa(plan.fromMS), Stop: "+inf", ByScore: true,
+		Key: s.keysOf(b).registry(), Start: "(" + itoa(plan.fromMS), Stop: "+inf", ByScore: true,
 	}).Result()
 	if err != nil {
 		return sweepPlan{}, wrapRedis(err)

@@ -12,16 +12,14 @@ var sweepLua string
 
 var sweepScript = newScript(sweepLua)
 
-// sweepKey is the hash holding a board's walk position.
-func (s *Store) sweepKey(b *Board) string { return s.boardKey(b, "sw") }
-
 // sweepRequest builds KEYS and ARGV for sweep.lua: the z key of every
 // declared registry entry, and the watched entries.
 func (s *Store) sweepRequest(b *Board, plan sweepPlan, count int) (keys []string, args []any) {
 	keys = make([]string, 0, 5+len(plan.declared))
-	keys = append(keys, s.sweepKey(b), s.boardKey(b, "n"), s.nameIndexKey(b), s.boardKey(b, "sm"), s.boardKey(b, "k"))
+	k := s.keysOf(b)
+	keys = append(keys, k.sweep(), k.names(), k.nameIndex(), k.memberSegments(), k.registry())
 	for _, e := range plan.declared {
-		keys = append(keys, s.keyPrefix(b)+"z:"+e)
+		keys = append(keys, k.registered(e))
 	}
 	args = make([]any, 0, 4+len(plan.watched))
 	args = append(args, itoa(plan.fromMS), itoa(plan.untilMS), count, len(plan.watched))

@@ -290,7 +290,7 @@ func (s *Store) claimDeliveries(ctx context.Context, n int, lease time.Duration,
 	// The lowest scores are the due ones (a delivery in flight scores its
 	// lease's end, in the future); the script takes only those due by
 	// Redis's clock.
-	ids, err := s.rdb.ZRange(ctx, s.hookKey("pending"), 0, int64(n-1)).Result()
+	ids, err := s.rdb.ZRange(ctx, s.hookKey(DeliveryPending), 0, int64(n-1)).Result()
 	if err != nil || len(ids) == 0 {
 		return nil, wrapRedis(err)
 	}

@@ -55,7 +55,7 @@ type newDelivery struct {
 // webhook deliveries.
 func (s *Store) relayRequest(b *Board, entryID string, stream []any, deliveries []newDelivery) (keys []string, args []any) {
 	keys = make([]string, 0, 3+len(deliveries))
-	keys = append(keys, s.ResultsStream(), s.relayedKey(), s.hookKey("pending"))
+	keys = append(keys, s.ResultsStream(), s.relayedKey(), s.hookKey(DeliveryPending))
 	appendFlag := "0"
 	if stream != nil {
 		appendFlag = "1"
@@ -73,7 +73,7 @@ func (s *Store) relayRequest(b *Board, entryID string, stream []any, deliveries 
 // claimRequest builds KEYS and ARGV for hookclaim.lua.
 func (s *Store) claimRequest(lease time.Duration, token string, ids []string) (keys []string, args []any) {
 	keys = make([]string, 0, 1+len(ids))
-	keys = append(keys, s.hookKey("pending"))
+	keys = append(keys, s.hookKey(DeliveryPending))
 	args = make([]any, 0, 2+len(ids))
 	args = append(args, itoa(lease.Milliseconds()), token)
 	for _, id := range ids {
@@ -86,7 +86,7 @@ func (s *Store) claimRequest(lease time.Duration, token string, ids []string) (k
 // doneRequest builds KEYS and ARGV for hookdone.lua. status is the HTTP
 // status, 0 when there was no answer.
 func (s *Store) doneRequest(id, token string, ok bool, status int, errText string, backoff time.Duration) (keys []string, args []any) {
-	keys = []string{s.hookKey("pending"), s.hookKey("delivered"), s.hookKey("failed"), s.deliveryKey(id)}
+	keys = []string{s.hookKey(DeliveryPending), s.hookKey(DeliveryDelivered), s.hookKey(DeliveryFailed), s.deliveryKey(id)}
 	okFlag, st := "0", ""
 	if ok {
 		okFlag = "1"
@@ -101,7 +101,7 @@ func (s *Store) doneRequest(id, token string, ok bool, status int, errText strin
 
 // retryRequest builds KEYS and ARGV for hookretry.lua.
 func (s *Store) retryRequest(id string) (keys []string, args []any) {
-	return []string{s.hookKey("failed"), s.hookKey("pending"), s.deliveryKey(id)},
+	return []string{s.hookKey(DeliveryFailed), s.hookKey(DeliveryPending), s.deliveryKey(id)},
 		[]any{id, itoa(s.hooks.giveUp.Milliseconds())}
 }
 
@@ -110,17 +110,3 @@ const (
 	keepDelivered = 7 * 24 * time.Hour
 	keepFailed    = 30 * 24 * time.Hour
 )
-
-// relayedKey remembers relayed outbox entries, in the results stream's slot.
-func (s *Store) relayedKey() string { return "{" + s.ResultsStream() + "}:relayed" }
-
-// hookKey is a webhook delivery index: "pending" (score: when due, or when
-// the lease of an attempt in flight ends), "delivered" and "failed"
-// (score: when). All webhook keys share the results stream's slot, so
-// relay.lua creates deliveries in the same step as the stream entry.
-func (s *Store) hookKey(state string) string { return "{" + s.ResultsStream() + "}:wh:" + state }
-
-// deliveryKey holds one delivery: a hash of id, type, url, board, body
-// (dropped once delivered), status, attempts, last_status, last_error,
-// created_ms, deadline_ms, next_ms, lease, done_ms.
-func (s *Store) deliveryKey(id string) string { return "{" + s.ResultsStream() + "}:wh:d:" + id }

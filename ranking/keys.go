@@ -1,0 +1,215 @@
+package ranking
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+)
+
+// Every Redis key and channel the store uses, and the only place their
+// names are built. A board's keys share the hash tag {<board>}, so one
+// script can touch all of a board's views atomically, also on a Redis
+// Cluster; the results stream's keys share {<prefix>results}; each rate
+// budget has its own tag, so a cluster spreads them. <prefix> is
+// Options.Prefix ("standings:" by default). Each row is one key kind:
+// pattern, type, what it holds; expiry. Period keys get PEXPIREAT =
+// max(end of the period keep periods later, end + lateness), set once per
+// script call for each key it touched; all never expires. Period ids are
+// the contract's; the later occurrence of a repeated local hour carries
+// its UTC offset (2026-11-01T01-05:00). TestEveryKeyHasARow checks every
+// key a workload leaves in Redis or hands a script against these rows.
+//
+//	pattern                                      type     what it holds; expiry
+//	<prefix>{<board>}:z:<view>:<period>          zset     one period of one view: member id -> score code; the
+//	                                                      hidden day view ~d holds the day totals windows are built
+//	                                                      from, a window view <Nd> its built total (period = last
+//	                                                      day); a segment board's view is <view>@<name>=<value>;
+//	                                                      period expiry
+//	<prefix>{<board>}:x:<view>:<period>          hash     update: latest only, when a tie unit is coarser than
+//	                                                      1 ms or ties are shared: member -> exact event ms, so
+//	                                                      "newest event wins" is exact; period expiry
+//	<prefix>{<board>}:r:<view>:<period>          string   "built" marker of a window (also <Nd>@<name>=<value>);
+//	                                                      the window's expiry
+//	<prefix>{<board>}:k                          zset     registry of live period keys: <view>:<period> (segment
+//	                                                      boards <view>@<name>=<value>:<period>), score = expiry
+//	                                                      ms (inf for all); lets removal and the sweep find every
+//	                                                      retained period; writes and window builds drop entries
+//	                                                      already expired; never expires
+//	<prefix>{<board>}:n                          hash     member -> display name (latest given wins); <member>\0k
+//	                                                      -> the name folded for search; never expires
+//	<prefix>{<board>}:ni                         zset     name search index, all scores 0: <folded text>\0<member>
+//	                                                      for each member's id (added when it enters the all view,
+//	                                                      or on every write on boards without one) and display
+//	                                                      name; never expires
+//	<prefix>{<board>}:ni:ids                     string   "1" once the one-time backfill of older ids into ni is
+//	                                                      done; never expires
+//	<prefix>{<board>}:e:<id>                     string   idempotency record: member\nvalue\nat NUL view\tperiod
+//	                                                      lines; PX DedupeWindow
+//	<prefix>{<board>}:seg:<name>                 zset     the values seen of one segment name, all score 0 (so
+//	                                                      ZRANGE is byte order); at most MaxSegmentValues; never
+//	                                                      expires
+//	<prefix>{<board>}:sm                         hash     member -> its latest segment values, name=value lines in
+//	                                                      the board's order of names (for its rank card); never
+//	                                                      expires
+//	<prefix>{<board>}:sw                         hash     position of the member sweep's walk: phase (1 n, 2 ni,
+//	                                                      3 sm) and that structure's SCAN cursor; a day after the
+//	                                                      last step
+//	<prefix>{<board>}:snap:<view>:<day>          hash     the all view's best SnapshotTop ranks at the start of a day
+//	                                                      (local; member -> rank; field \0 = how many were
+//	                                                      ranked), taken by apply.lua before the day's first
+//	                                                      write; a day after the day ends
+//	<prefix>{<board>}:mv:<view>                  list     the view's newest MovesTop overtakes, newest first:
+//	                                                      period\tmember\tpassed\trank\tat_ms; never expires
+//	                                                      (bounded)
+//	<prefix>{<board>}:res:<view>                 zset     index of recorded results: period id -> period start ms;
+//	                                                      trimmed to results_keep; never expires
+//	<prefix>{<board>}:rs:<view>:<period>         string   one recorded result's JSON, exactly as served; dropped
+//	                                                      when trimmed from res
+//	<prefix>{<board>}:rm:<member>                zset     the recorded results listing the member: <view>\n<period>
+//	                                                      -> period start ms; PEXPIREAT only ever moved later, to
+//	                                                      the results horizon
+//	<prefix>{<board>}:out                        stream   the board's outbox of events not yet relayed:
+//	                                                      result.recorded and result.amended (type, view, period,
+//	                                                      digest, result), member.removed (type, member, at =
+//	                                                      removal ms); MAXLEN ~ 10000
+//	<prefix>{<board>}:in                         stream   ingest stream of a board with stream: true, read by the
+//	                                                      consumer group standings; never expires
+//	<prefix>{<board>}:dead                       stream   ingest entries that failed, with error and source_id;
+//	                                                      never expires
+//	<prefix>rate:{<h>}                           string   write budget of one API key (GCRA: the theoretical
+//	                                                      arrival time, ms); h = first 16 bytes of the key's
+//	                                                      SHA-256 in hex, never the key; once the budget is full
+//	<prefix>results                              stream   every board's results, relayed from the outboxes;
+//	                                                      MAXLEN ~ 10000
+//	{<prefix>results}:relayed                    zset     outbox entries already relayed, "<board> <entry id>" ->
+//	                                                      ms; entries older than 7 days trimmed
+//	{<prefix>results}:wh:pending                 zset     webhook deliveries pending: id -> when due, or when the
+//	                                                      lease of the attempt in flight ends
+//	{<prefix>results}:wh:delivered               zset     delivered ids -> when; trimmed after 7 days
+//	{<prefix>results}:wh:failed                  zset     failed ids -> when; trimmed after 30 days
+//	{<prefix>results}:wh:d:<id>                  hash     one delivery: id, type, url, board, body (dropped once
+//	                                                      delivered), status, attempts, last_status, last_error,
+//	                                                      created_ms, deadline_ms, next_ms, lease, done_ms; 7 days
+//	                                                      after delivery, 30 after failure
+//	<prefix>changes                              channel  the change feed (pub/sub)
+//
+// Scripts are given every key they touch in KEYS, built here: Lua never
+// concatenates a key name.
+
+// boardKeys builds the keys of one board: each is "<prefix>{<board>}:"
+// and a suffix.
+type boardKeys string
+
+// keysOf is the key builder of board b.
+func (s *Store) keysOf(b *Board) boardKeys { return s.keysOfID(b.ID) }
+
+func (s *Store) keysOfID(board string) boardKeys { return boardKeys(s.prefix + "{" + board + "}:") }
+
+// period is the sorted set of one period of a view ("z:"); view may carry
+// a segment's tag.
+func (k boardKeys) period(view, period string) string { return string(k) + "z:" + view + ":" + period }
+
+// exactTimes is the exact event times of one period of a view ("x:").
+func (k boardKeys) exactTimes(view, period string) string {
+	return string(k) + "x:" + view + ":" + period
+}
+
+// built is a window's built marker ("r:").
+func (k boardKeys) built(view, period string) string { return string(k) + "r:" + view + ":" + period }
+
+// segPeriod is period for view v of segment board seg (the board itself
+// for the zero Segment).
+func (k boardKeys) segPeriod(v View, seg Segment, period string) string {
+	return k.period(v.Name+seg.tag(), period)
+}
+
+// segBuilt is built for window v of segment board seg.
+func (k boardKeys) segBuilt(v View, seg Segment, period string) string {
+	return k.built(v.Name+seg.tag(), period)
+}
+
+// registered is the sorted set of a registry entry "<view>:<period>".
+func (k boardKeys) registered(entry string) string { return string(k) + "z:" + entry }
+
+// registeredExact is the exact times hash of a registry entry.
+func (k boardKeys) registeredExact(entry string) string { return string(k) + "x:" + entry }
+
+// registry lists the board's live period keys.
+func (k boardKeys) registry() string { return string(k) + "k" }
+
+// names maps members to display names.
+func (k boardKeys) names() string { return string(k) + "n" }
+
+// nameIndex is the name search index.
+func (k boardKeys) nameIndex() string { return string(k) + "ni" }
+
+// nameIndexBackfilled marks the backfill of member ids into nameIndex done.
+func (k boardKeys) nameIndexBackfilled() string { return string(k) + "ni:ids" }
+
+// idempotency is the record of the event with id.
+func (k boardKeys) idempotency(id string) string { return string(k) + "e:" + id }
+
+// segValues is the index of a segment name's values.
+func (k boardKeys) segValues(name string) string { return string(k) + "seg:" + name }
+
+// memberSegments maps members to their latest segment values.
+func (k boardKeys) memberSegments() string { return string(k) + "sm" }
+
+// sweep holds the member sweep's walk position.
+func (k boardKeys) sweep() string { return string(k) + "sw" }
+
+// snapshot is a view's ranks at the start of a local day.
+func (k boardKeys) snapshot(view, day string) string { return string(k) + "snap:" + view + ":" + day }
+
+// moves is a view's list of recent overtakes.
+func (k boardKeys) moves(view string) string { return string(k) + "mv:" + view }
+
+// resultsIndex is a view's index of recorded results.
+func (k boardKeys) resultsIndex(view string) string { return string(k) + "res:" + view }
+
+// result holds one recorded result.
+func (k boardKeys) result(view, period string) string { return string(k) + "rs:" + view + ":" + period }
+
+// memberResults is a member's reverse index of the results listing it.
+func (k boardKeys) memberResults(member string) string { return string(k) + "rm:" + member }
+
+// outbox is the board's stream of result events not yet relayed.
+func (k boardKeys) outbox() string { return string(k) + "out" }
+
+// ingest is the board's ingest stream.
+func (k boardKeys) ingest() string { return string(k) + "in" }
+
+// dead is the board's dead-letter stream.
+func (k boardKeys) dead() string { return string(k) + "dead" }
+
+// StreamKey is the ingest stream of a board.
+func (s *Store) StreamKey(boardID string) string { return s.keysOfID(boardID).ingest() }
+
+// DeadKey is the dead-letter stream of a board.
+func (s *Store) DeadKey(boardID string) string { return s.keysOfID(boardID).dead() }
+
+// rateKey is the key of one API key's budget; its own hash tag, so that
+// a cluster spreads the keys.
+func (s *Store) rateKey(apiKey string) string {
+	sum := sha256.Sum256([]byte(apiKey))
+	return s.prefix + "rate:{" + hex.EncodeToString(sum[:16]) + "}"
+}
+
+// ResultsStream is the shared stream every recorded result is relayed to:
+// "standings:results" under the default prefix.
+func (s *Store) ResultsStream() string { return s.prefix + "results" }
+
+// relayedKey remembers relayed outbox entries, in the results stream's slot.
+func (s *Store) relayedKey() string { return "{" + s.ResultsStream() + "}:relayed" }
+
+// hookKey is a webhook delivery index: DeliveryPending (score: when due,
+// or when the lease of an attempt in flight ends), DeliveryDelivered and
+// DeliveryFailed (score: when). All webhook keys share the results
+// stream's slot, so relay.lua creates deliveries in the same step as the
+// stream entry.
+func (s *Store) hookKey(state string) string { return "{" + s.ResultsStream() + "}:wh:" + state }
+
+// deliveryKey holds one delivery.
+func (s *Store) deliveryKey(id string) string { return "{" + s.ResultsStream() + "}:wh:d:" + id }
+
+// Channel is the pub/sub channel of the change feed.
+func (s *Store) Channel() string { return s.prefix + "changes" }
