@@ -39,9 +39,6 @@ func foldSearch(s string) string {
 	return out
 }
 
-// SearchFold is foldSearch, for tests and documentation.
-func SearchFold(s string) string { return foldSearch(s) }
-
 // nameIndexKey is the board's search index.
 func (s *Store) nameIndexKey(b *Board) string { return s.boardKey(b, "ni") }
 

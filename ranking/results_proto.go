@@ -116,9 +116,6 @@ func (s *Store) memberResultsKey(b *Board, member string) string {
 	return s.keyPrefix(b) + "rm:" + member
 }
 
-// resultListing is a result's member in the reverse index.
-func resultListing(view, period string) string { return view + "\n" + period }
-
 // resultHorizon is a time until which the result of p may still be in its
 // view's index while the recorder runs: it is trimmed when the
 // results_keep-th newer period is recorded, shortly after that period is
