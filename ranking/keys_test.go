@@ -38,7 +38,7 @@ boards:
 					{Member: "a", Value: 2, At: now.Add(-26 * time.Hour)},
 					{Member: "a", Value: 5, ID: "e1", Name: "Ann"}, // duplicate
 				}
-				res, err := s.Apply(ctx, board, events)
+				res, err := s.Apply(ctx, board, events, ranking.ApplyOptions{})
 				if err != nil {
 					t.Fatalf("%s: %v", board, err)
 				}
@@ -49,13 +49,13 @@ boards:
 				}
 				b, _ := cfg.Board(board)
 				for _, v := range b.Views {
-					if _, err := s.Page(ctx, board, v.Name, "", 0, 10); err != nil {
+					if _, err := s.Page(ctx, board, v.Name, ranking.PageQuery{Limit: 10}); err != nil {
 						t.Fatalf("%s/%s page: %v", board, v.Name, err)
 					}
-					if _, err := s.Member(ctx, board, v.Name, "", "a", 2); err != nil {
+					if _, err := s.Member(ctx, board, v.Name, "a", ranking.MemberQuery{Around: 2}); err != nil {
 						t.Fatalf("%s/%s member: %v", board, v.Name, err)
 					}
-					if _, err := s.RankCard(ctx, board, v.Name, "", "a", 2, 5); err != nil {
+					if _, err := s.RankCard(ctx, board, v.Name, "a", ranking.RankCardQuery{Around: 2, History: 5}); err != nil {
 						t.Fatalf("%s/%s rank card: %v", board, v.Name, err)
 					}
 				}
