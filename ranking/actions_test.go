@@ -85,7 +85,7 @@ func TestActionRetryCompletesIt(t *testing.T) {
 				t.Fatal(err)
 			}
 			for board, want := range map[string]int64{"reads": 1, "points": 25} {
-				c, err := s.Member(ctx, board, "all", "", "ann", 0)
+				c, err := s.Member(ctx, board, "all", "ann", ranking.MemberQuery{})
 				if err != nil || c.Score != want {
 					t.Errorf("%s: ann %+v %v, want %d", board, c, err, want)
 				}
@@ -97,7 +97,7 @@ func TestActionRetryCompletesIt(t *testing.T) {
 			if ranking.ErrorCode(err) != ranking.EINVALID {
 				t.Errorf("bad member: %v", err)
 			}
-			if _, err := s.Member(ctx, "reads", "all", "", "bad\x01", 0); err == nil {
+			if _, err := s.Member(ctx, "reads", "all", "bad\x01", ranking.MemberQuery{}); err == nil {
 				t.Errorf("a refused action wrote something")
 			}
 		})
@@ -120,7 +120,7 @@ actions:
 	if err != nil || res[0].Err != nil || res[1].Err != nil {
 		t.Fatalf("%+v %v", res, err)
 	}
-	pg, err := s.PageIn(ctx, "reads", "all", ranking.Segment{Name: "country", Value: "FR"}, "", 0, 10)
+	pg, err := s.Page(ctx, "reads", "all", ranking.PageQuery{Segment: ranking.Segment{Name: "country", Value: "FR"}, Limit: 10})
 	if err != nil || pg.Total != 1 || pg.Entries[0].Member != "ann" {
 		t.Fatalf("segment FR: %+v %v", pg, err)
 	}
@@ -130,7 +130,7 @@ actions:
 	if _, err := s.Act(ctx, "read", ranking.Event{Member: "bob", Segments: map[string]string{"country": "bad value!"}}); ranking.ErrorCode(err) != ranking.EINVALID {
 		t.Fatalf("bad value: %v", err)
 	}
-	if pg, _ := s.Page(ctx, "points", "all", "", 0, 10); pg.Total != 1 {
+	if pg, _ := s.Page(ctx, "points", "all", ranking.PageQuery{Limit: 10}); pg.Total != 1 {
 		t.Fatalf("refused actions wrote to points: total %d", pg.Total)
 	}
 }

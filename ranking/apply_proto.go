@@ -165,10 +165,10 @@ func boolArg(b bool) string {
 	return "0"
 }
 
-// apply.lua's reply status.
+// apply.lua's reply status; any other (-1: Redis's now is in no listed
+// period) is answered by trying again.
 const (
 	applyDone    = 1
-	applyNoClock = -1 // Redis's now is in no listed period
 	applyUnbuilt = -2 // today's window is not built
 )
 

@@ -347,14 +347,8 @@ func newCodec(b *Board, v View, maxLen time.Duration) (codec, bool) {
 	return codec{}, false
 }
 
-// rankValue is v's distance from the best end of the codec's range.
-func (b *Board) rankValue(cd codec, v int64) int64 {
-	if b.Order == Desc {
-		return cd.hi - v
-	}
-	return v - cd.lo
-}
-
+// valueOf is the score rankValue steps from the best end of the codec's
+// range.
 func (b *Board) valueOf(cd codec, rankValue int64) int64 {
 	if b.Order == Desc {
 		return cd.hi - rankValue
@@ -369,12 +363,4 @@ func (b *Board) decode(view string, code float64) (v int64, t int64) {
 	c := int64(code)
 	q := floorDiv(c, cd.span)
 	return b.valueOf(cd, q), c - q*cd.span
-}
-
-// better reports whether scaled score a ranks before b on this board.
-func (b *Board) better(x, y int64) bool {
-	if b.Order == Desc {
-		return x > y
-	}
-	return x < y
 }

@@ -36,7 +36,7 @@ func TestWindowDriftsOutOfRange(t *testing.T) {
 	m.SetTime(clock)
 	score := func() int64 {
 		t.Helper()
-		pg, err := s.Page(ctx, "b", "3d", "", 0, 10)
+		pg, err := s.Page(ctx, "b", "3d", ranking.PageQuery{Limit: 10})
 		if err != nil || len(pg.Entries) != 1 {
 			t.Fatalf("page %+v %v", pg, err)
 		}
@@ -77,7 +77,7 @@ func lateEventRefused(t *testing.T, s *ranking.Store, cfg *ranking.Config, now t
 	windows := func() []int64 {
 		var out []int64
 		for back := 3; back >= 0; back-- {
-			pg, err := s.Page(ctx, "b", "3d", cfg.Calendar.PeriodAt(v, now.AddDate(0, 0, -back)).ID, 0, 10)
+			pg, err := s.Page(ctx, "b", "3d", ranking.PageQuery{Period: cfg.Calendar.PeriodAt(v, now.AddDate(0, 0, -back)).ID, Limit: 10})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +90,7 @@ func lateEventRefused(t *testing.T, s *ranking.Store, cfg *ranking.Config, now t
 		return out
 	}
 	if read {
-		if _, err := s.Page(ctx, "b", "3d", cfg.Calendar.PeriodAt(v, now.AddDate(0, 0, -1)).ID, 0, 10); err != nil {
+		if _, err := s.Page(ctx, "b", "3d", ranking.PageQuery{Period: cfg.Calendar.PeriodAt(v, now.AddDate(0, 0, -1)).ID, Limit: 10}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -202,7 +202,7 @@ boards:
 		!strings.Contains(err.Error(), "net change on 2026-11-26 would be 30") || !strings.Contains(err.Error(), "±20") {
 		t.Fatalf("a day total of 30 with S = 20: %v", err)
 	}
-	pg, err := s.Page(ctx, "c", "3d", "", 0, 10)
+	pg, err := s.Page(ctx, "c", "3d", ranking.PageQuery{Limit: 10})
 	if err != nil || len(pg.Entries) != 1 || pg.Entries[0].Score != 0 {
 		t.Fatalf("the refused event changed the window: %+v %v", pg, err)
 	}
@@ -232,7 +232,7 @@ func TestLateEventUnreadSegmentWindow(t *testing.T) {
 			}
 			if read {
 				for back := 3; back >= 1; back-- {
-					if _, err := s.PageIn(ctx, "b", "3d", fr, cfg.Calendar.PeriodAt(v, day.AddDate(0, 0, -back)).ID, 0, 10); err != nil {
+					if _, err := s.Page(ctx, "b", "3d", ranking.PageQuery{Segment: fr, Period: cfg.Calendar.PeriodAt(v, day.AddDate(0, 0, -back)).ID, Limit: 10}); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -242,7 +242,7 @@ func TestLateEventUnreadSegmentWindow(t *testing.T) {
 			if ranking.ErrorCode(err) != ranking.EINVALID || err.Error() != want {
 				t.Fatalf("late +10 at D-3 in FR: %v; want %q", err, want)
 			}
-			pg, err := s.PageIn(ctx, "b", "3d", fr, cfg.Calendar.PeriodAt(v, day.AddDate(0, 0, -2)).ID, 0, 10)
+			pg, err := s.Page(ctx, "b", "3d", ranking.PageQuery{Segment: fr, Period: cfg.Calendar.PeriodAt(v, day.AddDate(0, 0, -2)).ID, Limit: 10})
 			if err != nil || len(pg.Entries) != 1 || pg.Entries[0].Score != 10 {
 				t.Fatalf("FR window ending D-2: %+v %v; want a at 10", pg, err)
 			}

@@ -39,23 +39,28 @@ const (
 	cardRounds       = 16
 )
 
-// RankCard reads, in one script call and so one consistent snapshot, a
-// member's card in a period of a view (period as Member takes it) with around
-// neighbours on each side, its standing in the historyN periods of the view
-// that end with that period (the all view has one), and its standing in the
-// current period of every view of the board. A member without a score in the
-// period is ENOTFOUND. Unbuilt windows are built for the chosen period and the
-// current periods; past windows in the history that nobody built read as
-// absent.
-func (s *Store) RankCard(ctx context.Context, boardID, viewName, period, member string, around, historyN int) (*RankCard, error) {
-	return s.RankCardIn(ctx, boardID, viewName, Segment{}, period, member, around, historyN)
+// RankCardQuery says which period a rank card shows and how much of it.
+// Around and History are required; the zero Segment and Period are the
+// board itself in the current period.
+type RankCardQuery struct {
+	// Segment is the segment board the headline, history and views are
+	// read on; zero: the board itself. Segments lists the member's rank
+	// in each segment board it belongs to either way.
+	Segment Segment
+	Period  string // as PageQuery.Period
+	Around  int    // neighbours on each side, 0..MaxAround
+	History int    // periods of the view ending with the chosen one, 1..MaxHistory (the all view has one)
 }
 
-// RankCardIn is RankCard on a segment board (the board itself for the zero
-// Segment): the headline, history and views are the segment board's.
-// Segments lists the member's rank in each segment board it belongs to
-// either way.
-func (s *Store) RankCardIn(ctx context.Context, boardID, viewName string, seg Segment, period, member string, around, historyN int) (*RankCard, error) {
+// RankCard reads, in one script call and so one consistent snapshot, a
+// member's card in a period of a view with neighbours on each side, its
+// standing in the periods of the view that end with that period, and its
+// standing in the current period of every view of the board. A member
+// without a score in the period is ENOTFOUND. Unbuilt windows are built
+// for the chosen period and the current periods; past windows in the
+// history that nobody built read as absent.
+func (s *Store) RankCard(ctx context.Context, boardID, viewName, member string, rq RankCardQuery) (*RankCard, error) {
+	seg, period, around, historyN := rq.Segment, rq.Period, rq.Around, rq.History
 	if around < 0 || around > MaxAround {
 		return nil, Errorf(EINVALID, "around must be from 0 to %d, got %d", MaxAround, around)
 	}

@@ -176,7 +176,7 @@ func (cm *cardModel) check(b *ranking.Board, v ranking.View, period, member stri
 	readable[n-1] = true // built by the read if still retained
 	label := fmt.Sprintf("%s/%s/%s %s around %d n %d at %s", b.ID, v.Name, head.ID, member, around, n, now.Format(time.RFC3339))
 
-	rc, err := cm.store.RankCard(ctx, b.ID, v.Name, period, member, around, n)
+	rc, err := cm.store.RankCard(ctx, b.ID, v.Name, member, ranking.RankCardQuery{Period: period, Around: around, History: n})
 	if live {
 		if after := cm.redisNow(); !cm.sameCurrent(b, now, after) {
 			t.Logf("%s: a period ended during the read; not checked", label)
@@ -293,7 +293,7 @@ func TestRankCardModel(t *testing.T) {
 			}
 			batch[i] = ev
 		}
-		res, err := cm.store.Apply(ctx, b.ID, batch)
+		res, err := cm.store.Apply(ctx, b.ID, batch, ranking.ApplyOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -345,7 +345,7 @@ func TestRankCardCluster(t *testing.T) {
 			batch = append(batch, ranking.Event{Member: members[rng.IntN(len(members))], Value: int64(1 + rng.IntN(3)),
 				Name: "N" + members[rng.IntN(len(members))]})
 		}
-		res, err := cm.store.Apply(ctx, b.ID, batch)
+		res, err := cm.store.Apply(ctx, b.ID, batch, ranking.ApplyOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -384,7 +384,7 @@ boards:
 `)
 	store := newStore(t, rdb, cfg, nil)
 	ctx := context.Background()
-	if _, err := store.Apply(ctx, "race", []ranking.Event{{Member: "rival", Value: 1_000_000}, {Member: "me", Value: 1}}); err != nil {
+	if _, err := store.Apply(ctx, "race", []ranking.Event{{Member: "rival", Value: 1_000_000}, {Member: "me", Value: 1}}, ranking.ApplyOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var stop atomic.Bool
@@ -394,7 +394,7 @@ boards:
 	go func() {
 		defer wg.Done()
 		for !stop.Load() {
-			res, err := store.Apply(ctx, "race", []ranking.Event{{Member: "me", Value: 1}})
+			res, err := store.Apply(ctx, "race", []ranking.Event{{Member: "me", Value: 1}}, ranking.ApplyOptions{})
 			if err != nil || res[0].Err != nil {
 				t.Errorf("write: %v %v", err, res)
 				return
@@ -404,7 +404,7 @@ boards:
 	}()
 	defer func() { stop.Store(true); wg.Wait() }()
 	for i := range 300 {
-		rc, err := store.RankCard(ctx, "race", "week", "", "me", 1, 12)
+		rc, err := store.RankCard(ctx, "race", "week", "me", ranking.RankCardQuery{Around: 1, History: 12})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -450,7 +450,7 @@ func TestRankCardValidation(t *testing.T) {
 	ctx := context.Background()
 	m, rdb := MustMiniredis(t, time.Now())
 	store := newStore(t, rdb, MustConfig(t, cardBoards), nil)
-	if _, err := store.Apply(ctx, "first", []ranking.Event{{Member: "ann", Value: 5}}); err != nil {
+	if _, err := store.Apply(ctx, "first", []ranking.Event{{Member: "ann", Value: 5}}, ranking.ApplyOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	keys := m.Keys()
@@ -473,7 +473,7 @@ func TestRankCardValidation(t *testing.T) {
 		{"first", "day", "2001-01-01", "ann", 0, 5, ranking.ENOTFOUND},
 	} {
 		t.Run(fmt.Sprint(tc), func(t *testing.T) {
-			_, err := store.RankCard(ctx, tc.board, tc.view, tc.period, tc.member, tc.around, tc.n)
+			_, err := store.RankCard(ctx, tc.board, tc.view, tc.member, ranking.RankCardQuery{Period: tc.period, Around: tc.around, History: tc.n})
 			if ranking.ErrorCode(err) != tc.code {
 				t.Errorf("got %v, want %s", err, tc.code)
 			}
@@ -507,12 +507,12 @@ func TestRankCardWindows(t *testing.T) {
 		return p
 	}
 	// ann scores on the 9th (late) and bo on the 11th; nothing on the 12th.
-	if _, err := store.Apply(ctx, "first", []ranking.Event{{Member: "ann", Value: 5, At: t0.Add(-25 * time.Hour)}}); err != nil {
+	if _, err := store.Apply(ctx, "first", []ranking.Event{{Member: "ann", Value: 5, At: t0.Add(-25 * time.Hour)}}, ranking.ApplyOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	clock = t0.Add(24 * time.Hour)
 	m.SetTime(clock)
-	if _, err := store.Apply(ctx, "first", []ranking.Event{{Member: "bo", Value: 3}}); err != nil {
+	if _, err := store.Apply(ctx, "first", []ranking.Event{{Member: "bo", Value: 3}}, ranking.ApplyOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	clock = t0.Add(48 * time.Hour)
@@ -524,7 +524,7 @@ func TestRankCardWindows(t *testing.T) {
 	}
 
 	// A card of another view builds today's window of 2d.
-	rc, err := store.RankCard(ctx, "first", "all", "", "bo", 0, 1)
+	rc, err := store.RankCard(ctx, "first", "all", "bo", ranking.RankCardQuery{History: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -537,7 +537,7 @@ func TestRankCardWindows(t *testing.T) {
 	}
 
 	// The current 2d card: the history reads the windows built by writes.
-	rc, err = store.RankCard(ctx, "first", "2d", "", "bo", 1, 4)
+	rc, err = store.RankCard(ctx, "first", "2d", "bo", ranking.RankCardQuery{Around: 1, History: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -555,7 +555,7 @@ func TestRankCardWindows(t *testing.T) {
 	}
 
 	// An explicit past window that is still kept is built and read.
-	rc, err = store.RankCard(ctx, "first", "2d", "2026-11-09", "ann", 0, 2)
+	rc, err = store.RankCard(ctx, "first", "2d", "ann", ranking.RankCardQuery{Period: "2026-11-09", History: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -570,7 +570,7 @@ func TestRankCardWindows(t *testing.T) {
 	}
 
 	// An expired window reads as gone and is not built.
-	if _, err := store.RankCard(ctx, "first", "2d", "2026-11-01", "ann", 0, 2); ranking.ErrorCode(err) != ranking.ENOTFOUND {
+	if _, err := store.RankCard(ctx, "first", "2d", "ann", ranking.RankCardQuery{Period: "2026-11-01", History: 2}); ranking.ErrorCode(err) != ranking.ENOTFOUND {
 		t.Errorf("expired window: %v", err)
 	}
 	if cm.built(b, w, window("2026-11-01")) {
@@ -597,18 +597,18 @@ func TestRankCardClockOffByMinutes(t *testing.T) {
 		cfg := MustConfig(t, "boards: [{id: points, views: [hour, day, week, all]}]\n")
 		var step atomic.Int64
 		store := sharedStore(t, rdb, cfg, func() time.Time { return tc.redis.Add(time.Duration(step.Load())) })
-		if _, err := store.Apply(ctx, "points", []ranking.Event{{Member: "a", Value: 2}}); err != nil {
+		if _, err := store.Apply(ctx, "points", []ranking.Event{{Member: "a", Value: 2}}, ranking.ApplyOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		// Another view's card loads the script; the hour view's card
 		// arguments are then built at the stepped clock.
-		if _, err := store.RankCard(ctx, "points", "week", "", "a", 0, 3); err != nil {
+		if _, err := store.RankCard(ctx, "points", "week", "a", ranking.RankCardQuery{History: 3}); err != nil {
 			t.Fatal(err)
 		}
 		step.Store(int64(tc.step))
 		calls := &countCalls{n: map[string]int{}}
 		rdb.AddHook(calls)
-		rc, err := store.RankCard(ctx, "points", "hour", "", "a", 0, 3)
+		rc, err := store.RankCard(ctx, "points", "hour", "a", ranking.RankCardQuery{History: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -635,11 +635,11 @@ func TestRankCardClockJump(t *testing.T) {
 	cfg := MustConfig(t, "boards: [{id: points, views: [hour, day, week, all]}]\n")
 	var shift atomic.Int64
 	store := newStore(t, rdb, cfg, func() time.Time { return at.Add(time.Duration(shift.Load())) })
-	if _, err := store.Apply(ctx, "points", []ranking.Event{{Member: "a", Value: 2}}); err != nil {
+	if _, err := store.Apply(ctx, "points", []ranking.Event{{Member: "a", Value: 2}}, ranking.ApplyOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	shift.Store(int64(72 * time.Hour))
-	rc, err := store.RankCard(ctx, "points", "hour", "", "a", 0, 3)
+	rc, err := store.RankCard(ctx, "points", "hour", "a", ranking.RankCardQuery{History: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

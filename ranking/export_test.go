@@ -11,6 +11,7 @@ import (
 // Exports of unexported functions for the external tests.
 var (
 	MaxPeriodLength = (*Calendar).maxPeriodLength
+	SearchFold      = foldSearch
 	ParseScaled     = parseScaled
 	FormatScaled    = formatScaled
 )
@@ -51,9 +52,6 @@ local function guarded_call(cmd, ...)
   return redis.call(cmd, ...)
 end
 `
-
-// RDB is the store's client, for tests that look at Redis directly.
-func (s *Store) RDB() redis.UniversalClient { return s.rdb }
 
 // SetAfterRelay sets a hook run between relay.lua and the outbox XDEL; an
 // error it returns stops the relay there, as a crash would.
@@ -115,12 +113,6 @@ func (s *Store) ClaimDelivery(ctx context.Context, n int, lease time.Duration, t
 func (s *Store) ReportDelivery(ctx context.Context, id, token string, status int) (string, error) {
 	keys, args := s.doneRequest(id, token, status >= 200 && status < 300, status, "", time.Millisecond)
 	return hookDoneScript.Run(ctx, s.rdb, keys, args...).Text()
-}
-
-// OutboxKey is the board's outbox stream.
-func (s *Store) OutboxKey(board string) string {
-	b, _ := s.cfg.Board(board)
-	return s.keysOf(b).outbox()
 }
 
 // RetryDelay is the backoff after failed attempt n.

@@ -51,7 +51,7 @@ func TestRankCardHistoryAndViews(t *testing.T) {
 					}
 					events = append(events, ev)
 				}
-				res, err := store.Apply(ctx, boardID, events)
+				res, err := store.Apply(ctx, boardID, events, ranking.ApplyOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -72,9 +72,9 @@ func TestRankCardHistoryAndViews(t *testing.T) {
 				b, _ := cfg.Board(boardID)
 				for _, v := range b.Views {
 					for _, m := range append(members, "nobody") {
-						rc, err := store.RankCard(ctx, boardID, v.Name, "", m, 0, 12)
+						rc, err := store.RankCard(ctx, boardID, v.Name, m, ranking.RankCardQuery{History: 12})
 						if ranking.ErrorCode(err) == ranking.ENOTFOUND {
-							if _, err := store.Member(ctx, boardID, v.Name, "", m, 0); ranking.ErrorCode(err) != ranking.ENOTFOUND {
+							if _, err := store.Member(ctx, boardID, v.Name, m, ranking.MemberQuery{}); ranking.ErrorCode(err) != ranking.ENOTFOUND {
 								t.Errorf("%s %s %s: card not found, member %v", boardID, v.Name, m, err)
 							}
 							continue
@@ -99,7 +99,7 @@ func TestRankCardHistoryAndViews(t *testing.T) {
 								// Member would build it, so there is nothing to compare.
 								continue
 							}
-							card, err := store.Member(ctx, boardID, v.Name, pt.Period.ID, m, 0)
+							card, err := store.Member(ctx, boardID, v.Name, m, ranking.MemberQuery{Period: pt.Period.ID})
 							if ranking.ErrorCode(err) == ranking.ENOTFOUND {
 								if pt.Present {
 									t.Errorf("%s %s %s %s: history present, member absent", boardID, v.Name, pt.Period.ID, m)
@@ -119,7 +119,7 @@ func TestRankCardHistoryAndViews(t *testing.T) {
 					}
 				}
 				for _, m := range members {
-					rc, err := store.RankCard(ctx, boardID, "all", "", m, 0, 1)
+					rc, err := store.RankCard(ctx, boardID, "all", m, ranking.RankCardQuery{History: 1})
 					if ranking.ErrorCode(err) == ranking.ENOTFOUND {
 						continue // no event of m on this board
 					}
@@ -134,7 +134,7 @@ func TestRankCardHistoryAndViews(t *testing.T) {
 						if s.View.Name != b.Views[i].Name {
 							t.Errorf("view order: %s at %d", s.View.Name, i)
 						}
-						card, err := store.Member(ctx, boardID, s.View.Name, "", m, 0)
+						card, err := store.Member(ctx, boardID, s.View.Name, m, ranking.MemberQuery{})
 						if ranking.ErrorCode(err) == ranking.ENOTFOUND {
 							if s.Present {
 								t.Errorf("%s %s %s: present, member absent", boardID, s.View.Name, m)

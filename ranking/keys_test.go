@@ -43,7 +43,7 @@ boards:
 					{Member: "a", Value: 2, At: now.Add(-26 * time.Hour)},
 					{Member: "a", Value: 5, ID: "e1", Name: "Ann"}, // duplicate
 				}
-				res, err := s.Apply(ctx, board, events)
+				res, err := s.Apply(ctx, board, events, ranking.ApplyOptions{})
 				if err != nil {
 					t.Fatalf("%s: %v", board, err)
 				}
@@ -54,13 +54,13 @@ boards:
 				}
 				b, _ := cfg.Board(board)
 				for _, v := range b.Views {
-					if _, err := s.Page(ctx, board, v.Name, "", 0, 10); err != nil {
+					if _, err := s.Page(ctx, board, v.Name, ranking.PageQuery{Limit: 10}); err != nil {
 						t.Fatalf("%s/%s page: %v", board, v.Name, err)
 					}
-					if _, err := s.Member(ctx, board, v.Name, "", "a", 2); err != nil {
+					if _, err := s.Member(ctx, board, v.Name, "a", ranking.MemberQuery{Around: 2}); err != nil {
 						t.Fatalf("%s/%s member: %v", board, v.Name, err)
 					}
-					if _, err := s.RankCard(ctx, board, v.Name, "", "a", 2, 5); err != nil {
+					if _, err := s.RankCard(ctx, board, v.Name, "a", ranking.RankCardQuery{Around: 2, History: 5}); err != nil {
 						t.Fatalf("%s/%s rank card: %v", board, v.Name, err)
 					}
 				}
@@ -257,7 +257,7 @@ webhooks:
 	}
 	apply := func(board string, events ...ranking.Event) {
 		t.Helper()
-		res, err := s.Apply(ctx, board, events)
+		res, err := s.Apply(ctx, board, events, ranking.ApplyOptions{})
 		must(board+" apply", err)
 		for i, r := range res {
 			must(fmt.Sprintf("%s event %d", board, i), r.Err)
@@ -268,13 +268,13 @@ webhooks:
 		for _, board := range []string{"inc", "latest"} {
 			b, _ := cfg.Board(board)
 			for _, v := range b.Views {
-				_, err := s.Page(ctx, board, v.Name, "", 0, 10)
+				_, err := s.Page(ctx, board, v.Name, ranking.PageQuery{Limit: 10})
 				must(board+"/"+v.Name+" page", err)
-				_, err = s.RankCard(ctx, board, v.Name, "", member, 2, 5)
+				_, err = s.RankCard(ctx, board, v.Name, member, ranking.RankCardQuery{Around: 2, History: 5})
 				must(board+"/"+v.Name+" rank card", err)
 			}
 		}
-		_, err := s.PageIn(ctx, "inc", "3d", ranking.Segment{Name: "team", Value: "red"}, "", 0, 10)
+		_, err := s.Page(ctx, "inc", "3d", ranking.PageQuery{Segment: ranking.Segment{Name: "team", Value: "red"}, Limit: 10})
 		must("segment page", err)
 		_, _, err = s.Moves(ctx, "inc", "all", 10)
 		must("moves", err)

@@ -9,11 +9,11 @@ import (
 	"github.com/standings/standings/ranking"
 )
 
-// TestMembersIn: a member list answers the ranked ones among the ids, in
+// TestMembers: a member list answers the ranked ones among the ids, in
 // rank order, with the ranks and scores the whole list gives them (ties
 // first and shared, a segment board too); unranked and repeated ids are
 // left out or counted once; bad lists are refused.
-func TestMembersIn(t *testing.T) {
+func TestMembers(t *testing.T) {
 	ranking.GuardKeys(t)
 	for _, be := range backends()[:2] {
 		t.Run(be.Name, func(t *testing.T) {
@@ -33,7 +33,7 @@ boards:
 					}
 					evs = append(evs, ev)
 				}
-				if _, err := s.Apply(ctx, board, evs); err != nil {
+				if _, err := s.Apply(ctx, board, evs, ranking.ApplyOptions{}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -41,7 +41,7 @@ boards:
 				board string
 				seg   ranking.Segment
 			}{{"first", ranking.Segment{}}, {"first", ranking.Segment{Name: "team", Value: "red"}}, {"shared", ranking.Segment{}}} {
-				full, err := s.PageIn(ctx, c.board, "all", c.seg, "", 0, 1000)
+				full, err := s.Page(ctx, c.board, "all", ranking.PageQuery{Segment: c.seg, Limit: 1000})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -55,7 +55,7 @@ boards:
 						ids = append(ids, fmt.Sprintf("m%03d", r.IntN(170))) // some never scored
 					}
 					ids = append(ids, ids[0]) // a repeat
-					pg, err := s.MembersIn(ctx, c.board, "all", c.seg, "", ids)
+					pg, err := s.Members(ctx, c.board, "all", ids, ranking.MembersQuery{Segment: c.seg})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -78,7 +78,7 @@ boards:
 				}
 			}
 			for _, bad := range [][]string{nil, make([]string, 101), {""}, {"ok", "bad\x01"}} {
-				if _, err := s.MembersIn(ctx, "first", "all", ranking.Segment{}, "", bad); ranking.ErrorCode(err) != ranking.EINVALID {
+				if _, err := s.Members(ctx, "first", "all", bad, ranking.MembersQuery{}); ranking.ErrorCode(err) != ranking.EINVALID {
 					t.Errorf("%q: %v", bad, err)
 				}
 			}

@@ -155,7 +155,7 @@ func boardDiffs(ctx context.Context, store *ranking.Store, mb *modelBoard) ([]di
 			var got []ranking.Entry
 			var total int64
 			for off := 0; ; off += ranking.MaxLimit {
-				pg, err := store.Page(ctx, mb.b.ID, mv.view.Name, p, off, ranking.MaxLimit)
+				pg, err := store.Page(ctx, mb.b.ID, mv.view.Name, ranking.PageQuery{Period: p, Offset: off, Limit: ranking.MaxLimit})
 				if err != nil {
 					return out, fmt.Errorf("page %s: %w", where, err)
 				}
@@ -195,7 +195,7 @@ func boardDiffs(ctx context.Context, store *ranking.Store, mb *modelBoard) ([]di
 				}
 			}
 			for _, e := range rows {
-				card, err := store.Member(ctx, mb.b.ID, mv.view.Name, p, e.member, 1)
+				card, err := store.Member(ctx, mb.b.ID, mv.view.Name, e.member, ranking.MemberQuery{Period: p, Around: 1})
 				if ranking.ErrorCode(err) == ranking.ENOTFOUND {
 					add("card", "%s: card of %s not found", where, e.member)
 					continue
@@ -301,7 +301,7 @@ func TestWriteDuringSlotMigration(t *testing.T) {
 	e1done := write("half moved (e1 again)", e1, true)
 	for _, mv := range mb.views {
 		for p := range mv.periods {
-			pg, err := store.Page(ctx, "p", mv.view.Name, p, 0, 10)
+			pg, err := store.Page(ctx, "p", mv.view.Name, ranking.PageQuery{Period: p, Limit: 10})
 			if ranking.ErrorCode(err) == ranking.EUNAVAILABLE {
 				t.Logf("half moved: page %s/%s refused: %v", mv.view.Name, p, err)
 				continue
@@ -347,7 +347,7 @@ func TestWriteDuringSlotMigration(t *testing.T) {
 		if v.Name == "hour" {
 			continue
 		}
-		pg, err := store.Page(ctx, "p", v.Name, "", 0, 10)
+		pg, err := store.Page(ctx, "p", v.Name, ranking.PageQuery{Limit: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -435,7 +435,7 @@ boards:
 			}
 			evs = append(evs, ranking.Event{Member: m, Value: value(rng, seed.board), ID: fmt.Sprintf("seed-%d", i)})
 		}
-		res, err := store.Apply(ctx, seed.board, evs)
+		res, err := store.Apply(ctx, seed.board, evs, ranking.ApplyOptions{})
 		if err != nil {
 			t.Fatalf("seeding %s: %v", seed.board, err)
 		}
@@ -610,7 +610,7 @@ boards:
 	// acknowledged event once: fewer is an event lost, more one counted twice.
 	var points, want int64
 	for off := 0; ; off += ranking.MaxLimit {
-		pg, err := store.Page(ctx, "live", "all", "", off, ranking.MaxLimit)
+		pg, err := store.Page(ctx, "live", "all", ranking.PageQuery{Offset: off, Limit: ranking.MaxLimit})
 		if err != nil {
 			t.Fatalf("reading live/all after the move: %v", err)
 		}

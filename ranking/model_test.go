@@ -489,7 +489,7 @@ func (w *workload) run(events int) {
 		for i := range batch {
 			batch[i] = w.event(b)
 		}
-		res, err := w.store.ApplyOpts(ctx, b.ID, batch, ranking.ApplyOptions{NoRanks: noRanks})
+		res, err := w.store.Apply(ctx, b.ID, batch, ranking.ApplyOptions{NoRanks: noRanks})
 		if err != nil {
 			w.t.Fatalf("apply: %v", err)
 		}
@@ -583,7 +583,7 @@ func (w *workload) verifyBoard(mb *modelBoard) (checked int) {
 			}
 			var got []ranking.Entry
 			for off := 0; ; off += 7 {
-				pg, err := w.store.PageIn(ctx, b.ID, mv.view.Name, seg, period, off, 7)
+				pg, err := w.store.Page(ctx, b.ID, mv.view.Name, ranking.PageQuery{Segment: seg, Period: period, Offset: off, Limit: 7})
 				if err != nil {
 					w.t.Fatalf("page %s/%s/%s %v: %v", b.ID, mv.view.Name, p, seg, err)
 				}
@@ -610,7 +610,7 @@ func (w *workload) verifyBoard(mb *modelBoard) (checked int) {
 					w.moved++
 				}
 				around := w.rng.IntN(4)
-				card, err := w.store.MemberIn(ctx, b.ID, mv.view.Name, seg, p, e.member, around)
+				card, err := w.store.Member(ctx, b.ID, mv.view.Name, e.member, ranking.MemberQuery{Segment: seg, Period: p, Around: around})
 				if err != nil {
 					w.t.Fatalf("card %s %v: %v", e.member, seg, err)
 				}

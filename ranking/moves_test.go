@@ -203,7 +203,7 @@ func TestMovesReferenceModel(t *testing.T) {
 							t.Fatalf("%s: PassedBy(%s) = %+v, want %+v", v, mv.Passed, pb, first)
 						}
 						// The rank card reads the same in its snapshot.
-						rc, err := s.RankCard(ctx, "g", v, "", mv.Passed, 1, 2)
+						rc, err := s.RankCard(ctx, "g", v, mv.Passed, ranking.RankCardQuery{Around: 1, History: 2})
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -254,7 +254,7 @@ func TestMovesWithoutRanks(t *testing.T) {
 						}
 						batch[i] = ranking.Event{Member: m, Value: int64(r.IntN(6) - 2), Name: "N" + m}
 					}
-					res, err := s.ApplyOpts(ctx, "g", batch, ranking.ApplyOptions{NoRanks: true})
+					res, err := s.Apply(ctx, "g", batch, ranking.ApplyOptions{NoRanks: true})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -325,10 +325,10 @@ func TestMovesWithoutRanksTopShrinks(t *testing.T) {
 					setup = append(setup, ranking.Event{Member: fmt.Sprintf("a%03d", i), Value: 1000 + 2*int64(i)})
 				}
 				setup = append(setup, ranking.Event{Member: "x", Value: 50})
-				if _, err := s.ApplyOpts(ctx, "g", setup, ranking.ApplyOptions{NoRanks: true}); err != nil {
+				if _, err := s.Apply(ctx, "g", setup, ranking.ApplyOptions{NoRanks: true}); err != nil {
 					t.Fatal(err)
 				}
-				res, err := s.ApplyOpts(ctx, "g", []ranking.Event{
+				res, err := s.Apply(ctx, "g", []ranking.Event{
 					{Member: "a050", Value: 1},    // rises within the top: the script reads rank 100's score
 					{Member: "a100", Value: -300}, // leaves the top: a000 (1000) is now rank 100
 					{Member: "x", Value: 951},     // 1001: rank 100, passing a000

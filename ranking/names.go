@@ -39,8 +39,6 @@ func foldSearch(s string) string {
 	return out
 }
 
-// SearchFold is foldSearch, for tests and documentation.
-func SearchFold(s string) string { return foldSearch(s) }
 
 // MaxSearchResults bounds one name search.
 const MaxSearchResults = 20

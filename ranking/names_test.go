@@ -50,7 +50,7 @@ func TestSearchMembers(t *testing.T) {
 			names := map[string]string{}
 			var batch []ranking.Event
 			flush := func() {
-				if _, err := s.Apply(ctx, "g", batch); err != nil {
+				if _, err := s.Apply(ctx, "g", batch, ranking.ApplyOptions{}); err != nil {
 					t.Fatal(err)
 				}
 				batch = batch[:0]

@@ -39,7 +39,7 @@ func TestOpen(t *testing.T) {
 			if _, err := s.Write(ctx, "b", ranking.Event{Member: "a", Value: 3}); err != nil {
 				t.Fatal(err)
 			}
-			if pg, err := s.Page(ctx, "b", "all", "", 0, 10); err != nil || pg.Total != 1 {
+			if pg, err := s.Page(ctx, "b", "all", ranking.PageQuery{Limit: 10}); err != nil || pg.Total != 1 {
 				t.Fatalf("page: %+v, %v", pg, err)
 			}
 			if err := s.Close(); err != nil {

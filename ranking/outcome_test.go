@@ -122,7 +122,7 @@ func TestWriteNotResentAfterDroppedConnection(t *testing.T) {
 	if ranking.ErrorCode(err) != ranking.EUNAVAILABLE || ranking.ErrorOutcome(err) != ranking.OutcomeUnknown {
 		t.Errorf("key-less write whose answer was lost: %v (outcome %q), want unavailable, outcome unknown", err, ranking.ErrorOutcome(err))
 	}
-	if c, err := s.Member(ctx, "b", "all", "", "keyless", 0); err != nil || c.Score != 5 {
+	if c, err := s.Member(ctx, "b", "all", "keyless", ranking.MemberQuery{}); err != nil || c.Score != 5 {
 		t.Errorf("key-less write: score %+v %v, want 5 (applied once)", c, err)
 	}
 
@@ -131,7 +131,7 @@ func TestWriteNotResentAfterDroppedConnection(t *testing.T) {
 	if err != nil || !res.Duplicate {
 		t.Errorf("keyed write whose answer was lost: %+v %v, want the store's own retry answered as a duplicate", res, err)
 	}
-	if c, err := s.Member(ctx, "b", "all", "", "keyed", 0); err != nil || c.Score != 5 {
+	if c, err := s.Member(ctx, "b", "all", "keyed", ranking.MemberQuery{}); err != nil || c.Score != 5 {
 		t.Errorf("keyed write: score %+v %v, want 5 (applied once)", c, err)
 	}
 }
@@ -214,7 +214,7 @@ func TestWriteOutcomes(t *testing.T) {
 		t.Errorf("write while Redis hangs: %v (outcome %q), want unavailable, outcome unknown", err, ranking.ErrorOutcome(err))
 	}
 	c2, cancel := short()
-	res, err := s.Apply(c2, "b", events)
+	res, err := s.Apply(c2, "b", events, ranking.ApplyOptions{})
 	cancel()
 	if err != nil || len(res) != len(events) {
 		t.Fatalf("batch while Redis hangs: %d results, %v; want one per event", len(res), err)
@@ -230,18 +230,18 @@ func TestWriteOutcomes(t *testing.T) {
 	}
 	resume()
 	eventually(t, "the hung write applied after Redis resumed", func() bool {
-		c, err := s.Member(ctx, "b", "all", "", "hung", 0)
+		c, err := s.Member(ctx, "b", "all", "hung", ranking.MemberQuery{})
 		return err == nil && c.Score == 3
 	})
 	eventually(t, "the batch's first call applied after Redis resumed", func() bool {
-		pg, err := s.Page(ctx, "b", "all", "", 0, 1000)
+		pg, err := s.Page(ctx, "b", "all", ranking.PageQuery{Limit: 1000})
 		return err == nil && pg.Total == 102 // warm, hung and the first 100
 	})
 	time.Sleep(100 * time.Millisecond) // nothing more arrives later
-	if c, err := s.Member(ctx, "b", "all", "", "hung", 0); err != nil || c.Score != 3 {
+	if c, err := s.Member(ctx, "b", "all", "hung", ranking.MemberQuery{}); err != nil || c.Score != 3 {
 		t.Errorf("hung write: %+v %v, want applied once (3)", c, err)
 	}
-	if pg, err := s.Page(ctx, "b", "all", "", 0, 1000); err != nil || pg.Total != 102 {
+	if pg, err := s.Page(ctx, "b", "all", ranking.PageQuery{Limit: 1000}); err != nil || pg.Total != 102 {
 		t.Errorf("after the batch: %d members %v, want 102", pg.Total, err)
 	}
 
@@ -305,7 +305,7 @@ func TestActionOneBoardStalls(t *testing.T) {
 		t.Errorf("healthy board %s: %+v, want written (2)", healthy, r)
 	}
 	eventually(t, "the stalled board's write applied after its master resumed", func() bool {
-		m, err := s.Member(ctx, stalled, "all", "", "ann", 0)
+		m, err := s.Member(ctx, stalled, "all", "ann", ranking.MemberQuery{})
 		return err == nil && m.Score == 1
 	})
 }

@@ -222,7 +222,7 @@ boards:
 			for i := range n {
 				evs = append(evs, Event{Member: fmt.Sprintf("m%02d", i), Name: fmt.Sprintf("Member %d", i), Value: int64(1 + i*7%n)})
 			}
-			if _, err := s.Apply(ctx, "b", evs); err != nil {
+			if _, err := s.Apply(ctx, "b", evs, ApplyOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			type answer struct {
@@ -231,13 +231,13 @@ boards:
 			}
 			read := func(i int) (answer, error) {
 				if i%2 == 0 {
-					c, err := s.RankCard(ctx, "b", []string{"day", "week", "all"}[i%3], "", fmt.Sprintf("m%02d", i), 2, 12)
+					c, err := s.RankCard(ctx, "b", []string{"day", "week", "all"}[i%3], fmt.Sprintf("m%02d", i), RankCardQuery{Around: 2, History: 12})
 					if err == nil {
 						c.Now, c.History.Now = time.Time{}, time.Time{} // Redis's clock at the read
 					}
 					return answer{Card: c}, err
 				}
-				pg, err := s.Page(ctx, "b", []string{"day", "week", "all"}[i%3], "", i%5, 10)
+				pg, err := s.Page(ctx, "b", []string{"day", "week", "all"}[i%3], PageQuery{Offset: i % 5, Limit: 10})
 				if err == nil {
 					pg.Now = time.Time{}
 				}
@@ -319,7 +319,7 @@ boards:
 			s, hook := heldStore(t, be.Client(t), cfg, Options{})
 			ctx := context.Background()
 			for _, id := range []string{"a", "b"} {
-				if _, err := s.Apply(ctx, id, []Event{{Member: "m", Value: 1}}); err != nil {
+				if _, err := s.Apply(ctx, id, []Event{{Member: "m", Value: 1}}, ApplyOptions{}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -334,7 +334,7 @@ func TestSoloReads(t *testing.T) {
 	cfg := mustConfig(t, "boards: [{id: a, views: [week]}]\n")
 	s, hook := heldStore(t, pipeBackends()[0].Client(t), cfg, Options{SoloReads: true})
 	ctx := context.Background()
-	if _, err := s.Apply(ctx, "a", []Event{{Member: "m", Value: 1}}); err != nil {
+	if _, err := s.Apply(ctx, "a", []Event{{Member: "m", Value: 1}}, ApplyOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	readWhileHeld(t, s, hook, "a", "a")
@@ -352,7 +352,7 @@ func readWhileHeld(t *testing.T, s *Store, hook *holdHook, held, other string) {
 	defer close(hook.release)
 	for range pipeMaxFlights {
 		wg.Go(func() {
-			if _, err := s.Page(ctx, held, "week", "", 0, 10); err != nil {
+			if _, err := s.Page(ctx, held, "week", PageQuery{Limit: 10}); err != nil {
 				t.Error(err)
 			}
 		})
@@ -360,7 +360,7 @@ func readWhileHeld(t *testing.T, s *Store, hook *holdHook, held, other string) {
 	waitFor(t, "the reads to be held", func() bool { return hook.calls.Load() == pipeMaxFlights })
 	octx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if pg, err := s.Page(octx, other, "week", "", 0, 10); err != nil || len(pg.Entries) != 1 {
+	if pg, err := s.Page(octx, other, "week", PageQuery{Limit: 10}); err != nil || len(pg.Entries) != 1 {
 		t.Fatalf("a read of board %s while board %s's reads are held: %v %v", other, held, pg, err)
 	}
 }

@@ -11,7 +11,8 @@ import (
 const MaxScored = 1000
 
 // Scored reports, for each of members, whether it has a score in the
-// current period of a view. It is one ZMSCORE on one key, however many
+// current period of a view of segment board seg (the zero Segment: the
+// board itself). It is one ZMSCORE on one key, however many
 // members: the live feed asks it which of the members its "not ranked"
 // viewers follow have started scoring, so that thousands of such viewers
 // cost one cheap read per tick rather than one card read each.
@@ -21,13 +22,7 @@ const MaxScored = 1000
 // which a caller that asks again every tick does not notice. A rolling
 // window nobody has built reads as empty (writes build today's window
 // before they change anything, so a member that scored is in it).
-func (s *Store) Scored(ctx context.Context, boardID, viewName string, members []string) ([]bool, error) {
-	return s.ScoredIn(ctx, boardID, viewName, Segment{}, members)
-}
-
-// ScoredIn is Scored on a segment board (the board itself for the zero
-// Segment).
-func (s *Store) ScoredIn(ctx context.Context, boardID, viewName string, seg Segment, members []string) ([]bool, error) {
+func (s *Store) Scored(ctx context.Context, boardID, viewName string, seg Segment, members []string) ([]bool, error) {
 	if len(members) > MaxScored {
 		return nil, Errorf(EINVALID, "at most %d members at once, got %d", MaxScored, len(members))
 	}

@@ -41,12 +41,12 @@ boards:
 				t.Fatal(err)
 			}
 			for _, view := range []string{"hour", "day", "all", "3d"} {
-				got, err := s.Scored(ctx, "b", view, members)
+				got, err := s.Scored(ctx, "b", view, ranking.Segment{}, members)
 				if err != nil {
 					t.Fatal(err)
 				}
 				for i, m := range members {
-					_, err := s.Member(ctx, "b", view, "", m, 0)
+					_, err := s.Member(ctx, "b", view, m, ranking.MemberQuery{})
 					want := err == nil
 					if m == "" {
 						want = false
@@ -77,13 +77,13 @@ func TestScoredBadInput(t *testing.T) {
 		"too many":      {"b", "day", ranking.MaxScored + 1, ranking.EINVALID},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := s.Scored(ctx, tc.board, tc.view, make([]string, tc.n))
+			_, err := s.Scored(ctx, tc.board, tc.view, ranking.Segment{}, make([]string, tc.n))
 			if ranking.ErrorCode(err) != tc.code {
 				t.Errorf("%v, want %s", err, tc.code)
 			}
 		})
 	}
-	got, err := s.Scored(ctx, "b", "day", nil)
+	got, err := s.Scored(ctx, "b", "day", ranking.Segment{}, nil)
 	if err != nil || len(got) != 0 {
 		t.Errorf("no members: %v %v", got, err)
 	}

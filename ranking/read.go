@@ -76,27 +76,27 @@ const (
 	MaxAround = 50
 )
 
-// Page reads entries [offset, offset+limit) of a view's period. period is
-// any form ParsePeriod accepts, or "" for the current period by Redis's
-// clock. An empty, future or expired period has Total 0.
-func (s *Store) Page(ctx context.Context, boardID, viewName, period string, offset, limit int) (*Page, error) {
-	return s.PageIn(ctx, boardID, viewName, Segment{}, period, offset, limit)
+// PageQuery says which slice of which period a Page read answers. The
+// zero value, with a Limit, reads the board itself in the current period.
+type PageQuery struct {
+	// Segment is the segment board read; the zero Segment is the board
+	// itself. An unknown segment name is EINVALID; a value never seen
+	// reads as an empty period.
+	Segment Segment
+	// Period is any form ParsePeriod accepts, or "" for the current
+	// period by Redis's clock.
+	Period string
+	Offset int // 0-based position of the first entry
+	Limit  int // 1..MaxLimit entries
+	// NoPrevRanks leaves previous ranks out (PrevRank is PrevUnknown):
+	// for exports, which read every row and show no movement.
+	NoPrevRanks bool
 }
 
-// PageIn is Page on a segment board (the board itself for the zero
-// Segment). An unknown segment name is EINVALID; a value never seen reads
-// as an empty period.
-func (s *Store) PageIn(ctx context.Context, boardID, viewName string, seg Segment, period string, offset, limit int) (*Page, error) {
-	return s.pageIn(ctx, boardID, viewName, seg, period, offset, limit, "page")
-}
-
-// RowsIn is PageIn without previous ranks (PrevRank is PrevUnknown): for
-// exports, which read every row and show no movement.
-func (s *Store) RowsIn(ctx context.Context, boardID, viewName string, seg Segment, period string, offset, limit int) (*Page, error) {
-	return s.pageIn(ctx, boardID, viewName, seg, period, offset, limit, "rows")
-}
-
-func (s *Store) pageIn(ctx context.Context, boardID, viewName string, seg Segment, period string, offset, limit int, mode string) (*Page, error) {
+// Page reads entries [Offset, Offset+Limit) of a view's period. An empty,
+// future or expired period has Total 0.
+func (s *Store) Page(ctx context.Context, boardID, viewName string, q PageQuery) (*Page, error) {
+	seg, period, offset, limit := q.Segment, q.Period, q.Offset, q.Limit
 	if offset < 0 {
 		return nil, Errorf(EINVALID, "offset must be >= 0, got %d", offset)
 	}
@@ -109,6 +109,10 @@ func (s *Store) pageIn(ctx context.Context, boardID, viewName string, seg Segmen
 	}
 	if err := b.ValidateSegment(seg); err != nil {
 		return nil, err
+	}
+	mode := "page"
+	if q.NoPrevRanks {
+		mode = "rows"
 	}
 	st, rep, err := s.readSeg(ctx, b, v, seg, period, mode, itoa(int64(offset)), itoa(int64(limit)))
 	if err != nil {
@@ -123,11 +127,19 @@ func (s *Store) pageIn(ctx context.Context, boardID, viewName string, seg Segmen
 // MaxMembersList bounds a member list ("friends") read.
 const MaxMembersList = 100
 
-// MembersIn reads the ranked ones among members (1..MaxMembersList valid
-// ids; repeats count once) in one period of a view of the board or a
-// segment board, in rank order, each with its rank on the whole period;
-// the Page's Total is the period's. Members without a score are left out.
-func (s *Store) MembersIn(ctx context.Context, boardID, viewName string, seg Segment, period string, members []string) (*Page, error) {
+// MembersQuery says which period a Members read looks at. The zero value
+// reads the board itself in the current period.
+type MembersQuery struct {
+	Segment Segment // the segment board read; zero: the board itself
+	Period  string  // as PageQuery.Period
+}
+
+// Members reads the ranked ones among members (1..MaxMembersList valid
+// ids; repeats count once) in one period of a view, in rank order, each
+// with its rank on the whole period; the Page's Total is the period's.
+// Members without a score are left out.
+func (s *Store) Members(ctx context.Context, boardID, viewName string, members []string, q MembersQuery) (*Page, error) {
+	seg, period := q.Segment, q.Period
 	b, v, err := s.boardView(boardID, viewName)
 	if err != nil {
 		return nil, err
@@ -169,15 +181,20 @@ func (s *Store) MembersIn(ctx context.Context, boardID, viewName string, seg Seg
 	return pg, nil
 }
 
-// Member reads one member's card: its row and up to around neighbours on
-// each side. A member without a score in that period is ENOTFOUND.
-func (s *Store) Member(ctx context.Context, boardID, viewName, period, member string, around int) (*Card, error) {
-	return s.MemberIn(ctx, boardID, viewName, Segment{}, period, member, around)
+// MemberQuery says which period a Member read looks at and how many
+// neighbours it brings. The zero value reads the member alone on the
+// board itself in the current period.
+type MemberQuery struct {
+	Segment Segment // the segment board read; zero: the board itself
+	Period  string  // as PageQuery.Period
+	Around  int     // neighbours on each side, 0..MaxAround
 }
 
-// MemberIn is Member on a segment board (the board itself for the zero
-// Segment); ranks, total and neighbours are the segment board's.
-func (s *Store) MemberIn(ctx context.Context, boardID, viewName string, seg Segment, period, member string, around int) (*Card, error) {
+// Member reads one member's card: its row and up to Around neighbours on
+// each side; ranks, total and neighbours are those of the board read. A
+// member without a score in that period is ENOTFOUND.
+func (s *Store) Member(ctx context.Context, boardID, viewName, member string, q MemberQuery) (*Card, error) {
+	seg, period, around := q.Segment, q.Period, q.Around
 	if around < 0 || around > MaxAround {
 		return nil, Errorf(EINVALID, "around must be from 0 to %d, got %d", MaxAround, around)
 	}

@@ -101,8 +101,6 @@ func (s *Store) amendRequest(b *Board, v View, p Period, a *amendment) (keys []s
 	return keys, args
 }
 
-// resultListing is a result's member in the reverse index.
-func resultListing(view, period string) string { return view + "\n" + period }
 
 // resultHorizon is a time until which the result of p may still be in its
 // view's index while the recorder runs: it is trimmed when the

@@ -46,7 +46,7 @@ func TestRetryAfterLateness(t *testing.T) {
 	if _, err := s.Write(ctx, "b", ranking.Event{Member: "a", Value: 7, ID: "e2", At: ev.At}); ranking.ErrorCode(err) != ranking.EINVALID {
 		t.Fatalf("stale at with a new id: %v", err)
 	}
-	if c, err := s.Member(ctx, "b", "all", "", "a", 0); err != nil || c.Score != 7 {
+	if c, err := s.Member(ctx, "b", "all", "a", ranking.MemberQuery{}); err != nil || c.Score != 7 {
 		t.Fatalf("score %+v %v, want 7", c, err)
 	}
 }
@@ -89,7 +89,7 @@ func TestBatchFailsBetweenChunks(t *testing.T) {
 	events[3].Member = "" // refused before Redis
 
 	hook.n.Store(2) // the second script call
-	res, err := s.Apply(ctx, "b", events)
+	res, err := s.Apply(ctx, "b", events, ranking.ApplyOptions{})
 	if err != nil {
 		t.Fatalf("a failure after the first call failed the batch: %v", err)
 	}
@@ -117,7 +117,7 @@ func TestBatchFailsBetweenChunks(t *testing.T) {
 			t.Fatalf("event %d answers member %q", i, r.Member)
 		}
 	}
-	pg, err := s.Page(ctx, "b", "all", "", 0, 1000)
+	pg, err := s.Page(ctx, "b", "all", ranking.PageQuery{Limit: 1000})
 	if err != nil || pg.Total != 100 {
 		t.Fatalf("%v members after the partial batch, want the first call's 100: %v", pg.Total, err)
 	}
@@ -126,13 +126,13 @@ func TestBatchFailsBetweenChunks(t *testing.T) {
 	// were not applied; a batch of one call fails as a whole.
 	hook.seen.Store(0)
 	hook.n.Store(1)
-	res, err = s.Apply(ctx, "b", events)
+	res, err = s.Apply(ctx, "b", events, ranking.ApplyOptions{})
 	if err != nil || ranking.ErrorOutcome(res[0].Err) != ranking.OutcomeUnknown || ranking.ErrorOutcome(res[249].Err) != ranking.OutcomeNotApplied {
 		t.Fatalf("first call failed: %v; event 0 %v, event 249 %v", err, res[0].Err, res[249].Err)
 	}
 	hook.seen.Store(0)
 	hook.n.Store(1)
-	if _, err := s.Apply(ctx, "b", events[:50]); ranking.ErrorCode(err) != ranking.EUNAVAILABLE || ranking.ErrorOutcome(err) != ranking.OutcomeUnknown {
+	if _, err := s.Apply(ctx, "b", events[:50], ranking.ApplyOptions{}); ranking.ErrorCode(err) != ranking.EUNAVAILABLE || ranking.ErrorOutcome(err) != ranking.OutcomeUnknown {
 		t.Fatalf("the only call failed: %v, want the whole call unavailable, outcome unknown", err)
 	}
 }
@@ -213,11 +213,11 @@ func TestTryAgainIsUnavailable(t *testing.T) {
 		if _, err := fs.Write(ctx, "b", ranking.Event{Member: "a", Value: 1}); ranking.ErrorCode(err) != ranking.EUNAVAILABLE || ranking.ErrorOutcome(err) != ranking.OutcomeNotApplied {
 			t.Fatalf("write under %q: %v, want unavailable, not applied", reply, err)
 		}
-		if _, err := fs.Page(ctx, "b", "all", "", 0, 10); ranking.ErrorCode(err) != ranking.EUNAVAILABLE {
+		if _, err := fs.Page(ctx, "b", "all", ranking.PageQuery{Limit: 10}); ranking.ErrorCode(err) != ranking.EUNAVAILABLE {
 			t.Fatalf("read under %q: %v, want unavailable", reply, err)
 		}
 	}
-	if pg, err := s.Page(ctx, "b", "all", "", 0, 10); err != nil || pg.Total != 0 {
+	if pg, err := s.Page(ctx, "b", "all", ranking.PageQuery{Limit: 10}); err != nil || pg.Total != 0 {
 		t.Fatalf("after refused writes: %+v %v", pg, err)
 	}
 }

@@ -109,7 +109,7 @@ boards:
 				{Member: "dan", Value: 9},
 				{Member: "cy", Value: 1, Segments: map[string]string{"team": "red"}},
 			}
-			res, err := s.Apply(ctx, "pts", events)
+			res, err := s.Apply(ctx, "pts", events, ranking.ApplyOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,7 +131,7 @@ boards:
 			}
 			for seg, rows := range want {
 				for _, view := range []string{"day", "2d", "all"} {
-					pg, err := s.PageIn(ctx, "pts", view, seg, "", 0, 10)
+					pg, err := s.Page(ctx, "pts", view, ranking.PageQuery{Segment: seg, Limit: 10})
 					if err != nil {
 						t.Fatalf("%v %s: %v", seg, view, err)
 					}
@@ -144,22 +144,22 @@ boards:
 					}
 				}
 			}
-			c, err := s.MemberIn(ctx, "pts", "day", fr, "", "cy", 1)
+			c, err := s.Member(ctx, "pts", "day", "cy", ranking.MemberQuery{Segment: fr, Around: 1})
 			if err != nil || c.Rank != 2 || c.Total != 2 || c.Score != 3 {
 				t.Fatalf("member in FR: %+v %v", c, err)
 			}
-			if _, err := s.MemberIn(ctx, "pts", "day", de, "", "cy", 1); ranking.ErrorCode(err) != ranking.ENOTFOUND {
+			if _, err := s.Member(ctx, "pts", "day", "cy", ranking.MemberQuery{Segment: de, Around: 1}); ranking.ErrorCode(err) != ranking.ENOTFOUND {
 				t.Fatalf("cy in DE: %v", err)
 			}
-			if _, err := s.PageIn(ctx, "pts", "day", ranking.Segment{Name: "city", Value: "x"}, "", 0, 10); ranking.ErrorCode(err) != ranking.EINVALID {
+			if _, err := s.Page(ctx, "pts", "day", ranking.PageQuery{Segment: ranking.Segment{Name: "city", Value: "x"}, Limit: 10}); ranking.ErrorCode(err) != ranking.EINVALID {
 				t.Fatalf("unknown segment name: %v", err)
 			}
-			got, err := s.ScoredIn(ctx, "pts", "day", red, []string{"ann", "bob", "cy"})
+			got, err := s.Scored(ctx, "pts", "day", red, []string{"ann", "bob", "cy"})
 			if err != nil || !slices.Equal(got, []bool{true, false, true}) {
 				t.Fatalf("scored in red: %v %v", got, err)
 			}
 			for _, view := range []string{"day", "2d", "all"} {
-				rc, err := s.RankCard(ctx, "pts", view, "", "cy", 1, 3)
+				rc, err := s.RankCard(ctx, "pts", view, "cy", ranking.RankCardQuery{Around: 1, History: 3})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -167,7 +167,7 @@ boards:
 				if !slices.Equal(rc.Segments, wantSegs) {
 					t.Fatalf("%s card segments %+v, want %+v", view, rc.Segments, wantSegs)
 				}
-				rc, err = s.RankCardIn(ctx, "pts", view, red, "", "cy", 1, 3)
+				rc, err = s.RankCard(ctx, "pts", view, "cy", ranking.RankCardQuery{Segment: red, Around: 1, History: 3})
 				if err != nil || rc.Rank != 2 || rc.Total != 2 || rc.Score != 1 || len(rc.Around) != 2 {
 					t.Fatalf("%s card in red: %+v %v", view, rc, err)
 				}
@@ -191,7 +191,7 @@ boards:
 			}
 			for _, seg := range []ranking.Segment{{}, fr, red} {
 				for _, view := range []string{"day", "2d", "all"} {
-					if _, err := s.MemberIn(ctx, "pts", view, seg, "", "ann", 0); ranking.ErrorCode(err) != ranking.ENOTFOUND {
+					if _, err := s.Member(ctx, "pts", view, "ann", ranking.MemberQuery{Segment: seg}); ranking.ErrorCode(err) != ranking.ENOTFOUND {
 						t.Fatalf("ann still in %v %s after removal: %v", seg, view, err)
 					}
 				}
@@ -338,7 +338,7 @@ boards:
 			if board == "inc" {
 				events = append(events, ranking.Event{Member: "c", Value: 1, Segments: map[string]string{"country": "FR", "team": fmt.Sprintf("t%d", day)}})
 			}
-			res, err := s.Apply(ctx, board, events)
+			res, err := s.Apply(ctx, board, events, ranking.ApplyOptions{})
 			if err != nil {
 				t.Fatalf("%s: %v", board, err)
 			}
@@ -356,13 +356,13 @@ boards:
 		b, _ := cfg.Board(board)
 		for _, v := range b.Views {
 			for _, seg := range []ranking.Segment{{}, {Name: "country", Value: "FR"}, {Name: "country", Value: "XX"}} {
-				if _, err := s.PageIn(ctx, board, v.Name, seg, "", 0, 10); err != nil {
+				if _, err := s.Page(ctx, board, v.Name, ranking.PageQuery{Segment: seg, Limit: 10}); err != nil {
 					t.Fatalf("%s/%s %v page: %v", board, v.Name, seg, err)
 				}
-				if _, err := s.MemberIn(ctx, board, v.Name, seg, "", "a", 2); err != nil && ranking.ErrorCode(err) != ranking.ENOTFOUND {
+				if _, err := s.Member(ctx, board, v.Name, "a", ranking.MemberQuery{Segment: seg, Around: 2}); err != nil && ranking.ErrorCode(err) != ranking.ENOTFOUND {
 					t.Fatalf("%s/%s %v member: %v", board, v.Name, seg, err)
 				}
-				if _, err := s.RankCardIn(ctx, board, v.Name, seg, "", "a", 2, 5); err != nil && ranking.ErrorCode(err) != ranking.ENOTFOUND {
+				if _, err := s.RankCard(ctx, board, v.Name, "a", ranking.RankCardQuery{Segment: seg, Around: 2, History: 5}); err != nil && ranking.ErrorCode(err) != ranking.ENOTFOUND {
 					t.Fatalf("%s/%s %v rank card: %v", board, v.Name, seg, err)
 				}
 			}
@@ -402,11 +402,11 @@ func TestSegmentStream(t *testing.T) {
 	stop := runConsumer(t, s, "c1", ranking.StreamOptions{Block: 50 * time.Millisecond})
 	waitDone(t, rdb, s)
 	stop()
-	pg, err := s.PageIn(ctx, "points", "all", ranking.Segment{Name: "country", Value: "FR"}, "", 0, 10)
+	pg, err := s.Page(ctx, "points", "all", ranking.PageQuery{Segment: ranking.Segment{Name: "country", Value: "FR"}, Limit: 10})
 	if err != nil || pg.Total != 1 || pg.Entries[0].Member != "ann" || pg.Entries[0].Score != 2 {
 		t.Fatalf("FR board: %+v %v", pg, err)
 	}
-	if all, _ := s.Page(ctx, "points", "all", "", 0, 10); all.Total != 2 {
+	if all, _ := s.Page(ctx, "points", "all", ranking.PageQuery{Limit: 10}); all.Total != 2 {
 		t.Fatalf("board total %d, want 2 (ann, bob)", all.Total)
 	}
 	if n := rdb.XLen(ctx, s.Prefix()+"{points}:dead").Val(); n != 5 {
@@ -510,7 +510,7 @@ func TestSegmentCardRoundTrips(t *testing.T) {
 			write("ann", map[string]string{"country": "FR"})
 			write("bob", map[string]string{"country": "FR", "team": "red"})
 			// Load the script and learn Redis's clock first.
-			if _, err := s.RankCard(ctx, "pts", "day", "", "bob", 1, 2); err != nil {
+			if _, err := s.RankCard(ctx, "pts", "day", "bob", ranking.RankCardQuery{Around: 1, History: 2}); err != nil {
 				t.Fatal(err)
 			}
 			calls := &countCalls{n: map[string]int{}}
@@ -518,7 +518,7 @@ func TestSegmentCardRoundTrips(t *testing.T) {
 			card := func(seg ranking.Segment, want map[string]int, segs ...ranking.Segment) {
 				t.Helper()
 				calls.take()
-				rc, err := s.RankCardIn(ctx, "pts", "day", seg, "", "ann", 1, 2)
+				rc, err := s.RankCard(ctx, "pts", "day", "ann", ranking.RankCardQuery{Segment: seg, Around: 1, History: 2})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -553,7 +553,7 @@ func TestSegmentCardRoundTrips(t *testing.T) {
 			// Another app server keeps nothing yet: one read of the record.
 			s2 := ranking.StoreOnClient(rdb, cfg, ranking.Options{Prefix: s.Prefix()})
 			calls.take()
-			if _, err := s2.RankCard(ctx, "pts", "day", "", "ann", 1, 2); err != nil {
+			if _, err := s2.RankCard(ctx, "pts", "day", "ann", ranking.RankCardQuery{Around: 1, History: 2}); err != nil {
 				t.Fatal(err)
 			}
 			if c := calls.take(); c["hget"] != 1 {

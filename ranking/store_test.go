@@ -100,7 +100,7 @@ func TestSkewedWritersAgreeOnTheWeek(t *testing.T) {
 			}
 		}
 	}
-	pg, err := ahead.Page(ctx, "points", "week", "2026-11-16", 0, 10)
+	pg, err := ahead.Page(ctx, "points", "week", ranking.PageQuery{Period: "2026-11-16", Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestClockJumpRetries(t *testing.T) {
 					t.Errorf("view %s: period %s, want Redis's %s", v.View, v.Period, want1)
 				}
 			}
-			pg, err := s.Page(ctx, "points", "day", "", 0, 10)
+			pg, err := s.Page(ctx, "points", "day", ranking.PageQuery{Limit: 10})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -186,7 +186,7 @@ func TestRetention(t *testing.T) {
 			}
 			total := func() int64 {
 				t.Helper()
-				pg, err := s.Page(ctx, "b", tc.view, tc.period, 0, 10)
+				pg, err := s.Page(ctx, "b", tc.view, ranking.PageQuery{Period: tc.period, Limit: 10})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -260,10 +260,10 @@ func TestRemoveMember(t *testing.T) {
 			}
 			for _, res := range periods {
 				for _, v := range res.Views {
-					if _, err := s.Member(ctx, "b", v.View, v.Period, "cheater", 0); ranking.ErrorCode(err) != ranking.ENOTFOUND {
+					if _, err := s.Member(ctx, "b", v.View, "cheater", ranking.MemberQuery{Period: v.Period}); ranking.ErrorCode(err) != ranking.ENOTFOUND {
 						t.Errorf("%s %s: cheater still there (%v)", v.View, v.Period, err)
 					}
-					c, err := s.Member(ctx, "b", v.View, v.Period, "honest", 0)
+					c, err := s.Member(ctx, "b", v.View, "honest", ranking.MemberQuery{Period: v.Period})
 					if err != nil || c.Rank != 1 || c.Name != "N honest" {
 						t.Errorf("%s %s: honest member disturbed: %+v %v", v.View, v.Period, c, err)
 					}
@@ -347,7 +347,7 @@ func TestReadErrors(t *testing.T) {
 		{"garbage", "b", "week", "last week", 0, 10, ranking.EINVALID},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := s.Page(ctx, tc.board, tc.view, tc.period, tc.offset, tc.limit)
+			_, err := s.Page(ctx, tc.board, tc.view, ranking.PageQuery{Period: tc.period, Offset: tc.offset, Limit: tc.limit})
 			if ranking.ErrorCode(err) != tc.code {
 				t.Errorf("got %v, want code %s", err, tc.code)
 			}
@@ -359,12 +359,12 @@ func TestReadErrors(t *testing.T) {
 		if p == "all" {
 			view = "all"
 		}
-		pg, err := s.Page(ctx, "b", view, p, 0, 10)
+		pg, err := s.Page(ctx, "b", view, ranking.PageQuery{Period: p, Limit: 10})
 		if err != nil || pg.Total != 0 {
 			t.Errorf("period %s: %+v %v", p, pg, err)
 		}
 	}
-	if _, err := s.Member(ctx, "b", "week", "", "nobody", 5); ranking.ErrorCode(err) != ranking.ENOTFOUND {
+	if _, err := s.Member(ctx, "b", "week", "nobody", ranking.MemberQuery{Around: 5}); ranking.ErrorCode(err) != ranking.ENOTFOUND {
 		t.Errorf("absent member: %v", err)
 	}
 }
@@ -386,14 +386,14 @@ func TestFinal(t *testing.T) {
 		{time.Date(2026, 11, 22, 11, 15, 0, 0, time.UTC), true},
 	} {
 		m.SetTime(tc.now)
-		pg, err := s.Page(ctx, "b", "hour", "2026-11-22T10", 0, 10)
+		pg, err := s.Page(ctx, "b", "hour", ranking.PageQuery{Period: "2026-11-22T10", Limit: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if pg.Final != tc.final || pg.Total != 1 {
 			t.Errorf("at %v: final %v total %d, want %v 1", tc.now, pg.Final, pg.Total, tc.final)
 		}
-		all, _ := s.Page(ctx, "b", "all", "", 0, 10)
+		all, _ := s.Page(ctx, "b", "all", ranking.PageQuery{Limit: 10})
 		if all.Final {
 			t.Error("the all view is never final")
 		}
@@ -446,11 +446,11 @@ boards:
 			}
 		})
 	}
-	c, err := s.Member(ctx, "inc", "all", "", "a", 0)
+	c, err := s.Member(ctx, "inc", "all", "a", ranking.MemberQuery{})
 	if err != nil || c.Score != 95 {
 		t.Fatalf("refused writes changed the board: %+v %v", c, err)
 	}
-	if _, err := s.Member(ctx, "step", "all", "", "a", 0); ranking.ErrorCode(err) != ranking.ENOTFOUND {
+	if _, err := s.Member(ctx, "step", "all", "a", ranking.MemberQuery{}); ranking.ErrorCode(err) != ranking.ENOTFOUND {
 		t.Fatalf("a step above max_step changed the board: %v", err)
 	}
 	if _, err := s.Write(ctx, "step", ranking.Event{Member: "a", Value: -25}); err != nil {
@@ -465,11 +465,11 @@ boards:
 		t.Fatalf("duplicate: %+v %v", res, err)
 	}
 	// A batch: bad events do not stop good ones; too many events is refused.
-	results, err := s.Apply(ctx, "inc", []ranking.Event{{Member: "x", Value: 1}, {Member: "", Value: 1}, {Member: "y", Value: 2}})
+	results, err := s.Apply(ctx, "inc", []ranking.Event{{Member: "x", Value: 1}, {Member: "", Value: 1}, {Member: "y", Value: 2}}, ranking.ApplyOptions{})
 	if err != nil || results[0].Err != nil || results[1].Err == nil || results[2].Err != nil {
 		t.Fatalf("batch: %+v %v", results, err)
 	}
-	if _, err := s.Apply(ctx, "inc", make([]ranking.Event, ranking.MaxBatch+1)); ranking.ErrorCode(err) != ranking.EINVALID {
+	if _, err := s.Apply(ctx, "inc", make([]ranking.Event, ranking.MaxBatch+1), ranking.ApplyOptions{}); ranking.ErrorCode(err) != ranking.EINVALID {
 		t.Fatalf("oversized batch: %v", err)
 	}
 }
@@ -503,7 +503,7 @@ func TestConcurrentDuplicates(t *testing.T) {
 			fresh++
 		}
 	}
-	c, err := s.Member(ctx, "b", "all", "", "a", 0)
+	c, err := s.Member(ctx, "b", "all", "a", ranking.MemberQuery{})
 	if fresh != 1 || err != nil || c.Score != 7 {
 		t.Fatalf("%d fresh writes, score %+v %v; want exactly one", fresh, c, err)
 	}

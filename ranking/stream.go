@@ -187,7 +187,7 @@ func (c *streamConsumer) process(ctx context.Context, key string, msgs []redis.X
 		return all
 	}
 	// Nobody reads the ranks of a stream's events: they are not asked for.
-	results, err := c.s.ApplyOpts(ctx, c.b.ID, events, ApplyOptions{NoRanks: true})
+	results, err := c.s.Apply(ctx, c.b.ID, events, ApplyOptions{NoRanks: true})
 	if err != nil {
 		c.fail(ctx, fmt.Errorf("stream %s: apply: %w", key, err))
 		return false

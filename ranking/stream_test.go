@@ -60,7 +60,7 @@ func checkModel(t *testing.T, rdb redis.UniversalClient, store *ranking.Store, s
 	t.Helper()
 	ctx := context.Background()
 	for m, want := range sums {
-		card, err := store.Member(ctx, "points", "all", "", m, 0)
+		card, err := store.Member(ctx, "points", "all", m, ranking.MemberQuery{})
 		if err != nil {
 			t.Fatalf("member %s: %v", m, err)
 		}

@@ -102,7 +102,7 @@ func TestSweepForgetsMembersWithoutScores(t *testing.T) {
 			prefix := func(b string) string { return s.Prefix() + "{" + b + "}:" }
 			apply := func(board string, evs ...ranking.Event) []ranking.WriteResult {
 				t.Helper()
-				res, err := s.Apply(ctx, board, evs)
+				res, err := s.Apply(ctx, board, evs, ranking.ApplyOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -261,7 +261,7 @@ func TestSweepRacesWrites(t *testing.T) {
 			}
 			workers.Go(func() {
 				for _, w := range writes {
-					res, err := s.Apply(ctx, "r", w.evs)
+					res, err := s.Apply(ctx, "r", w.evs, ranking.ApplyOptions{})
 					if err != nil {
 						errs <- err
 						return

@@ -60,7 +60,7 @@ func checkTiesInByteOrder(t *testing.T, ctx context.Context, s *ranking.Store, r
 	for _, id := range ids {
 		evs = append(evs, ranking.Event{Member: id, Value: 5})
 	}
-	res, err := s.Apply(ctx, b.ID, evs)
+	res, err := s.Apply(ctx, b.ID, evs, ranking.ApplyOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func checkTiesInByteOrder(t *testing.T, ctx context.Context, s *ranking.Store, r
 		t.Fatalf("the model's order %q is not byte order", want)
 	}
 
-	page, err := s.Page(ctx, b.ID, "all", "", 0, ranking.MaxLimit)
+	page, err := s.Page(ctx, b.ID, "all", ranking.PageQuery{Limit: ranking.MaxLimit})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func checkTiesInByteOrder(t *testing.T, ctx context.Context, s *ranking.Store, r
 
 	shuffled := slices.Clone(ids)
 	r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-	list, err := s.MembersIn(ctx, b.ID, "all", ranking.Segment{}, "", shuffled)
+	list, err := s.Members(ctx, b.ID, "all", shuffled, ranking.MembersQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func checkTiesInByteOrder(t *testing.T, ctx context.Context, s *ranking.Store, r
 		t.Fatalf("member list %q, want %q (%v)", members(list.Entries), want, list.Entries)
 	}
 
-	rows, err := s.RowsIn(ctx, b.ID, "all", ranking.Segment{}, "", 0, ranking.MaxLimit)
+	rows, err := s.Page(ctx, b.ID, "all", ranking.PageQuery{Limit: ranking.MaxLimit, NoPrevRanks: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func checkTiesInByteOrder(t *testing.T, ctx context.Context, s *ranking.Store, r
 	}
 
 	mid := want[len(want)/2]
-	card, err := s.Member(ctx, b.ID, "all", "", mid, len(want))
+	card, err := s.Member(ctx, b.ID, "all", mid, ranking.MemberQuery{Around: len(want)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -133,7 +133,7 @@ func (wm *windowModel) check(e string, expired bool) {
 				if expired {
 					want = nil
 				}
-				pg, err := wm.store.PageIn(ctx, b.ID, v.Name, seg, e, 0, 1000)
+				pg, err := wm.store.Page(ctx, b.ID, v.Name, ranking.PageQuery{Segment: seg, Period: e, Limit: 1000})
 				if err != nil {
 					wm.t.Fatalf("%s/%s/%s %v: %v", b.ID, v.Name, e, seg, err)
 				}
@@ -235,7 +235,7 @@ func (wm *windowModel) write(rng *rand.Rand, now time.Time, late time.Duration) 
 		}
 		batch[i] = ev
 	}
-	res, err := wm.store.Apply(ctx, b.ID, batch)
+	res, err := wm.store.Apply(ctx, b.ID, batch, ranking.ApplyOptions{})
 	if err != nil {
 		wm.t.Fatal(err)
 	}
@@ -281,7 +281,7 @@ func (wm *windowModel) readAny(rng *rand.Rand, now time.Time, late time.Duration
 	seg := windowSegments[rng.IntN(len(windowSegments))]
 	at := now.Add(-time.Duration(rng.Int64N(int64(late)))).Add(24 * time.Hour)
 	p := wm.cfg.Calendar.PeriodAt(v, at)
-	if _, err := wm.store.PageIn(context.Background(), b.ID, v.Name, seg, p.ID, 0, 10); err != nil {
+	if _, err := wm.store.Page(context.Background(), b.ID, v.Name, ranking.PageQuery{Segment: seg, Period: p.ID, Limit: 10}); err != nil {
 		wm.t.Fatalf("read %s/%s %v %s: %v", b.ID, v.Name, seg, p.ID, err)
 	}
 }
@@ -485,7 +485,7 @@ func TestPrepareWhileWriting(t *testing.T) {
 				for i := range batch {
 					batch[i] = ranking.Event{Member: fmt.Sprintf("m%02d", rng.IntN(40)), Value: int64(rng.IntN(5) + 1)}
 				}
-				res, err := wm.store.Apply(ctx, b.ID, batch)
+				res, err := wm.store.Apply(ctx, b.ID, batch, ranking.ApplyOptions{})
 				if err != nil {
 					t.Error(err)
 					return

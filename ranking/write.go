@@ -115,9 +115,10 @@ func (b *Board) validate(ev Event) error {
 	return nil
 }
 
-// Write applies one event; a refused event comes back as the error.
+// Write applies one event, ranks answered; a refused event comes back as
+// the error.
 func (s *Store) Write(ctx context.Context, boardID string, ev Event) (WriteResult, error) {
-	res, err := s.Apply(ctx, boardID, []Event{ev})
+	res, err := s.Apply(ctx, boardID, []Event{ev}, ApplyOptions{})
 	if err != nil {
 		return WriteResult{}, err
 	}
@@ -125,6 +126,15 @@ func (s *Store) Write(ctx context.Context, boardID string, ev Event) (WriteResul
 		return WriteResult{}, res[0].Err
 	}
 	return res[0], nil
+}
+
+// ApplyOptions tune a batch write. The zero value answers ranks.
+type ApplyOptions struct {
+	// NoRanks leaves ranks out of the results (every ViewScore.Rank is 0;
+	// periods and scores are still answered). Ranks cost Redis a lookup
+	// per event and view, so writers that do not show them should set it.
+	// Overtakes are recorded exactly either way.
+	NoRanks bool
 }
 
 // Apply applies events in order, each to every view of the board atomically.
@@ -139,21 +149,7 @@ func (s *Store) Write(ctx context.Context, boardID string, ev Event) (WriteResul
 // event instead: the events of the failed call get EUNAVAILABLE with the
 // call's outcome, those never sent EUNAVAILABLE "not applied"; retrying
 // them with the same idempotency ids is safe.
-func (s *Store) Apply(ctx context.Context, boardID string, events []Event) ([]WriteResult, error) {
-	return s.ApplyOpts(ctx, boardID, events, ApplyOptions{})
-}
-
-// ApplyOptions tune a batch write. The zero value is Apply's behaviour.
-type ApplyOptions struct {
-	// NoRanks leaves ranks out of the results (every ViewScore.Rank is 0;
-	// periods and scores are still answered). Ranks cost Redis a lookup
-	// per event and view, so writers that do not show them should set it.
-	// Overtakes are recorded exactly either way.
-	NoRanks bool
-}
-
-// ApplyOpts is Apply with options.
-func (s *Store) ApplyOpts(ctx context.Context, boardID string, events []Event, opts ApplyOptions) ([]WriteResult, error) {
+func (s *Store) Apply(ctx context.Context, boardID string, events []Event, opts ApplyOptions) ([]WriteResult, error) {
 	b, err := s.board(boardID)
 	if err != nil {
 		return nil, err

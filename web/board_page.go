@@ -66,7 +66,7 @@ func (s *Server) boardPage(c echo.Context, keep bool) (a *answer, redirect strin
 	v, _ := b.View(view)
 	period := c.QueryParam("period")
 	ctx := c.Request().Context()
-	pg, err := store.PageIn(ctx, b.ID, view, seg, period, (pageNo-1)*PageSize, PageSize)
+	pg, err := store.Page(ctx, b.ID, view, ranking.PageQuery{Segment: seg, Period: period, Offset: (pageNo - 1) * PageSize, Limit: PageSize})
 	if err != nil {
 		return nil, "", err
 	}
@@ -510,7 +510,7 @@ func (s *Server) compareModel(c echo.Context, b *ranking.Board, v ranking.View, 
 	if len(members) == 0 {
 		return cmp, "", nil
 	}
-	pg, err := store.MembersIn(ctx, b.ID, v.Name, seg, period, members)
+	pg, err := store.Members(ctx, b.ID, v.Name, members, ranking.MembersQuery{Segment: seg, Period: period})
 	if err != nil {
 		return nil, "", err
 	}

@@ -142,9 +142,9 @@ func (s *Server) handlePage(c echo.Context) error {
 		if c.QueryParam("members") == "" {
 			ids = nil
 		}
-		pg, err = store.MembersIn(c.Request().Context(), b.ID, view, seg, c.QueryParam("period"), ids)
+		pg, err = store.Members(c.Request().Context(), b.ID, view, ids, ranking.MembersQuery{Segment: seg, Period: c.QueryParam("period")})
 	} else {
-		pg, err = store.PageIn(c.Request().Context(), b.ID, view, seg, c.QueryParam("period"), offset, limit)
+		pg, err = store.Page(c.Request().Context(), b.ID, view, ranking.PageQuery{Segment: seg, Period: c.QueryParam("period"), Offset: offset, Limit: limit})
 	}
 	if err != nil {
 		return err
@@ -192,7 +192,7 @@ func (s *Server) handleMember(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	card, err := store.MemberIn(c.Request().Context(), b.ID, view, seg, c.QueryParam("period"), member, around)
+	card, err := store.Member(c.Request().Context(), b.ID, view, member, ranking.MemberQuery{Segment: seg, Period: c.QueryParam("period"), Around: around})
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ const (
 
 // cardReader is what the rank card needs of the store.
 type cardReader interface {
-	RankCardIn(ctx context.Context, boardID, viewName string, seg ranking.Segment, period, member string, around, historyN int) (*ranking.RankCard, error)
+	RankCard(ctx context.Context, boardID, viewName, member string, q ranking.RankCardQuery) (*ranking.RankCard, error)
 }
 
 // handleRankCard serves GET /boards/{board}/{view}/members/{member}?period=&segment=.
@@ -51,7 +51,7 @@ func (s *Server) handleRankCard(c echo.Context) error {
 	}
 	// One read, so the headline, the neighbours, the chart and every view
 	// show the same moment even while scores change.
-	rc, err := store.RankCardIn(c.Request().Context(), b.ID, view, seg, period, member, cardAround, cardHistory)
+	rc, err := store.RankCard(c.Request().Context(), b.ID, view, member, ranking.RankCardQuery{Segment: seg, Period: period, Around: cardAround, History: cardHistory})
 	if err != nil {
 		return err
 	}

@@ -58,7 +58,7 @@ boards:
 	t.Cleanup(srv.Close)
 	f := &fixture{handler: srv.Handler()}
 	ctx := context.Background()
-	if _, err := store.Apply(ctx, "race", []ranking.Event{{Member: "rival", Value: 1_000_000}, {Member: "me", Value: 1}}); err != nil {
+	if _, err := store.Apply(ctx, "race", []ranking.Event{{Member: "rival", Value: 1_000_000}, {Member: "me", Value: 1}}, ranking.ApplyOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var (
@@ -70,7 +70,7 @@ boards:
 	go func() {
 		defer wg.Done()
 		for !stop.Load() {
-			res, err := store.Apply(ctx, "race", []ranking.Event{{Member: "me", Value: 1}})
+			res, err := store.Apply(ctx, "race", []ranking.Event{{Member: "me", Value: 1}}, ranking.ApplyOptions{})
 			if err != nil || res[0].Err != nil {
 				t.Errorf("write: %v %v", err, res)
 				return

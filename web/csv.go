@@ -36,7 +36,7 @@ func (s *Server) handleCSV(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	period := c.QueryParam("period")
-	pg, err := store.RowsIn(ctx, b.ID, view, seg, period, 0, csvChunk)
+	pg, err := store.Page(ctx, b.ID, view, ranking.PageQuery{Segment: seg, Period: period, Limit: csvChunk, NoPrevRanks: true})
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func (s *Server) readChunk(c echo.Context, store rowsReader, board, view string,
 	ctx, cancel := context.WithTimeout(base, StoreTimeout)
 	defer cancel()
 	_ = http.NewResponseController(c.Response()).SetWriteDeadline(time.Now().Add(csvWriteTimeout))
-	return store.RowsIn(ctx, board, view, seg, period, offset, csvChunk)
+	return store.Page(ctx, board, view, ranking.PageQuery{Segment: seg, Period: period, Offset: offset, Limit: csvChunk, NoPrevRanks: true})
 }
 
 // csvWriteTimeout is how long the client has to take each chunk.

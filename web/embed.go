@@ -41,7 +41,7 @@ func (s *Server) embed(c echo.Context, keep bool) (*answer, error) {
 		return nil, err
 	}
 	v, _ := b.View(view)
-	pg, err := store.PageIn(c.Request().Context(), b.ID, view, seg, "", 0, limit)
+	pg, err := store.Page(c.Request().Context(), b.ID, view, ranking.PageQuery{Segment: seg, Limit: limit})
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,7 @@ func (s *Server) handleIndex(c echo.Context) error {
 		v := b.Views[0]
 		sum.LeadersOf = periodPhrase(v, ranking.Period{}, true, nil)
 		sum.LeadersLabel = leadersLabel(v)
-		pg, err := store.PageIn(ctx, b.ID, v.Name, ranking.Segment{}, "", 0, leadersShown)
+		pg, err := store.Page(ctx, b.ID, v.Name, ranking.PageQuery{Limit: leadersShown})
 		switch {
 		case err == nil:
 			sum.Leaders = rows(b, v.Name, ranking.Segment{}, "", pg.Entries, "")

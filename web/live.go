@@ -157,7 +157,7 @@ func (s *Server) renderLive(ctx context.Context, key topicKey) ([]byte, bool, er
 		}
 		comp = views.CardBody(s.cardModel(b, v, key.segment, rc))
 	default:
-		pg, err := s.store.PageIn(ctx, b.ID, v.Name, key.segment, "", 0, key.limit)
+		pg, err := s.store.Page(ctx, b.ID, v.Name, ranking.PageQuery{Segment: key.segment, Limit: key.limit})
 		if err != nil {
 			return nil, false, err
 		}

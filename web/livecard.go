@@ -96,7 +96,7 @@ func (lh *liveHistories) forget() {
 func (s *Server) liveRankCard(ctx context.Context, b *ranking.Board, v ranking.View, key topicKey) (*ranking.RankCard, error) {
 	kept, gen := s.histories.get(key)
 	if len(kept) > 0 {
-		rc, err := s.store.RankCardIn(ctx, b.ID, v.Name, key.segment, "", key.member, cardAround, 1)
+		rc, err := s.store.RankCard(ctx, b.ID, v.Name, key.member, ranking.RankCardQuery{Segment: key.segment, Around: cardAround, History: 1})
 		if err != nil {
 			return nil, err
 		}
@@ -109,7 +109,7 @@ func (s *Server) liveRankCard(ctx context.Context, b *ranking.Board, v ranking.V
 		}
 		// The period turned since: read the whole chart.
 	}
-	rc, err := s.store.RankCardIn(ctx, b.ID, v.Name, key.segment, "", key.member, cardAround, cardHistory)
+	rc, err := s.store.RankCard(ctx, b.ID, v.Name, key.member, ranking.RankCardQuery{Segment: key.segment, Around: cardAround, History: cardHistory})
 	if err != nil {
 		return nil, err
 	}

@@ -28,11 +28,11 @@ type chartSpy struct {
 	history []int
 }
 
-func (s *chartSpy) RankCardIn(ctx context.Context, boardID, viewName string, seg ranking.Segment, period, member string, around, historyN int) (*ranking.RankCard, error) {
+func (s *chartSpy) RankCard(ctx context.Context, boardID, viewName, member string, q ranking.RankCardQuery) (*ranking.RankCard, error) {
 	s.mu.Lock()
-	s.history = append(s.history, historyN)
+	s.history = append(s.history, q.History)
 	s.mu.Unlock()
-	return s.Store.RankCardIn(ctx, boardID, viewName, seg, period, member, around, historyN)
+	return s.Store.RankCard(ctx, boardID, viewName, member, q)
 }
 
 func (s *chartSpy) take() []int {

@@ -395,7 +395,7 @@ func TestCSVExport(t *testing.T) {
 		events = append(events, ranking.Event{Member: fmt.Sprintf("m%04d", i), Value: int64(900-i%1000) * 10})
 	}
 	for i := 0; i < len(events); i += ranking.MaxBatch {
-		res, err := f.store.Apply(context.Background(), "points", events[i:min(i+ranking.MaxBatch, len(events))])
+		res, err := f.store.Apply(context.Background(), "points", events[i:min(i+ranking.MaxBatch, len(events))], ranking.ApplyOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

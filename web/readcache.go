@@ -45,16 +45,17 @@ func newPageCache(store pageReader, tick time.Duration) *pageCache {
 	return pc
 }
 
-// PageIn reads like the store does; current periods ("") come from the
+// Page reads like the store does; current periods ("") come from the
 // cache when a read of the same slice of the same (segment) board is
-// younger than a tick.
-func (pc *pageCache) PageIn(ctx context.Context, boardID, viewName string, seg ranking.Segment, period string, offset, limit int) (*ranking.Page, error) {
-	if period != "" || pc.tick <= 0 {
-		return pc.store.PageIn(ctx, boardID, viewName, seg, period, offset, limit)
+// younger than a tick. Reads without previous ranks (exports) are not
+// shared: the cache holds pages as pages show them.
+func (pc *pageCache) Page(ctx context.Context, boardID, viewName string, q ranking.PageQuery) (*ranking.Page, error) {
+	if q.Period != "" || q.NoPrevRanks || pc.tick <= 0 {
+		return pc.store.Page(ctx, boardID, viewName, q)
 	}
-	key := boardID + "\x00" + viewName + "\x00" + seg.String() + "\x00" + strconv.Itoa(offset) + "\x00" + strconv.Itoa(limit)
+	key := boardID + "\x00" + viewName + "\x00" + q.Segment.String() + "\x00" + strconv.Itoa(q.Offset) + "\x00" + strconv.Itoa(q.Limit)
 	v, err := pc.get(boardID, key, func() (any, error) {
-		return pc.store.PageIn(ctx, boardID, viewName, seg, period, offset, limit)
+		return pc.store.Page(ctx, boardID, viewName, q)
 	})
 	if err != nil {
 		return nil, err

@@ -143,7 +143,7 @@ func (s *Server) noResults(c echo.Context, b *ranking.Board, v ranking.View, bef
 		return "No results recorded before this one.", nil
 	}
 	var store pageReader = s.reads
-	pg, err := store.PageIn(c.Request().Context(), b.ID, v.Name, ranking.Segment{}, "", 0, 1)
+	pg, err := store.Page(c.Request().Context(), b.ID, v.Name, ranking.PageQuery{Limit: 1})
 	if err != nil {
 		return "", err
 	}

@@ -181,7 +181,7 @@ func (s *Server) handleWriteBatch(c echo.Context) error {
 		if err := s.takeRate(c, len(events)); err != nil {
 			return ranking.NotApplied(err) // the write was never sent
 		}
-		res, err := store.ApplyOpts(c.Request().Context(), b.ID, events, ranking.ApplyOptions{NoRanks: !ranks})
+		res, err := store.Apply(c.Request().Context(), b.ID, events, ranking.ApplyOptions{NoRanks: !ranks})
 		s.reads.Invalidate(b.ID) // also when it failed midway: earlier calls may stand
 		if err != nil {
 			return err

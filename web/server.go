@@ -38,32 +38,31 @@ type Store interface {
 // scoreWriter applies score events (POST .../scores and .../scores/batch).
 type scoreWriter interface {
 	Write(ctx context.Context, boardID string, ev ranking.Event) (ranking.WriteResult, error)
-	ApplyOpts(ctx context.Context, boardID string, events []ranking.Event, opts ranking.ApplyOptions) ([]ranking.WriteResult, error)
+	Apply(ctx context.Context, boardID string, events []ranking.Event, opts ranking.ApplyOptions) ([]ranking.WriteResult, error)
 }
 
 // pageReader reads a slice of a view's period of the board or of one of
 // its segment boards (pages, embeds, the live feed).
 type pageReader interface {
-	PageIn(ctx context.Context, boardID, viewName string, seg ranking.Segment, period string, offset, limit int) (*ranking.Page, error)
+	Page(ctx context.Context, boardID, viewName string, q ranking.PageQuery) (*ranking.Page, error)
 }
 
 // segmentPageReader reads a slice of a view's period of the board or of
 // one of its segment boards (the list API and CSV).
 type segmentPageReader interface {
-	PageIn(ctx context.Context, boardID, viewName string, seg ranking.Segment, period string, offset, limit int) (*ranking.Page, error)
-	MembersIn(ctx context.Context, boardID, viewName string, seg ranking.Segment, period string, members []string) (*ranking.Page, error)
+	Page(ctx context.Context, boardID, viewName string, q ranking.PageQuery) (*ranking.Page, error)
+	Members(ctx context.Context, boardID, viewName string, members []string, q ranking.MembersQuery) (*ranking.Page, error)
 }
 
 // rowsReader reads a slice of a period without previous ranks (CSV
-// exports, which show no movement).
+// exports, which show no movement: PageQuery.NoPrevRanks).
 type rowsReader interface {
-	RowsIn(ctx context.Context, boardID, viewName string, seg ranking.Segment, period string, offset, limit int) (*ranking.Page, error)
+	Page(ctx context.Context, boardID, viewName string, q ranking.PageQuery) (*ranking.Page, error)
 }
 
 // memberReader reads a member's card (GET .../{view}/members/{member}).
 type memberReader interface {
-	Member(ctx context.Context, boardID, viewName, period, member string, around int) (*ranking.Card, error)
-	MemberIn(ctx context.Context, boardID, viewName string, seg ranking.Segment, period, member string, around int) (*ranking.Card, error)
+	Member(ctx context.Context, boardID, viewName, member string, q ranking.MemberQuery) (*ranking.Card, error)
 }
 
 // segmentLister lists a segment name's values (GET .../segments/{name}).
@@ -85,7 +84,7 @@ type memberRemover interface {
 // scoredReader tells which of many members have a score now (the live
 // feed's shared "not ranked" topic).
 type scoredReader interface {
-	ScoredIn(ctx context.Context, boardID, viewName string, seg ranking.Segment, members []string) ([]bool, error)
+	Scored(ctx context.Context, boardID, viewName string, seg ranking.Segment, members []string) ([]bool, error)
 }
 
 // pinger checks that the store's Redis answers (GET /readyz).
@@ -231,7 +230,7 @@ func NewServer(opts Options) *Server {
 	s.pingInterval = orDefault(opts.LivePingInterval, DefaultPingInterval)
 	s.echo.IPExtractor = clientIPExtractor(opts.TrustedProxies)
 	s.histories = newLiveHistories()
-	s.hub = newHub(s.renderLive, opts.Store.ScoredIn, opts.Feed, hubLimits{
+	s.hub = newHub(s.renderLive, opts.Store.Scored, opts.Feed, hubLimits{
 		tick:         orDefault(opts.LiveTick, DefaultLiveTick),
 		maxRenders:   orDefaultInt(opts.LiveMaxRenders, DefaultLiveMaxRenders),
 		maxConns:     orDefaultInt(opts.LiveMaxConns, DefaultLiveMaxConns),

@@ -49,7 +49,7 @@ func runIngest(ctx context.Context, e *env) error {
 	members := memberIDs(ingestIDs)
 	var casRetries atomic.Int64
 	contenders := []contender{
-		{"ingest", "ingest", "Store.ApplyOpts without ranks, 100 events per script call, exact tie-breaks and overtakes", applyWork(store, benchBoard, ranking.ApplyOptions{NoRanks: true})},
+		{"ingest", "ingest", "Store.Apply without ranks, 100 events per script call, exact tie-breaks and overtakes", applyWork(store, benchBoard, ranking.ApplyOptions{NoRanks: true})},
 		{"ingest_ranked", "ingest_ranked", "Store.Apply, 100 events per script call, exact tie-breaks and ranks", applyWork(store, benchBoard, ranking.ApplyOptions{})},
 		{"raw_zincrby", "raw", "pipelined ZINCRBY x5 per event, 100 events per round trip (no atomicity, ties or ranks)", rawWork(e.rdb)},
 		{"multi", "multi", "MULTI, ZINCRBY x5, EXEC per event, one round trip per event", multiWork(e.rdb)},
@@ -188,7 +188,7 @@ func segmentWork(store *ranking.Store, board string, nseg int) func(*eventGen) w
 				}
 				events[i] = ev
 			}
-			res, err := store.Apply(ctx, board, events)
+			res, err := store.Apply(ctx, board, events, ranking.ApplyOptions{})
 			if err != nil {
 				return 0, err
 			}
@@ -235,7 +235,7 @@ func (g *eventGen) next() (member string, value int64) {
 	return g.members[g.rnd.IntN(len(g.members))], 1 + g.rnd.Int64N(maxEventVal)
 }
 
-// applyWork sends ingestBatch events per Store.ApplyOpts call to board.
+// applyWork sends ingestBatch events per Store.Apply call to board.
 func applyWork(store *ranking.Store, board string, opts ranking.ApplyOptions) func(*eventGen) work {
 	return func(g *eventGen) work {
 		events := make([]ranking.Event, ingestBatch)
@@ -244,7 +244,7 @@ func applyWork(store *ranking.Store, board string, opts ranking.ApplyOptions) fu
 				m, v := g.next()
 				events[i] = ranking.Event{Member: m, Value: v}
 			}
-			res, err := store.ApplyOpts(ctx, board, events, opts)
+			res, err := store.Apply(ctx, board, events, opts)
 			if err != nil {
 				return 0, err
 			}

@@ -526,7 +526,7 @@ func (n *naive) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	v, _ := n.board.View("day")
 	send := func() error {
-		pg, err := n.store.Page(ctx, "live", "day", "", 0, liveLimit)
+		pg, err := n.store.Page(ctx, "live", "day", ranking.PageQuery{Limit: liveLimit})
 		if err != nil {
 			return err
 		}

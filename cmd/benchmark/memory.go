@@ -265,7 +265,7 @@ func applyMembers(ctx context.Context, store *ranking.Store, ids []string, value
 	for i := range ids {
 		events[i] = ranking.Event{Member: ids[i], Value: values[i]}
 	}
-	res, err := store.Apply(ctx, benchBoard, events)
+	res, err := store.Apply(ctx, benchBoard, events, ranking.ApplyOptions{})
 	if err != nil {
 		return err
 	}

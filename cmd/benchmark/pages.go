@@ -58,7 +58,7 @@ func runPages(ctx context.Context, e *env) error {
 		for _, m := range members[i:min(i+ranking.MaxBatch, n)] {
 			evs = append(evs, ranking.Event{Member: m, Name: "Player " + m, Value: 1 + rnd.Int64N(100000)})
 		}
-		if _, err := store.Apply(ctx, "bench", evs); err != nil {
+		if _, err := store.Apply(ctx, "bench", evs, ranking.ApplyOptions{}); err != nil {
 			return fmt.Errorf("load: %w", err)
 		}
 	}
@@ -284,7 +284,7 @@ func withCardRead(store *ranking.Store, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		rc, err := store.RankCard(r.Context(), "bench", "week", "", member, cardReadAround, cardReadHistory)
+		rc, err := store.RankCard(r.Context(), "bench", "week", member, ranking.RankCardQuery{Around: cardReadAround, History: cardReadHistory})
 		if err != nil || rc.Rank == 0 {
 			http.Error(w, fmt.Sprintf("card of %s: %v", member, err), http.StatusInternalServerError)
 			return

@@ -241,7 +241,7 @@ func applyPeriod(ctx context.Context, store *ranking.Store, board string, p rank
 		}
 		events = append(events, ev)
 	}
-	res, err := store.Apply(ctx, board, events)
+	res, err := store.Apply(ctx, board, events, ranking.ApplyOptions{})
 	if err != nil {
 		return err
 	}

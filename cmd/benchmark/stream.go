@@ -46,7 +46,7 @@ func runStream(ctx context.Context, e *env) error {
 	for i, x := range evs {
 		batch = append(batch, ranking.Event{Member: x.member, Value: x.value, ID: "a" + strconv.Itoa(i)})
 		if len(batch) == ingestBatch || i == len(evs)-1 {
-			if _, err := apply.Apply(ctx, benchBoard, batch); err != nil {
+			if _, err := apply.Apply(ctx, benchBoard, batch, ranking.ApplyOptions{}); err != nil {
 				return err
 			}
 			batch = batch[:0]

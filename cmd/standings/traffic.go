@@ -171,7 +171,7 @@ func (d *demo) Run(ctx context.Context) {
 			batch[b.ID] = append(batch[b.ID], d.event(b))
 		}
 		for board, evs := range batch {
-			if _, err := d.store.ApplyOpts(ctx, board, evs, ranking.ApplyOptions{NoRanks: true}); err != nil && ctx.Err() == nil {
+			if _, err := d.store.Apply(ctx, board, evs, ranking.ApplyOptions{NoRanks: true}); err != nil && ctx.Err() == nil {
 				if time.Since(lastErr) > 30*time.Second {
 					lastErr = time.Now()
 					d.logger.Warn("demo traffic: write failed; retrying", "board", board, "err", err)
@@ -228,7 +228,7 @@ func (d *demo) backfill(ctx context.Context) {
 		}
 		for len(events) > 0 && ctx.Err() == nil {
 			k := min(len(events), ranking.MaxBatch)
-			if _, err := d.store.ApplyOpts(ctx, b.ID, events[:k], ranking.ApplyOptions{NoRanks: true}); err != nil {
+			if _, err := d.store.Apply(ctx, b.ID, events[:k], ranking.ApplyOptions{NoRanks: true}); err != nil {
 				d.logger.Warn("demo traffic: backfill stopped", "board", b.ID, "err", err)
 				break
 			}

@@ -84,7 +84,7 @@ func TestDemoTraffic(t *testing.T) {
 	for _, b := range cfg.Boards {
 		for _, v := range b.Views {
 			for {
-				pg, err := store.Page(ctx, b.ID, v.Name, "", 0, 1)
+				pg, err := store.Page(ctx, b.ID, v.Name, ranking.PageQuery{Limit: 1})
 				if err == nil && pg.Total > 0 {
 					break
 				}
@@ -101,7 +101,7 @@ func TestDemoTraffic(t *testing.T) {
 		b, _ := cfg.Board(c.board)
 		v, _ := b.View(c.view)
 		prev := cfg.Calendar.Prev(v, cfg.Calendar.PeriodAt(v, now))
-		pg, err := store.Page(ctx, c.board, c.view, prev.ID, 0, 10)
+		pg, err := store.Page(ctx, c.board, c.view, ranking.PageQuery{Period: prev.ID, Limit: 10})
 		if err != nil || pg.Total == 0 {
 			t.Errorf("%s %s %s: no history (%v)", c.board, c.view, prev.ID, err)
 		}
