@@ -39,7 +39,6 @@ func foldSearch(s string) string {
 	return out
 }
 
-
 // MaxSearchResults bounds one name search.
 const MaxSearchResults = 20
 

@@ -101,7 +101,6 @@ func (s *Store) amendRequest(b *Board, v View, p Period, a *amendment) (keys []s
 	return keys, args
 }
 
-
 // resultHorizon is a time until which the result of p may still be in its
 // view's index while the recorder runs: it is trimmed when the
 // results_keep-th newer period is recorded, shortly after that period is
