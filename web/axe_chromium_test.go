@@ -40,6 +40,7 @@ func axeSource(t *testing.T) string {
 // page and the widget, in light and dark: no serious or critical
 // violation.
 func TestAccessibilityInChromium(t *testing.T) {
+	t.Parallel() // its own Chromium and its own server
 	axe := axeSource(t)
 	tab := browsertest.MustBrowser(t)
 	f := mustResults(t)

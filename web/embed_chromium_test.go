@@ -18,6 +18,7 @@ import (
 // recommended 360×420 shows all of its 10 rows without scrolling, and
 // theme=auto follows the viewer's colour scheme.
 func TestEmbedFitsInChromium(t *testing.T) {
+	t.Parallel() // its own Chromium and its own server
 	tab := browsertest.MustBrowser(t)
 	f := MustFixtureOf(t, `
 boards:
@@ -63,6 +64,7 @@ boards:
 // row shows the delta (+8) for a moment, and the live status says how
 // long ago the last update came.
 func TestLiveRowsInChromium(t *testing.T) {
+	t.Parallel() // its own Chromium and its own server
 	tab := browsertest.MustBrowser(t)
 	f := MustFixtureOf(t, `
 boards:
@@ -92,6 +94,7 @@ boards:
 // TestIndexLiveInChromium: the index follows its boards: a new leader
 // shows without a reload.
 func TestIndexLiveInChromium(t *testing.T) {
+	t.Parallel() // its own Chromium and its own server
 	tab := browsertest.MustBrowser(t)
 	f := MustFixtureOf(t, `
 boards:
@@ -118,6 +121,7 @@ boards:
 // rank 1 (and more) on its first screen; the view tabs do not wrap, and
 // the secondary actions sit in a menu.
 func TestPhoneFirstScreenInChromium(t *testing.T) {
+	t.Parallel() // its own Chromium and its own server
 	tab := browsertest.MustBrowser(t)
 	f := MustFixtureOf(t, `
 boards:
@@ -152,6 +156,7 @@ boards:
 // text and links on the flash colour have at least 4.5:1 contrast, in the
 // light and the dark widget.
 func TestRowFlashContrastInChromium(t *testing.T) {
+	t.Parallel() // its own Chromium and its own server
 	tab := browsertest.MustBrowser(t)
 	f := MustFixture(t)
 	f.MustWrite(t, "points", `{"member":"a","value":1}`)

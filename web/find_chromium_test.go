@@ -18,6 +18,7 @@ import (
 // suggests members as you type (names without accents or case), and an
 // action posted through the API shows on both of its boards.
 func TestFindInChromium(t *testing.T) {
+	t.Parallel() // its own Chromium and its own server
 	tab := browsertest.MustBrowser(t)
 	f := MustFixtureOf(t, `
 boards:
@@ -76,6 +77,7 @@ actions:
 // follows that segment live: a write tagged FR appears, one tagged DE
 // does not.
 func TestSegmentPickerInChromium(t *testing.T) {
+	t.Parallel() // its own Chromium and its own server
 	tab := browsertest.MustBrowser(t)
 	f := MustFixtureOf(t, `
 boards:

@@ -38,6 +38,7 @@ func innerText(t *testing.T, tab context.Context, sel string) string {
 // results page shows a podium, and a past final week's page leads to its
 // result.
 func TestResultPagesInChromium(t *testing.T) {
+	t.Parallel() // its own Chromium and its own server
 	tab := browsertest.MustBrowser(t)
 	f := mustResults(t)
 	srv := httptest.NewServer(f.handler)
