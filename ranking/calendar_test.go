@@ -92,6 +92,7 @@ var calendarZones = []string{
 }
 
 func TestCalendarPeriodAt(t *testing.T) {
+	t.Parallel() // pure computation
 	tests := []struct {
 		zone       string
 		week       time.Weekday
@@ -485,6 +486,7 @@ func TestCalendarCentury(t *testing.T) {
 }
 
 func TestParsePeriod(t *testing.T) {
+	t.Parallel() // pure computation
 	const coarser = "coarser"
 	tests := []struct {
 		zone, view, in string
@@ -669,6 +671,7 @@ func TestParsePeriod(t *testing.T) {
 // as is and as a query string delivers it ('+' turned into a space), and
 // every period's start instant.
 func TestParsePeriodRoundTrip(t *testing.T) {
+	t.Parallel() // pure computation
 	from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	to := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, zone := range calendarZones {
@@ -707,6 +710,7 @@ func TestParsePeriodRoundTrip(t *testing.T) {
 }
 
 func TestMaxPeriodLength(t *testing.T) {
+	t.Parallel() // pure computation
 	const (
 		h = time.Hour
 		d = 24 * time.Hour
@@ -770,6 +774,7 @@ func TestMaxPeriodLength(t *testing.T) {
 // lengths of their days, including days of 1999 that windows early in 2000
 // reach back to).
 func TestMaxPeriodLengthBruteForce(t *testing.T) {
+	t.Parallel() // pure computation
 	if testing.Short() {
 		t.Skip("walks a hundred years")
 	}

@@ -261,6 +261,7 @@ boards:
 // with first and shared ties, neighbours, totals, history with absent,
 // expired and unbuilt periods, and the current period of every view.
 func TestRankCardModel(t *testing.T) {
+	t.Parallel() // its own miniredis
 	loc, _ := time.LoadLocation("America/New_York")
 	clock := time.Date(2026, 10, 31, 18, 0, 7, 0, loc)
 	m, rdb := MustMiniredis(t, clock)

@@ -121,3 +121,6 @@ var RetryDelay = retryDelay
 // SetBeforeActionBoard sets a hook run before each board's write of an
 // action; an error it returns is that board's outcome.
 func (s *Store) SetBeforeActionBoard(f func(board string) error) { s.beforeActionBoard = f }
+
+// RDB is the store's client, for tests that watch the store's own commands.
+func (s *Store) RDB() redis.UniversalClient { return s.rdb }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/standings/standings/internal/testsupport"
 	"github.com/standings/standings/ranking"
 	"github.com/standings/standings/ranking/redistest"
 )
@@ -305,7 +306,7 @@ webhooks:
 		must("xadd", rdb.XAdd(ctx, &redis.XAddArgs{Stream: s.StreamKey("inc"), Values: v}).Err())
 	}
 	stop := runConsumer(t, s, "c1", ranking.StreamOptions{})
-	waitFor(t, "the stream drained", func() bool {
+	testsupport.WaitFor(t, "the stream drained", func() bool {
 		p, err := rdb.XPending(ctx, s.StreamKey("inc"), ranking.StreamGroup).Result()
 		return err == nil && p.Count == 0 && rdb.XLen(ctx, s.DeadKey("inc")).Val() == 1
 	})

@@ -33,6 +33,7 @@ func (m *bucketModel) take(nowUS, cost int64) (bool, int64) {
 // TestTakeRateMatchesTokenBucket drives the limiter with miniredis's clock
 // through random costs and pauses, against the model.
 func TestTakeRateMatchesTokenBucket(t *testing.T) {
+	t.Parallel() // its own miniredis
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	m, rdb := MustMiniredis(t, start)
 	cfg := MustConfig(t, "boards: [{id: points}]\n")

@@ -714,6 +714,7 @@ func TestReferenceModelRedis(t *testing.T) {
 		{"cluster", func(t *testing.T) redis.UniversalClient { return redistest.ClusterClient(t) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each flavour on its own server, under its own prefix
 			rdb := tc.rdb(t)
 			w := newWorkload(t, rdb, modelConfig("Europe/London", late), late, 2)
 			w.now = func() time.Time {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/standings/standings/internal/testsupport"
 	"github.com/standings/standings/ranking"
 	"github.com/standings/standings/ranking/redistest"
 )
@@ -167,16 +168,6 @@ func pause(t *testing.T, pid int) (resume func()) {
 	return resume
 }
 
-// eventually polls f until it holds or 10 s pass.
-func eventually(t *testing.T, what string, f func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !f(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 10 s", what)
-		}
-	}
-}
-
 // TestWriteOutcomes: while Redis hangs (SIGSTOP) a write, and the first
 // script call of a batch, answer unavailable with outcome unknown, the
 // batch's later events "not applied"; once Redis resumes, exactly what was
@@ -229,11 +220,11 @@ func TestWriteOutcomes(t *testing.T) {
 		}
 	}
 	resume()
-	eventually(t, "the hung write applied after Redis resumed", func() bool {
+	testsupport.WaitFor(t, "the hung write applied after Redis resumed", func() bool {
 		c, err := s.Member(ctx, "b", "all", "hung", ranking.MemberQuery{})
 		return err == nil && c.Score == 3
 	})
-	eventually(t, "the batch's first call applied after Redis resumed", func() bool {
+	testsupport.WaitFor(t, "the batch's first call applied after Redis resumed", func() bool {
 		pg, err := s.Page(ctx, "b", "all", ranking.PageQuery{Limit: 1000})
 		return err == nil && pg.Total == 102 // warm, hung and the first 100
 	})
@@ -304,7 +295,7 @@ func TestActionOneBoardStalls(t *testing.T) {
 	if r := res[1]; r.Board != healthy || r.Err != nil || r.Result.Views[0].Score != 2 {
 		t.Errorf("healthy board %s: %+v, want written (2)", healthy, r)
 	}
-	eventually(t, "the stalled board's write applied after its master resumed", func() bool {
+	testsupport.WaitFor(t, "the stalled board's write applied after its master resumed", func() bool {
 		m, err := s.Member(ctx, stalled, "all", "ann", ranking.MemberQuery{})
 		return err == nil && m.Score == 1
 	})

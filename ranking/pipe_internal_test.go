@@ -15,6 +15,7 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
+	"github.com/standings/standings/internal/testsupport"
 	"github.com/standings/standings/ranking/redistest"
 )
 
@@ -71,17 +72,6 @@ func heldStore(t *testing.T, rdb redis.UniversalClient, cfg *Config, opts Option
 	return newStore(rdb, cfg, opts), hook
 }
 
-// waitFor polls cond until it holds, failing the test after 20 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); !cond(); {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 func (p *readPipe) state() (flights, waiting int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -118,7 +108,7 @@ func TestReadPipeSharesPipelines(t *testing.T) {
 					}
 				})
 			}
-			waitFor(t, "the flights to be taken", func() bool { f, _ := p.state(); return f == pipeMaxFlights })
+			testsupport.WaitFor(t, "the flights to be taken", func() bool { f, _ := p.state(); return f == pipeMaxFlights })
 
 			const n = 20
 			for i := range n {
@@ -134,14 +124,14 @@ func TestReadPipeSharesPipelines(t *testing.T) {
 			gone, cancel := context.WithCancel(ctx)
 			goneErr := make(chan error, 1)
 			go func() { goneErr <- p.run(gone, echo, []string{"gone"}, 0, "gone").Err() }()
-			waitFor(t, "the calls to wait", func() bool { _, w := p.state(); return w == n+1 })
+			testsupport.WaitFor(t, "the calls to wait", func() bool { _, w := p.state(); return w == n+1 })
 			cancel()
 			if err := <-goneErr; !errors.Is(err, context.Canceled) {
 				t.Fatalf("a waiting call whose context ended: %v, want context.Canceled", err)
 			}
 			close(hook.release)
 			wg.Wait()
-			waitFor(t, "the flights to land", func() bool { f, w := p.state(); return f == 0 && w == 0 })
+			testsupport.WaitFor(t, "the flights to land", func() bool { f, w := p.state(); return f == 0 && w == 0 })
 			mu.Lock()
 			defer mu.Unlock()
 			if !reflect.DeepEqual(sizes, []int{n}) {
@@ -201,7 +191,7 @@ func TestReadPipeWaitKeepsTheDeadline(t *testing.T) {
 			t.Fatalf("a call to a Redis that does not answer: %v, want its deadline's error", err)
 		}
 	}
-	waitFor(t, "the flights to land", func() bool { f, w := p.state(); return f == 0 && w == 0 })
+	testsupport.WaitFor(t, "the flights to land", func() bool { f, w := p.state(); return f == 0 && w == 0 })
 }
 
 // Rank cards and pages read by concurrent requests, sharing pipelines, are
@@ -272,7 +262,7 @@ boards:
 						got[i] = a
 					})
 				}
-				waitFor(t, "the flights to be taken", func() bool { f, _ := s.reads["b"].state(); return f == pipeMaxFlights })
+				testsupport.WaitFor(t, "the flights to be taken", func() bool { f, _ := s.reads["b"].state(); return f == pipeMaxFlights })
 				for i := pipeMaxFlights; i < n; i++ {
 					wg.Go(func() {
 						a, err := read(i)
@@ -282,7 +272,7 @@ boards:
 						got[i] = a
 					})
 				}
-				waitFor(t, "the reads to wait", func() bool { _, w := s.reads["b"].state(); return w == n-pipeMaxFlights })
+				testsupport.WaitFor(t, "the reads to wait", func() bool { _, w := s.reads["b"].state(); return w == n-pipeMaxFlights })
 				close(hook.release)
 				wg.Wait()
 				hook.armed.Store(false)
@@ -357,7 +347,7 @@ func readWhileHeld(t *testing.T, s *Store, hook *holdHook, held, other string) {
 			}
 		})
 	}
-	waitFor(t, "the reads to be held", func() bool { return hook.calls.Load() == pipeMaxFlights })
+	testsupport.WaitFor(t, "the reads to be held", func() bool { return hook.calls.Load() == pipeMaxFlights })
 	octx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if pg, err := s.Page(octx, other, "week", PageQuery{Limit: 10}); err != nil || len(pg.Entries) != 1 {

@@ -21,6 +21,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/standings/standings/internal/testsupport"
 	"github.com/standings/standings/ranking"
 	"github.com/standings/standings/ranking/rankingtest"
 	"github.com/standings/standings/ranking/redistest"
@@ -586,10 +587,7 @@ func TestRunResultRecorderRecordsOnStart(t *testing.T) {
 		defer close(done)
 		s.RunResultRecorder(ctx, time.Hour, func(err error) { t.Error(err) })
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for rdb.XLen(context.Background(), s.ResultsStream()).Val() == 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testsupport.WaitFor(t, "the first results", func() bool { return rdb.XLen(context.Background(), s.ResultsStream()).Val() > 0 })
 	cancel()
 	<-done
 	raw, err := s.Result(context.Background(), "g", "day", "2026-11-22")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/standings/standings/internal/testsupport"
 	"github.com/standings/standings/ranking"
 	"github.com/standings/standings/ranking/rankingtest"
 )
@@ -42,16 +43,12 @@ func waitDone(t *testing.T, rdb redis.UniversalClient, store *ranking.Store) {
 	t.Helper()
 	key := store.StreamKey("points")
 	ctx := context.Background()
-	for range 600 {
+	testsupport.WaitFor(t, "stream "+key+" drained", func() bool {
 		groups, err := rdb.XInfoGroups(ctx, key).Result()
 		last, err2 := rdb.XRevRangeN(ctx, key, "+", "-", 1).Result()
-		if err == nil && err2 == nil && len(groups) == 1 && len(last) == 1 &&
-			groups[0].Pending == 0 && groups[0].LastDeliveredID == last[0].ID {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("stream %s not drained", key)
+		return err == nil && err2 == nil && len(groups) == 1 && len(last) == 1 &&
+			groups[0].Pending == 0 && groups[0].LastDeliveredID == last[0].ID
+	})
 }
 
 // checkModel compares scores with the reference sums and the dead stream

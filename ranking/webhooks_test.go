@@ -14,11 +14,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
+	"github.com/standings/standings/internal/testsupport"
 	"github.com/standings/standings/ranking"
 	"github.com/standings/standings/ranking/rankingtest"
 	"github.com/standings/standings/ranking/redistest"
@@ -107,15 +109,33 @@ func hookBackends() []redistest.Backend {
 	return redistest.Backends(realClockMiniredis)
 }
 
-// waitFor polls cond until it holds or 20 s pass.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+// pollHook counts the commands that start a webhook sender's poll (the
+// ZRANGE of the pending set), so that a test checking that nothing more is
+// sent lets polls pass rather than time.
+type pollHook struct{ n atomic.Int64 }
+
+func (h *pollHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *pollHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+func (h *pollHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if cmd.Name() == "zrange" {
+			h.n.Add(1)
 		}
-		time.Sleep(10 * time.Millisecond)
+		return next(ctx, cmd)
+	}
+}
+
+// morePolls returns a function that waits for the senders on rdb to poll n
+// more times; add it before any sender runs.
+func morePolls(rdb redis.UniversalClient) func(t *testing.T, n int64) {
+	h := &pollHook{}
+	rdb.AddHook(h)
+	return func(t *testing.T, n int64) {
+		t.Helper()
+		want := h.n.Load() + n
+		testsupport.WaitFor(t, fmt.Sprintf("%d more polls", n), func() bool { return h.n.Load() >= want })
 	}
 }
 
@@ -180,9 +200,10 @@ func TestWebhookDeliveredWithRetries(t *testing.T) {
 			if c := counts(t, s); c[ranking.DeliveryPending] != 1 {
 				t.Fatalf("deliveries %v, want 1 pending (board g only, relayed twice)", c)
 			}
+			polls := morePolls(s.RDB())
 			stop := runHooks(t, s, fastHooks)
-			waitFor(t, "the delivery", func() bool { return counts(t, s)[ranking.DeliveryDelivered] == 1 })
-			time.Sleep(200 * time.Millisecond) // several more polls: nothing is sent again
+			testsupport.WaitFor(t, "the delivery", func() bool { return counts(t, s)[ranking.DeliveryDelivered] == 1 })
+			polls(t, 5) // nothing is sent again
 			if _, err := s.RelayResults(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -266,13 +287,14 @@ func TestWebhookSenderKilledMidDelivery(t *testing.T) {
 			mustDeliveryOfLastHour(t, a)
 			opts := fastHooks
 			opts.Lease = time.Second
+			polls := morePolls(rdb)
 			stopA := runHooks(t, a, opts)
 			<-arrived
 			stopB := runHooks(t, b, opts)
 			defer stopB()
 			stopA() // A dies mid-delivery: no verdict is recorded
-			waitFor(t, "B's delivery", func() bool { return counts(t, b)[ranking.DeliveryDelivered] == 1 })
-			time.Sleep(200 * time.Millisecond)
+			testsupport.WaitFor(t, "B's delivery", func() bool { return counts(t, b)[ranking.DeliveryDelivered] == 1 })
+			polls(t, 5) // nothing is sent again
 			reqs := rc.requests()
 			if len(reqs) != 2 || reqs[0].delivery != reqs[1].delivery {
 				t.Fatalf("receiver got %d requests %+v, want the same delivery twice", len(reqs), reqs)
@@ -393,7 +415,7 @@ func TestWebhookGivesUpThenAdminRetry(t *testing.T) {
 	mustDeliveryOfLastHour(t, s)
 	stop := runHooks(t, s, fastHooks)
 	defer stop()
-	waitFor(t, "failed", func() bool { return counts(t, s)[ranking.DeliveryFailed] == 1 })
+	testsupport.WaitFor(t, "failed", func() bool { return counts(t, s)[ranking.DeliveryFailed] == 1 })
 	list, err := s.Deliveries(ctx, ranking.DeliveryFailed, 5)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("failed list %+v %v", list, err)
@@ -414,7 +436,7 @@ func TestWebhookGivesUpThenAdminRetry(t *testing.T) {
 	if err := s.RetryDelivery(ctx, d.ID); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "delivered after the retry", func() bool { return counts(t, s)[ranking.DeliveryDelivered] == 1 })
+	testsupport.WaitFor(t, "delivered after the retry", func() bool { return counts(t, s)[ranking.DeliveryDelivered] == 1 })
 	if c := counts(t, s); c[ranking.DeliveryFailed] != 0 || c[ranking.DeliveryPending] != 0 {
 		t.Errorf("counts %v", c)
 	}

@@ -435,6 +435,7 @@ func TestWindowsMiniredis(t *testing.T) {
 // the cluster) and checks every window of those days, built on first read
 // from the day totals or kept up to date by later writes.
 func TestWindowsRealRedis(t *testing.T) {
+	t.Parallel() // its own prefix on the shared servers
 	for _, be := range backends()[1:] {
 		t.Run(be.Name, func(t *testing.T) {
 			rdb := be.Client(t)

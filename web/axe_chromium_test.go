@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"github.com/standings/standings/internal/browsertest"
 	"github.com/standings/standings/ranking/redistest"
 )
 
@@ -39,8 +40,9 @@ func axeSource(t *testing.T) string {
 // page and the widget, in light and dark: no serious or critical
 // violation.
 func TestAccessibilityInChromium(t *testing.T) {
+	t.Parallel() // its own Chromium and its own server
 	axe := axeSource(t)
-	tab := mustChromium(t)
+	tab := browsertest.MustBrowser(t)
 	f := mustResults(t)
 	f.MustWrite(t, "points", `{"member":"ann","value":3}`) // an overtake for the ticker
 	srv := httptest.NewServer(f.handler)
@@ -63,9 +65,9 @@ func TestAccessibilityInChromium(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, page := range pages {
-			browse(t, tab, "open "+page, chromedp.Navigate(srv.URL+page))
-			browse(t, tab, "load axe", chromedp.Evaluate[bool](axe+";true"))
-			found := browse(t, tab, "run axe on "+page, chromedp.Evaluate[[]string](`axe.run(document, {resultTypes: ["violations"]}).then(r =>
+			browsertest.Run(t, tab, "open "+page, chromedp.Navigate(srv.URL+page))
+			browsertest.Run(t, tab, "load axe", chromedp.Evaluate[bool](axe+";true"))
+			found := browsertest.Run(t, tab, "run axe on "+page, chromedp.Evaluate[[]string](`axe.run(document, {resultTypes: ["violations"]}).then(r =>
 				r.violations.filter(v => v.impact === "serious" || v.impact === "critical")
 					.map(v => v.impact + " " + v.id + ": " + v.help + " — " + v.nodes.slice(0, 3).map(n => n.target.join(" ")).join(", ")))`, chromedp.EvalAwaitPromise))
 			if len(found) > 0 {
@@ -74,8 +76,8 @@ func TestAccessibilityInChromium(t *testing.T) {
 		}
 	}
 	// The check can fail: an image without alt text is critical.
-	browse(t, tab, "break the page", chromedp.Evaluate[bool](`document.body.insertAdjacentHTML("beforeend", "<img src='/favicon.ico'>"); true`))
-	ids := browse(t, tab, "run axe", chromedp.Evaluate[[]string](`axe.run(document).then(r => r.violations.filter(v => v.impact === "critical").map(v => v.id))`, chromedp.EvalAwaitPromise))
+	browsertest.Run(t, tab, "break the page", chromedp.Evaluate[bool](`document.body.insertAdjacentHTML("beforeend", "<img src='/favicon.ico'>"); true`))
+	ids := browsertest.Run(t, tab, "run axe", chromedp.Evaluate[[]string](`axe.run(document).then(r => r.violations.filter(v => v.impact === "critical").map(v => v.id))`, chromedp.EvalAwaitPromise))
 	if !slices.Contains(ids, "image-alt") {
 		t.Errorf("axe did not catch an image without alt text: %v", ids)
 	}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/standings/standings/internal/browsertest"
+	"github.com/standings/standings/internal/testsupport"
 	"github.com/standings/standings/views"
 	"github.com/standings/standings/web"
 )
@@ -16,7 +18,8 @@ import (
 // suggests members as you type (names without accents or case), and an
 // action posted through the API shows on both of its boards.
 func TestFindInChromium(t *testing.T) {
-	tab := mustChromium(t)
+	t.Parallel() // its own Chromium and its own server
+	tab := browsertest.MustBrowser(t)
 	f := MustFixtureOf(t, `
 boards:
   - {id: reads, title: Reads, views: [day, all]}
@@ -32,19 +35,12 @@ actions:
 
 	t.Run("suggestions", func(t *testing.T) {
 		navigate(t, tab, srv.URL+"/boards/reads/day")
-		browse(t, tab, "type", chromedp.SendKeys(chromedp.CSS("#"+views.IDSearch), "ELO"))
-		deadline := time.Now().Add(browserStep)
-		for {
-			got := browse(t, tab, "read suggestions", chromedp.Evaluate[[]string](
+		browsertest.Run(t, tab, "type", chromedp.SendKeys(chromedp.CSS("#"+views.IDSearch), "ELO"))
+		testsupport.WaitFor(t, "suggestions e1=Élodie (e1)|e2=Eloïse (e2)", func() bool {
+			got := browsertest.Run(t, tab, "read suggestions", chromedp.Evaluate[[]string](
 				`Array.from(document.querySelectorAll('#member-suggestions option')).map(o => o.value + "=" + o.label)`))
-			if strings.Join(got, "|") == "e1=Élodie (e1)|e2=Eloïse (e2)" {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("suggestions %q", got)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+			return strings.Join(got, "|") == "e1=Élodie (e1)|e2=Eloïse (e2)"
+		})
 	})
 
 	t.Run("an action shows on two boards", func(t *testing.T) {
@@ -59,35 +55,20 @@ actions:
 
 	t.Run("compare table", func(t *testing.T) {
 		navigate(t, tab, srv.URL+"/boards/reads/all?members=z")
-		browse(t, tab, "add by name", chromedp.SendKeys(chromedp.CSS(testid(views.TestCompareAdd)), "élodie\n"))
-		deadline := time.Now().Add(browserStep)
-		for {
-			rows := browse(t, tab, "read compare rows", chromedp.Evaluate[[]string](
+		browsertest.Run(t, tab, "add by name", chromedp.SendKeys(chromedp.CSS(testid(views.TestCompareAdd)), "élodie\n"))
+		testsupport.WaitFor(t, "compare rows #1 Élodie e1 4 | #4 Zoë z 1", func() bool {
+			rows := browsertest.Run(t, tab, "read compare rows", chromedp.Evaluate[[]string](
 				`Array.from(document.querySelectorAll('[data-testid="compare-row"]')).map(r => Array.from(r.cells).map(c => c.innerText.trim()).join(" "))`))
-			if strings.Join(rows, " | ") == "#1 Élodie e1 4 | #4 Zoë z 1" {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("compare rows %q", rows)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+			return strings.Join(rows, " | ") == "#1 Élodie e1 4 | #4 Zoë z 1"
+		})
 	})
 
 	t.Run("a name opens the card", func(t *testing.T) {
 		navigate(t, tab, srv.URL+"/boards/reads/day")
-		browse(t, tab, "search", chromedp.SendKeys(chromedp.CSS("#"+views.IDSearch), "zoe\n"))
-		deadline := time.Now().Add(browserStep)
-		for {
-			loc := browse(t, tab, "location", chromedp.Location())
-			if strings.Contains(loc, "/boards/reads/day/members/z") {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("landed on %s", loc)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+		browsertest.Run(t, tab, "search", chromedp.SendKeys(chromedp.CSS("#"+views.IDSearch), "zoe\n"))
+		testsupport.WaitFor(t, "z's card", func() bool {
+			return strings.Contains(browsertest.Run(t, tab, "location", chromedp.Location()), "/boards/reads/day/members/z")
+		})
 	})
 }
 
@@ -96,7 +77,8 @@ actions:
 // follows that segment live: a write tagged FR appears, one tagged DE
 // does not.
 func TestSegmentPickerInChromium(t *testing.T) {
-	tab := mustChromium(t)
+	t.Parallel() // its own Chromium and its own server
+	tab := browsertest.MustBrowser(t)
 	f := MustFixtureOf(t, `
 boards:
   - {id: points, title: Points, segments: [country], views: [day, all]}
@@ -111,8 +93,8 @@ boards:
 		t.Fatalf("whole board %q", got)
 	}
 	// Choosing a value submits the picker (app.js); no button press.
-	browse(t, tab, "pick FR", chromedp.Evaluate[bool](`(e => { e.value = "country:FR"; return e.dispatchEvent(new Event("change")) })(document.getElementById("`+views.IDSegment+`"))`))
-	waitFor(t, "the FR board", func() bool {
+	browsertest.Run(t, tab, "pick FR", chromedp.Evaluate[bool](`(e => { e.value = "country:FR"; return e.dispatchEvent(new Event("change")) })(document.getElementById("`+views.IDSegment+`"))`))
+	testsupport.WaitFor(t, "the FR board", func() bool {
 		// The page is navigating: a read may fail meanwhile.
 		ctx, cancel := context.WithTimeout(tab, 2*time.Second)
 		defer cancel()
@@ -122,23 +104,11 @@ boards:
 	if got := innerText(t, tab, "main table"); strings.Contains(got, "Bob") || !strings.Contains(got, "Ann") {
 		t.Fatalf("FR board %q", got)
 	}
-	waitFor(t, "the live feed", func() bool { return strings.HasPrefix(innerText(t, tab, "#"+views.IDLiveStatus), "Live") })
+	testsupport.WaitFor(t, "the live feed", func() bool { return strings.HasPrefix(innerText(t, tab, "#"+views.IDLiveStatus), "Live") })
 	f.MustWrite(t, "points", `{"member":"dan","value":50,"name":"Dan","segments":{"country":"DE"}}`)
 	f.MustWrite(t, "points", `{"member":"cy","value":9,"name":"Cy","segments":{"country":"FR"}}`)
-	waitFor(t, "Cy live", func() bool { return strings.Contains(innerText(t, tab, "main table"), "Cy") })
+	testsupport.WaitFor(t, "Cy live", func() bool { return strings.Contains(innerText(t, tab, "main table"), "Cy") })
 	if got := innerText(t, tab, "main table"); strings.Contains(got, "Dan") || strings.Contains(got, "Bob") {
 		t.Errorf("the FR table shows DE members: %q", got)
-	}
-}
-
-// waitFor polls ok for up to a browser step.
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(browserStep)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for %s", what)
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }

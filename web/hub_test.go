@@ -394,12 +394,7 @@ func TestLiveRendersNothingForUnwatchedBoards(t *testing.T) {
 	c := f.dial(t, "/ws/points/week?limit=3")
 	next(t, c)
 	c.Close(websocket.StatusNormalClosure, "")
-	for range 100 { // the hub notices the viewer left
-		if metric(t, f, "standings_live_viewers") == 0 {
-			break
-		}
-		time.Sleep(tick)
-	}
+	waitMetric(t, f, "standings_live_viewers", 0) // the hub notices the viewer left
 	before := liveRenders(t, f)
 	for i := range 20 {
 		f.write(t, "points", fmt.Sprintf(`{"member":"m%d","value":1}`, i))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/standings/standings/internal/testsupport"
 	"github.com/standings/standings/web"
 )
 
@@ -71,13 +72,7 @@ func asCloseError(err error, ce *websocket.CloseError) bool {
 // notices a closed connection asynchronously).
 func waitMetric(tb testing.TB, f *liveFixture, name string, want float64) {
 	tb.Helper()
-	for range 500 {
-		if metric(tb, f, name) == want {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	tb.Fatalf("%s = %v, want %v", name, metric(tb, f, name), want)
+	testsupport.WaitFor(tb, fmt.Sprintf("%s = %v", name, want), func() bool { return metric(tb, f, name) == want })
 }
 
 func TestLivePerClientLimit(t *testing.T) {

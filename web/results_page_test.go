@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
-	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 	"github.com/standings/standings/ranking"
 	"github.com/standings/standings/ranking/rankingtest"
@@ -31,24 +30,6 @@ func (f *fixture) MustRecord(tb testing.TB, boards string, at time.Time) {
 	if _, err := rankingtest.MustStore(tb, rdb, cfg, ranking.Options{Prefix: ranking.DefaultPrefix}).RecordResults(context.Background()); err != nil {
 		tb.Fatalf("RecordResults at %s: %v", at, err)
 	}
-}
-
-// MustZoneFixture is a Server on miniredis at testNow with its own boards.
-func MustZoneFixture(tb testing.TB, boards string) *fixture {
-	tb.Helper()
-	cfg, err := ranking.ParseConfig([]byte(boards))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	mr := miniredis.RunT(tb)
-	mr.SetTime(testNow)
-	mr.ClockTTL(true)
-	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	tb.Cleanup(func() { rdb.Close() })
-	store := rankingtest.MustStore(tb, rdb, cfg, ranking.Options{Prefix: ranking.DefaultPrefix, Clock: func() time.Time { return testNow }})
-	srv := web.NewServer(web.Options{Store: store, Feed: store, Config: cfg, WriteRate: -1, WriteKeys: []string{writeKey}, AdminKeys: []string{adminKey}})
-	tb.Cleanup(srv.Close)
-	return &fixture{mr: mr, srv: srv, handler: srv.Handler()}
 }
 
 // day is midnight UTC of a November 2026 day.
@@ -289,7 +270,7 @@ boards:
 // TestCountdown: a current period says when it ends, in the board's zone;
 // windows and all time have no end.
 func TestCountdown(t *testing.T) {
-	f := MustZoneFixture(t, zoneBoards)
+	f := MustFixtureOf(t, zoneBoards, web.Options{WriteRate: -1})
 	// testNow is Sun 22 Nov 18:00 in Shanghai.
 	for _, tc := range []struct{ path, countdown, resets, rolling string }{
 		{"/boards/z/week", "Ends in 6h 0m 0s", "resets Mon 00:00 Asia/Shanghai", ""},
@@ -332,7 +313,7 @@ func TestCountdown(t *testing.T) {
 
 	t.Run("the last seconds", func(t *testing.T) {
 		// A fresh server: current-period reads are shared for a tick.
-		f := MustZoneFixture(t, zoneBoards)
+		f := MustFixtureOf(t, zoneBoards, web.Options{WriteRate: -1})
 		f.mr.SetTime(time.Date(2026, 11, 22, 15, 58, 55, 0, time.UTC))
 		if got := MustOK(t, f.get(t, "/boards/z/week")).Doc(t).Find(testid(views.TestCountdown)).Text(); got != "Ends in 1m 5s" {
 			t.Errorf("countdown %q", got)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"github.com/standings/standings/internal/browsertest"
 )
 
 // ScreenshotsEnv names the variable that, set to "1", makes
@@ -23,7 +24,7 @@ func TestScreenshots(t *testing.T) {
 	if os.Getenv(ScreenshotsEnv) != "1" {
 		t.Skipf("set %s=1 to write docs/screenshots", ScreenshotsEnv)
 	}
-	tab := mustChromium(t)
+	tab := browsertest.MustBrowser(t)
 	f := mustResults(t)
 	names := []string{"Leila Haddad", "Diego Ramírez", "Aiko Tanaka", "Jonas Berg", "Chiara Rossi", "Ngozi Okafor", "Mateus Silva", "Sofia Novak", "Ravi Iyer", "Emma Dubois", "Yusuf Demir", "Hana Kim"}
 	for i, n := range names {
@@ -57,10 +58,10 @@ func TestScreenshots(t *testing.T) {
 				if p.name == "embed" {
 					w, h = 360, 420
 				}
-				browse(t, tab, "viewport", chromedp.EmulateViewport(w, h))
+				browsertest.Run(t, tab, "viewport", chromedp.EmulateViewport(w, h))
 				navigate(t, tab, srv.URL+p.path)
 				time.Sleep(300 * time.Millisecond) // the live feed's first frame
-				png := browse(t, tab, "screenshot", chromedp.CaptureScreenshot())
+				png := browsertest.Run(t, tab, "screenshot", chromedp.CaptureScreenshot())
 				file := filepath.Join(dir, fmt.Sprintf("%s-%s-%s.png", p.name, size.name, scheme))
 				if p.name == "embed" {
 					file = filepath.Join(dir, fmt.Sprintf("embed-%s.png", scheme))

@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -23,12 +22,14 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	goredis "github.com/redis/go-redis/v9"
+	"github.com/standings/standings/internal/browsertest"
 	"github.com/standings/standings/ranking/redistest"
 	"github.com/standings/standings/views"
 )
 
 // stepTimeout bounds every browser step and every HTTP call of these tests.
-const stepTimeout = 15 * time.Second
+const stepTimeout = browsertest.Step
 
 // The boards of the browser tests: points has a previous hour that is
 // still open (lateness 3h) so that a late event can go there; sprint's
@@ -59,11 +60,12 @@ const (
 // Chromium: each subtest opens its own tab and reads what a person sees.
 func TestBrowser(t *testing.T) {
 	browser := mustBrowser(t)
-	m := mustRunOwnRedis(t, browserBoards)
-	waitAwayFromHourEnd(t)
+	redis := mustOwnRedis(t)
+	boards, now := awayFromPeriodEnds(t, redis.Addr, browserBoards)
+	m := mustRunWith(t, redis.Addr, boards)
 
-	now := time.Now().UTC()
 	hourNow, hourPrev := now.Format("2006-01-02T15"), now.Add(-time.Hour).Format("2006-01-02T15")
+	hourStart := time.Date(now.Year(), now.Month(), now.Day(), now.Hour(), 0, 0, 0, now.Location())
 	for _, ev := range []map[string]any{
 		{"member": "carol", "name": "Carol", "value": 70},
 		{"member": "alice", "name": "Alice", "value": 50},
@@ -71,11 +73,9 @@ func TestBrowser(t *testing.T) {
 		{"member": "dave", "value": 30}, // ties with bob, later: ranks after him
 		{"member": "erin", "value": 10},
 		{"member": "frank", "value": 5},
-		// Late, inside the lateness: the previous hour only (and all time).
-		// The middle of that hour, so that a run starting in the first
-		// minute of an hour (after waitAwayFromHourEnd) does not write two
-		// hours back.
-		{"member": "lena", "name": "Lena", "value": 40, "at": now.Truncate(time.Hour).Add(-30 * time.Minute).Format(time.RFC3339)},
+		// Late, inside the lateness: the previous hour only (and all time),
+		// in its middle.
+		{"member": "lena", "name": "Lena", "value": 40, "at": hourStart.Add(-30 * time.Minute).UTC().Format(time.RFC3339)},
 	} {
 		mustWrite(t, m, "points", ev)
 	}
@@ -94,7 +94,7 @@ func TestBrowser(t *testing.T) {
 	}
 
 	t.Run("index to board", func(t *testing.T) {
-		tab := newTab(t, browser)
+		tab := browsertest.NewTab(t, browser)
 		open(t, tab, m.URL+"/")
 		boards := evalJS[[]string](t, tab, fmt.Sprintf(
 			`Array.from(document.querySelectorAll(%s)).map(e => e.getAttribute("data-board"))`,
@@ -121,7 +121,7 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Run("views and periods", func(t *testing.T) {
-		tab := newTab(t, browser)
+		tab := browsertest.NewTab(t, browser)
 		open(t, tab, m.URL+"/boards/points/hour")
 
 		clickLink(t, tab, testid(views.TestViewTabs), "All time")
@@ -178,7 +178,7 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Run("rank card", func(t *testing.T) {
-		tab := newTab(t, browser)
+		tab := browsertest.NewTab(t, browser)
 		open(t, tab, m.URL+"/boards/points/hour")
 		click(t, tab, testid(views.TestRow)+`[data-member="alice"] `+testid(views.TestMember)+" a")
 		assertPath(t, tab, "/boards/points/hour/members/alice", "")
@@ -198,7 +198,7 @@ func TestBrowser(t *testing.T) {
 
 		// The member search leads to the rank card too.
 		open(t, tab, m.URL+"/boards/points/hour")
-		run(t, tab, "type in the member search", chromedp.SendKeys(chromedp.CSS(testid(views.TestSearch)), "dave"))
+		browsertest.Run(t, tab, "type in the member search", chromedp.SendKeys(chromedp.CSS(testid(views.TestSearch)), "dave"))
 		click(t, tab, `form[role="search"] button[type="submit"]`)
 		// The form sends the period shown, the current one included.
 		assertPath(t, tab, "/boards/points/hour/members/dave", "", "period="+hourNow)
@@ -224,7 +224,7 @@ func TestBrowser(t *testing.T) {
 		if sameOrigin(host.URL, m.URL) {
 			t.Fatalf("the host page %s must be another origin than the app %s", host.URL, m.URL)
 		}
-		tab := newTab(t, browser)
+		tab := browsertest.NewTab(t, browser)
 		open(t, tab, host.URL)
 		frames := childFrames(t, tab)
 
@@ -259,7 +259,7 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Run("hostile names render inert", func(t *testing.T) {
-		tab := newTab(t, browser)
+		tab := browsertest.NewTab(t, browser)
 		want := []row{
 			{Rank: "1", Member: xssScript, Name: xssScript, Score: "30"},
 			{Rank: "2", Member: "img-attack", Name: xssImg, Score: "20"},
@@ -289,8 +289,8 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Run("without javascript", func(t *testing.T) {
-		tab := newTab(t, browser)
-		run(t, tab, "disable scripts", chromedp.Func(func(ctx context.Context, tt *chromedp.Target) error {
+		tab := browsertest.NewTab(t, browser)
+		browsertest.Run(t, tab, "disable scripts", chromedp.Func(func(ctx context.Context, tt *chromedp.Target) error {
 			_, err := cdp.Call(ctx, tt, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
 			return err
 		}))
@@ -304,7 +304,7 @@ func TestBrowser(t *testing.T) {
 		if rows := readRows(t, tab, testid(views.TestTable)); len(rows) != 7 {
 			t.Errorf("all time without JavaScript shows %d rows, want 7", len(rows))
 		}
-		run(t, tab, "type in the member search", chromedp.SendKeys(chromedp.CSS(testid(views.TestSearch)), "lena"))
+		browsertest.Run(t, tab, "type in the member search", chromedp.SendKeys(chromedp.CSS(testid(views.TestSearch)), "lena"))
 		click(t, tab, `form[role="search"] button[type="submit"]`)
 		assertPath(t, tab, "/boards/points/all/members/lena", "", "period=all")
 		if got := textOf(t, tab, testid(views.TestCardRank)); got != "#3" {
@@ -313,82 +313,17 @@ func TestBrowser(t *testing.T) {
 	})
 }
 
-// mustBrowser starts one headless Chromium for the test and returns its
-// context; it skips the test when there is no Chromium, unless Redis (and
-// with it the whole end-to-end setup) is required.
+// mustBrowser starts one headless Chromium, of a desktop's window size,
+// for the test.
 func mustBrowser(t *testing.T) context.Context {
 	t.Helper()
-	path := os.Getenv("STANDINGS_CHROMIUM")
-	if path == "" {
-		path = "/usr/bin/chromium"
-	}
-	if _, err := exec.LookPath(path); err != nil {
-		if redistest.Required() {
-			t.Fatalf("%s=1 but Chromium is not available at %s (apt-get install chromium, or set STANDINGS_CHROMIUM): %v", redistest.RequireEnv, path, err)
-		}
-		t.Skipf("Chromium not available at %s (set STANDINGS_CHROMIUM, or %s=1 to fail instead): %v", path, redistest.RequireEnv, err)
-	}
-	alloc, cancel := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(path),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.WindowSize(1280, 800),
-	)
-	t.Cleanup(cancel)
-	ctx, cancel := chromedp.NewContext(alloc)
-	t.Cleanup(cancel)
-	// The first Run binds the browser's life to its context, so it gets no
-	// deadline of its own; the wait for it is bounded here instead.
-	bounded(t, "start Chromium", cancel, func() error { return chromedp.Do(ctx) })
-	return ctx
-}
-
-// newTab opens a tab in the browser, closed when the test ends.
-func newTab(t *testing.T, browser context.Context) context.Context {
-	t.Helper()
-	tab, cancel := chromedp.NewContext(browser)
-	t.Cleanup(cancel)
-	bounded(t, "open a tab", cancel, func() error { return chromedp.Do(tab) })
-	return tab
-}
-
-// bounded runs f, failing the test (and calling cancel) if it takes longer
-// than stepTimeout.
-func bounded(t *testing.T, what string, cancel func(), f func() error) {
-	t.Helper()
-	errc := make(chan error, 1)
-	go func() { errc <- f() }()
-	select {
-	case err := <-errc:
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	case <-time.After(stepTimeout):
-		cancel()
-		t.Fatalf("%s: no answer within %v", what, stepTimeout)
-	}
-}
-
-// run runs one browser action with stepTimeout.
-func run[T any](t *testing.T, tab context.Context, what string, a chromedp.Action[T]) T {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(tab, stepTimeout)
-	defer cancel()
-	v, err := chromedp.Run(ctx, a)
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-	return v
+	return browsertest.MustBrowser(t, chromedp.WindowSize(1280, 800))
 }
 
 // open loads url in the tab and expects it to answer 200.
 func open(t *testing.T, tab context.Context, url string) {
 	t.Helper()
-	res := run(t, tab, "open "+url, chromedp.NavigateResponse(url))
+	res := browsertest.Run(t, tab, "open "+url, chromedp.NavigateResponse(url))
 	if res == nil || res.Status != http.StatusOK {
 		t.Fatalf("open %s: %v", url, statusOf(res))
 	}
@@ -435,14 +370,14 @@ func statusOf(res *network.Response) string {
 // its JSON value.
 func evalJS[T any](t *testing.T, tab context.Context, expr string) T {
 	t.Helper()
-	return run(t, tab, "evaluate "+expr, chromedp.Evaluate[T](expr))
+	return browsertest.Run(t, tab, "evaluate "+expr, chromedp.Evaluate[T](expr))
 }
 
 // evalInFrame evaluates expr in an isolated world of one frame of the tab,
 // so that it reads any frame, cross-origin and error pages included.
 func evalInFrame[T any](t *testing.T, tab context.Context, frame cdp.FrameID, expr string) T {
 	t.Helper()
-	return run(t, tab, "evaluate in frame: "+expr, func(ctx context.Context, tt *chromedp.Target) (T, error) {
+	return browsertest.Run(t, tab, "evaluate in frame: "+expr, func(ctx context.Context, tt *chromedp.Target) (T, error) {
 		var v T
 		w, err := cdp.Call(ctx, tt, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: frame, WorldName: "standings-test"})
 		if err != nil {
@@ -465,7 +400,7 @@ func evalInFrame[T any](t *testing.T, tab context.Context, frame cdp.FrameID, ex
 // childFrames returns the tab's child frames by name.
 func childFrames(t *testing.T, tab context.Context) map[string]*cdp.Frame {
 	t.Helper()
-	tree := run(t, tab, "read the frame tree", func(ctx context.Context, tt *chromedp.Target) (page.GetFrameTreeResult, error) {
+	tree := browsertest.Run(t, tab, "read the frame tree", func(ctx context.Context, tt *chromedp.Target) (page.GetFrameTreeResult, error) {
 		return cdp.Call(ctx, tt, page.GetFrameTree, cdp.Empty{})
 	})
 	frames := map[string]*cdp.Frame{}
@@ -510,7 +445,7 @@ func attrOf(t *testing.T, tab context.Context, sel, name string) string {
 
 func location(t *testing.T, tab context.Context) string {
 	t.Helper()
-	return run(t, tab, "read the location", chromedp.Location())
+	return browsertest.Run(t, tab, "read the location", chromedp.Location())
 }
 
 // assertPath checks the tab's path and query (one of queries).
@@ -722,19 +657,27 @@ func mustWrite(t *testing.T, m *Main, board string, ev map[string]any) {
 	}
 }
 
-// browserTestSpan bounds how long TestBrowser takes, even under -race on a
-// loaded machine (about 16 s on an idle one).
-const browserTestSpan = 3 * time.Minute
-
-// waitAwayFromHourEnd waits out the end of an hour when the test might not
-// finish before it, so that the hour the data is written in is still the
-// current one when every subtest reads it. The binary runs on a real
-// Redis, whose clock (which decides periods) cannot be pinned.
-func waitAwayFromHourEnd(t *testing.T) {
+// awayFromPeriodEnds returns boards in a time zone whose hours (and so
+// days) end at least half an hour after now, Redis's clock at redisAddr,
+// and now in that zone: UTC's hours end on the hour, Asia/Kolkata's
+// (UTC+5:30) at half past. A test then reads the periods it wrote in from
+// start to end, whatever the wall clock: a real Redis's clock, which decides
+// periods, cannot be pinned.
+func awayFromPeriodEnds(t *testing.T, redisAddr, boards string) (string, time.Time) {
 	t.Helper()
-	now := time.Now()
-	if left := now.Truncate(time.Hour).Add(time.Hour).Sub(now); left < browserTestSpan {
-		t.Logf("waiting %v for the next hour to begin", left+time.Second)
-		time.Sleep(left + time.Second)
+	rdb := goredis.NewClient(&goredis.Options{Addr: redisAddr})
+	defer rdb.Close()
+	now, err := rdb.Time(t.Context()).Result()
+	if err != nil {
+		t.Fatalf("Redis's clock: %v", err)
 	}
+	zone := "UTC"
+	if now.UTC().Minute() >= 30 {
+		zone = "Asia/Kolkata"
+	}
+	loc, err := time.LoadLocation(zone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "timezone: " + zone + "\n" + boards, now.In(loc)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/standings/standings/internal/browsertest"
 	"github.com/standings/standings/views"
 	"github.com/standings/standings/web"
 )
@@ -32,9 +33,11 @@ const liveWait = 10 * time.Second
 func TestLiveBrowser(t *testing.T) {
 	browser := mustBrowser(t)
 	redis := mustOwnRedis(t)
+	// The day view must not roll over (which reloads the page) mid-test.
+	boards, _ := awayFromPeriodEnds(t, redis.Addr, liveBoards)
 	// Both instances read the same boards file, as a deployment would.
 	config := filepath.Join(t.TempDir(), "boards.yaml")
-	if err := os.WriteFile(config, []byte(liveBoards), 0o600); err != nil {
+	if err := os.WriteFile(config, []byte(boards), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	a := MustRun(t, "--config", config, "--redis", "redis://"+redis.Addr)
@@ -42,15 +45,13 @@ func TestLiveBrowser(t *testing.T) {
 	if a.URL == b.URL {
 		t.Fatalf("both instances serve %s", a.URL)
 	}
-	// The day view must not roll over (which reloads the page) mid-test.
-	waitAwayFromHourEnd(t)
 	mustWrite(t, a, "points", map[string]any{"member": "alice", "name": "Alice", "value": 50})
 	mustWrite(t, a, "points", map[string]any{"member": "bob", "name": "Bob", "value": 40})
 
 	// Each part builds on the scores of the one before: stop at the first
 	// that fails rather than report its consequences.
 	if !t.Run("board page", func(t *testing.T) {
-		tab := newTab(t, browser)
+		tab := browsertest.NewTab(t, browser)
 		open(t, tab, b.URL+"/boards/points/day")
 		table := "#" + views.TableID("points", "day", web.PageSize)
 		if got := attrOf(t, tab, "#"+views.IDLiveStatus, "data-table"); "#"+got != table {
@@ -65,7 +66,7 @@ func TestLiveBrowser(t *testing.T) {
 
 		// A new member below the others: only its row is marked.
 		mustWrite(t, a, "points", map[string]any{"member": "carol", "name": "Carol", "value": 30})
-		waitFor(t, tab, "carol appears on B's page", fmt.Sprintf(`!!document.querySelector(%s)`, jsString(table+` tr[data-member="carol"]`)))
+		browsertest.WaitJS(t, tab, liveWait, "carol appears on B's page", fmt.Sprintf(`!!document.querySelector(%s)`, jsString(table+` tr[data-member="carol"]`)))
 		assertRows(t, tab, table, []row{
 			{Rank: "1", Member: "alice", Name: "Alice", Score: "50"},
 			{Rank: "2", Member: "bob", Name: "Bob", Score: "40"},
@@ -77,7 +78,7 @@ func TestLiveBrowser(t *testing.T) {
 		// A member overtakes: the rows whose rank or score changed are
 		// marked, the one that kept both is not.
 		mustWrite(t, a, "points", map[string]any{"member": "bob", "value": 25})
-		waitFor(t, tab, "bob leads on B's page", fmt.Sprintf(`(document.querySelector(%s) || {}).dataset?.member === "bob"`,
+		browsertest.WaitJS(t, tab, liveWait, "bob leads on B's page", fmt.Sprintf(`(document.querySelector(%s) || {}).dataset?.member === "bob"`,
 			jsString(table+" "+testid(views.TestRow))))
 		assertRows(t, tab, table, []row{
 			{Rank: "1", Member: "bob", Name: "Bob", Score: "65"},
@@ -94,7 +95,7 @@ func TestLiveBrowser(t *testing.T) {
 	}
 
 	if !t.Run("rank card", func(t *testing.T) {
-		tab := newTab(t, browser)
+		tab := browsertest.NewTab(t, browser)
 		open(t, tab, b.URL+"/boards/points/day/members/carol")
 		head := "#" + views.CardID("points", "day")
 		rank, score := head+" "+testid(views.TestCardRank), head+" "+testid(views.TestCardScore)
@@ -105,7 +106,7 @@ func TestLiveBrowser(t *testing.T) {
 		markPage(t, tab)
 
 		mustWrite(t, a, "points", map[string]any{"member": "carol", "value": 40})
-		waitFor(t, tab, "carol's rank changes on B's card",
+		browsertest.WaitJS(t, tab, liveWait, "carol's rank changes on B's card",
 			fmt.Sprintf(`(e => !!e && e.innerText.trim() === "#1")(document.querySelector(%s))`, jsString(rank)))
 		if got := textOf(t, tab, score); got != "70" {
 			t.Errorf("card score %q after the write, want 70", got)
@@ -131,7 +132,7 @@ func TestLiveBrowser(t *testing.T) {
 		mustWrite(t, a, "points", map[string]any{"member": "erin", "value": 10})
 		mustWrite(t, a, "points", map[string]any{"member": "frank", "value": 5})
 		mustWrite(t, a, "points", map[string]any{"member": "gus", "value": 1})
-		tab := newTab(t, browser)
+		tab := browsertest.NewTab(t, browser)
 		open(t, tab, b.URL+"/embed/points/all?limit=5")
 		table := "#" + views.TableID("points", "all", 5)
 		assertRows(t, tab, table, []row{
@@ -145,7 +146,7 @@ func TestLiveBrowser(t *testing.T) {
 		markPage(t, tab)
 
 		mustWrite(t, a, "points", map[string]any{"member": "dora", "name": "Dora", "value": 60})
-		waitFor(t, tab, "dora appears in B's widget", fmt.Sprintf(`!!document.querySelector(%s)`, jsString(table+` tr[data-member="dora"]`)))
+		browsertest.WaitJS(t, tab, liveWait, "dora appears in B's widget", fmt.Sprintf(`!!document.querySelector(%s)`, jsString(table+` tr[data-member="dora"]`)))
 		// Still five rows: frank drops out.
 		assertRows(t, tab, table, []row{
 			{Rank: "1", Member: "carol", Name: "Carol", Score: "70"},
@@ -159,22 +160,16 @@ func TestLiveBrowser(t *testing.T) {
 	})
 }
 
-// waitFor polls a JavaScript expression until it is true, at most liveWait.
-func waitFor(t *testing.T, tab context.Context, what, expr string) {
-	t.Helper()
-	run(t, tab, what, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(liveWait)))
-}
-
 // waitLive waits for the page's live status to say it follows the feed.
 func waitLive(t *testing.T, tab context.Context) {
 	t.Helper()
-	waitFor(t, tab, "the page goes live", fmt.Sprintf(`(e => !!e && e.dataset.state === "live")(document.getElementById(%s))`, jsString(views.IDLiveStatus)))
+	browsertest.WaitJS(t, tab, liveWait, "the page goes live", fmt.Sprintf(`(e => !!e && e.dataset.state === "live")(document.getElementById(%s))`, jsString(views.IDLiveStatus)))
 }
 
 // markPage sets a marker that a reload would lose.
 func markPage(t *testing.T, tab context.Context) {
 	t.Helper()
-	run(t, tab, "mark the page", chromedp.Evaluate[int](`window.__marker = 1`))
+	browsertest.Run(t, tab, "mark the page", chromedp.Evaluate[int](`window.__marker = 1`))
 }
 
 func assertNotReloaded(t *testing.T, tab context.Context) {

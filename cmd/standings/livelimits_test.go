@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/standings/standings/internal/browsertest"
 	"github.com/standings/standings/views"
 	"github.com/standings/standings/web"
 )
@@ -63,14 +64,14 @@ func TestLiveLimitInBrowser(t *testing.T) {
 	}
 	m := MustRun(t, "--config", path, "--redis", "redis://"+mustOwnRedis(t).Addr, "--live-max-per-client", "1")
 	mustWrite(t, m, "points", map[string]any{"member": "alice", "value": 5})
-	first := newTab(t, browser)
+	first := browsertest.NewTab(t, browser)
 	open(t, first, m.URL+"/boards/points/all")
 	waitLive(t, first)
 
-	second := newTab(t, browser)
+	second := browsertest.NewTab(t, browser)
 	open(t, second, m.URL+"/boards/points/all")
 	status := jsString(views.IDLiveStatus)
-	waitFor(t, second, "the second page says live updates are paused",
+	browsertest.WaitJS(t, second, liveWait, "the second page says live updates are paused",
 		fmt.Sprintf(`(e => !!e && e.dataset.state === "reconnecting" && e.textContent.includes("paused"))(document.getElementById(%s))`, status))
 	if got := attrOf(t, first, "#"+views.IDLiveStatus, "data-state"); got != "live" {
 		t.Errorf("the first page is %q, want still live", got)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/standings/standings/internal/testsupport"
 	"github.com/standings/standings/ranking"
 	"github.com/standings/standings/ranking/redistest"
 )
@@ -82,19 +83,9 @@ webhooks:
 	t.Setenv("STANDINGS_ADMIN_KEYS", "admin-e2e")
 	a := MustRun(t, "--config", path, "--redis", "redis://"+addr+"/9")
 	_ = MustRun(t, "--config", path, "--redis", "redis://"+addr+"/9")
-	waitUntil := func(what string, cond func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for %s", what)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
 	count := func(typ string) int { mu.Lock(); defer mu.Unlock(); return len(got[typ]) }
 	// keep 1: one past hour is retained, so one result (empty) on start.
-	waitUntil("period.final", func() bool { return count("period.final") == 1 })
+	testsupport.WaitFor(t, "period.final", func() bool { return count("period.final") == 1 })
 
 	if st, body := call(t, "POST", a.URL+"/api/v1/boards/g/scores", `{"member":"cheat","value":5}`); st != 200 {
 		t.Fatalf("write: %d %s", st, body)
@@ -109,7 +100,7 @@ webhooks:
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("DELETE: %d", res.StatusCode)
 	}
-	waitUntil("member.removed", func() bool { return count("member.removed") == 1 })
+	testsupport.WaitFor(t, "member.removed", func() bool { return count("member.removed") == 1 })
 	time.Sleep(300 * time.Millisecond)
 	mu.Lock()
 	defer mu.Unlock()
