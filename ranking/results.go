@@ -13,6 +13,55 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// Period results: recording, digest, recorder and relay.
+//
+// Keys: `res:`, `rs:`, `rm:`, `out`, the results stream and `relayed` in the table in `ranking/keys.go`.
+//
+// Recording (`RecordResult`): Go reads the period's total and top
+// `results_top` with read.lua (building a window still retained), builds the
+// result and its digest, with `recorded_at` = Redis's now at that read.
+// record.lua then, atomically: answers `exists` if the `rs` key exists (exactly
+// once); `early` if Redis's now is before end + lateness; `stale` if its now
+// is more than 5 s past the read's (recorded_at stays honest); `changed` if
+// ZCARD or the top entries' members and codes differ from the read (a removal
+// ran between); else SET rs, ZADD res, ZADD each listed member's `rm`
+// (declared in KEYS: at most `results_top`), XADD out, and trims the index using the
+// oldest ids Go declared in KEYS (an excess it could not declare waits for the
+// next recording). Go retries `changed`/`stale`/`early` up to 5 times.
+//
+// Digest: `"sha256:"` + hex SHA-256 of `{"board","entries","period","total","view"}`
+// in RFC 8785 (JCS) form: `gowebpki/jcs` transforms the struct's JSON (keys
+// sorted, no whitespace, strings escaping only `"`, `\` and control
+// characters, so U+2028/U+2029 stay raw where `encoding/json` writes `\u`
+// escapes; numbers as ECMAScript writes them, which is the served score text
+// up to 15 significant digits). Digests recorded before JCS differ only for
+// names with U+2028/U+2029 or longer scores; they are served as stored. Check
+// one with `python3 -c` (`json.dumps(c, sort_keys=True, separators=(",",":"),
+// ensure_ascii=False)`) or `jq -jcS`, for names without U+007F and scores
+// of at most 15 significant digits (Python: also none below 0.0001).
+//
+// Recorder (`RunResultRecorder`, every instance, every 30 s, at once on
+// start): for each board with `results_keep` > 0 and each view but `all`,
+// the periods from the newest final one back while still retained (at most
+// `results_keep`), minus those in the index (one ZMSCORE), are recorded oldest
+// first, at most 200 per pass. An empty period is recorded too (total 0, no
+// entries): a finished week with nobody is still a result.
+//
+// Relay (`RelayResults`, in the recorder's loop, and at once when an
+// instance's removal kicks it): the shared stream is in another slot than the
+// board, so the copy cannot be one script with the outbox delete. relay.lua
+// (KEYS: `results`, `{results}:relayed`, `{results}:wh:pending`, one
+// `{results}:wh:d:<id>` per delivery; ARGV: dedupe id, append flag, give-up
+// ms, nf, nf stream fields, 5 strings per delivery; reply 1 relayed / 0
+// already) appends a result event to the stream, creates the event's webhook
+// deliveries, and remembers `<board> <entry id>`, all at once unless
+// `relayed` already holds it; Go then XDELs the outbox entry. A crash between
+// the two relays the entry again and relay.lua drops the duplicate.
+// `RelayResults` drains the outbox of every board (also those with
+// `results_keep: 0`, which still get `member.removed`); every entry passes
+// through `relayEntry`. `member.removed` first runs the amendment (below),
+// then creates its deliveries only (the stream carries results).
+
 // Result is one recorded period result, in the field order it is served.
 type Result struct {
 	Board      string        `json:"board"`

@@ -11,6 +11,50 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// Amendments after a removal.
+//
+// Amendment (contract 9, `results_amend.go`): `Store.RemoveMember` runs
+// remove.lua, then amends at once (so the next results read is amended); the
+// `member.removed` outbox entry stays until the relay has run the amendment
+// again (a no-op by then), so a process dying between the two still amends.
+// A member counts as present (200) when it is listed in a result even if
+// every period that held it has expired. `amendRemoved(board, member,
+// removed_ms)` walks `rm:<member>`; for each listed result still stored,
+// still listing the member and with `recorded_at` ≤ `removed_ms` (a result
+// read after the removal can list the member only if it came back: it
+// returns only by writes, never into a period already final, so the
+// removal's own millisecond is safe), it builds the amended result:
+//
+// - period still retained (Redis's now < the period's expiry, as the recorder
+//   decides): read again exactly as recording does (read.lua, top
+//   `results_top` and total);
+// - else: the member's entry dropped, the ranks after it one less (a tie
+//   partner keeps its shared rank), total − 1.
+//
+// `recorded_at` stays, `amended_at` = Redis's now (the read's for a
+// recomputation, `TIME` for a drop), new digest (the canonical form does not
+// cover the timestamps). amend.lua then, atomically: `gone` if the result was
+// trimmed meanwhile (and forgets the listing); `moved` if the stored
+// string's `redis.sha1hex` differs from the one Go read; `stale` as
+// record.lua; `changed` if a recomputation finds the period expired or its
+// ZCARD/top not as read, or a drop finds the period still retained; else SET
+// rs, XADD `result.amended`, ZREM the listing from the removed member's `rm`,
+// and ZADD it to the `rm` of every member newly listed. Go retries
+// `moved`/`changed`/`stale` up to 5 times per result. A result no longer
+// listing the member is skipped (its listing forgotten), so running the
+// amendment twice amends once. A member listed in the period but below
+// `results_top` does not make its removal amend the result (the contract
+// amends results that list it); the next amendment of that result, if any,
+// recomputes the total without it.
+//
+// The `rm` horizon: a result leaves its view's index when the
+// `results_keep`-th newer period is recorded, so `rm` keys get
+// `PEXPIREAT` ≥ end + lateness + (`results_keep` + 1) × the view's step
+// (measured at the period, + 1/8 for month and DST lengths) + 1 day. While
+// some instance runs the recorder that outlasts every listing; after a
+// downtime longer than that (results are trimmed only as new ones are
+// recorded) a removal may miss results older than the horizon.
+
 // amendAttempts bounds retries of one result's amendment when the stored
 // result, the period or Redis's clock moves between the read and
 // amend.lua.

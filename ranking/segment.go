@@ -12,6 +12,78 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// Segment boards: how they are kept.
+//
+// A board may declare up to 3 segment names; an event may carry one value
+// per name (`A-Za-z0-9_.-`, 1..32). Each (name, value) is a segment board:
+// the board's views, periods, codecs, ties, bounds and retention, on keys
+// tagged `<view>@<name>=<value>` (neither part can hold `@`, `=` or `:`, so a
+// registry entry still splits at its first `:`). The tag sits in the view
+// part of the key, so the scripts that take a view's keys from Go (read,
+// card, ensure, remove) work on segment boards unchanged; only apply.lua and
+// card.lua know there are two kinds.
+//
+// - Write: apply.lua gets the batch's segment boards and, for each, the
+//   board's candidate period rows (only their keys are sent; the rows' Lua
+//   tables are made on first use). An event's targets are the board's plus,
+//   for each of its segment boards, the same period of every view (for
+//   windows, each built window of the segment board that covers the event's
+//   day). The plan checks bounds on all of them before anything is written:
+//   a refusal by any of them refuses the whole event. One `e:<id>` record
+//   covers the event and its segment boards.
+// - Cost per event and view: one more zset entry per segment value (its
+//   period's zset; for windows its day total and its built windows, as the
+//   board's). No other key per period: `update: latest` keeps exact times in
+//   the board's own `x` hash under the field `<member>\0@<name>=<value>`
+//   (member ids hold no NUL). Removal leaves those fields; they are read only
+//   while the member has a score in that segment board, and go when the
+//   hash expires. A segment period key gets its expiry and registry entry
+//   in the batch that creates it (its first `ZADD` of the batch added
+//   members and `ZCARD` equals their count), not on every batch (segment
+//   boards are many; every later member of the key finds both set).
+// - Mirrors: a member every one of whose events on the board carried the
+//   same value of a name ("pure" in it) has the same code in every period of
+//   every view on that segment board as on the board. `sm` keeps, beside the
+//   member's latest values (field `<member>`, `name=value` lines), its pure
+//   names (field `<member>\0p`); for those, apply.lua copies the board's
+//   plan to the segment target (one ZADD, no ZSCORE). Purity starts only
+//   with the member's first event on the board (no record and no score in
+//   `all`; boards without `all` never mirror) and a name leaves it for good
+//   at the first event without the same value, so `sm` is declared on every
+//   batch of a board with segments. Older records have no `\0p` field:
+//   never pure, always correct.
+// - Windows: today's window of a segment board must be built before a
+//   write, as the board's: apply.lua answers `-2` with every unbuilt one
+//   and Go runs ensure.lua for each (the segment board's own day totals and
+//   marker). A value never written has no data, so its windows are empty:
+//   the write that first fills today's marks it built itself instead of
+//   asking for a build. `PrepareWindows` prepares the board's windows only;
+//   a segment board's window is built by its first write or read of the day.
+// - Values seen: `seg:<name>`, added by the write that first uses a value. A
+//   new value when the index already holds 10,000 is refused
+//   (`invalid_argument`) and nothing is written or built for it, so no
+//   client can grow the keyspace without bound. `SegmentValues` reads it.
+// - Reads: `Page`, `Members`, `Member`, `RankCard` take a query value
+//   (`PageQuery`, ...) whose `Segment` names the segment board, and
+//   `Scored` a `Segment`; the zero Segment is the board. An unknown name
+//   is `invalid_argument`; a value never written reads as empty, and a read
+//   never builds a window of a value not in `seg:<name>` (reads are public
+//   and must not create keys for values a client makes up).
+// - Rank card: `sm` holds each member's latest value of each name; Go reads
+//   it (once per member: the Store keeps at most 4,096 records, card.lua
+//   checks the one sent), declares those segment boards' keys, and card.lua
+//   reads the member's rank in each within the card's snapshot (`RankCard.Segments`, only those
+//   where it has a score). `sm` is bounded by the members and is not cleared
+//   by removal (the card lists only segment boards where the member scores);
+//   the member sweep (below) forgets the records of members who no longer
+//   score.
+// - Results are recorded for the board only; removal reaches segment boards
+//   through the registry.
+// - Throughput: every segment value is one more ZSCORE and ZADD per view per
+//   event, about as much Redis work as the board's own view, so 2 values per
+//   event on a 5-view board cost roughly three times one plain event
+//   (`RATIO ingest_2seg_vs_0seg` in docs/benchmarks.md).
+
 // Segment names one segment board of a board: the members' events tagged
 // with Name = Value (country = FR), ranked on their own with the board's
 // views, periods, ties, bounds and retention. The zero Segment is the

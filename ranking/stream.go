@@ -12,6 +12,31 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// The ingest stream: how entries are applied exactly once.
+//
+// A board with `stream: true` reads `<prefix>{b}:in` with the consumer group
+// `standings`, created at id `0` (not `$`) so entries written before any
+// instance ever started are read too; `BUSYGROUP` is ignored. Each process
+// joins under its own name (host-pid-random). The loop re-reads its own
+// pending entries first (id `0`), then `XREADGROUP ... COUNT 100 BLOCK 1000
+// >`, and every 15 s runs `XAUTOCLAIM` for entries idle over 30 s, so a dead
+// instance's entries move within 60 s.
+//
+// An entry is parsed as the JSON API parses an event (exact value text,
+// Validate* for member/name/id, RFC 3339 `at`, `segments` a JSON object of
+// text values, each name once, checked by `ValidateSegments`, unknown
+// fields refused). Good entries go to `Store.Apply` as one
+// batch with `ID` = the entry's `id` or its stream entry id, then are
+// `XACK`ed, duplicates included. A crash between Apply and XACK re-delivers
+// the entry and the id makes it a duplicate: exactly once, as long as the
+// re-delivery comes within the 10-minute idempotency window (claims after
+// 30 s idle are far below it). A bad entry, or one the store refuses
+// (bounds, lateness, an id reused for another event), goes through
+// `dead.lua` (KEYS: `{b}:in`, `{b}:dead`, one slot): if still pending, it is
+// copied with `error` and `source_id` to `{b}:dead` and acknowledged in the
+// same call, so a dead letter is never lost or doubled. A whole-Apply failure
+// or a per-event `unavailable` leaves the entries pending for a later read.
+
 // StreamGroup is the consumer group every instance reads ingest streams with.
 const StreamGroup = "standings"
 

@@ -24,6 +24,34 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// Webhooks: how deliveries are kept, claimed and recorded.
+//
+// Keys: the `wh:` rows of the table in `ranking/keys.go`.
+//
+// A delivery id is `wh_` + 24 hex of SHA-256(prefix, board, outbox entry id,
+// url): the same however often an entry is relayed. The body is built in Go
+// from the outbox entry (`created_at` = the entry id's ms), byte-identical on
+// every relay and retry; the signature is computed per attempt.
+//
+// Sender (`RunWebhooks`, every instance, polls every second and is woken by
+// its own relays): `ZRANGE pending 0 n-1` picks candidates; hookclaim.lua
+// (KEYS: pending + each candidate's hash; ARGV: lease ms, token, ids; reply
+// `{now, {{id,url,type,body,attempts}…}}`) takes those due by Redis's clock,
+// sets their score to now + lease (30 s) and their `lease` to a per-claim
+// token, and counts the attempt (`HINCRBY attempts`) as it goes in flight, so
+// an attempt cut short by a crash is counted too. The POST has a 10 s
+// timeout. hookdone.lua (KEYS: pending, delivered, failed, hash; ARGV: token,
+// ok, status, error, backoff ms, keep delivered ms, keep failed ms, id; reply
+// delivered/retry/failed/lost) records the attempt's outcome (not counting it
+// again) only if the hash still holds the token: a sender whose lease ran out
+// (and was re-claimed) changes nothing. A failure before `deadline_ms`
+// (created + 24 h) reschedules at now + backoff (20 s·2^(n−1), at most 1 h, ×
+// [0.5, 1)); at or after it, the delivery is failed. A sender that dies or
+// shuts down records no outcome; the lease runs out and any instance sends it
+// again (`attempts` already counts the one cut short). hookretry.lua (KEYS:
+// failed, pending, hash; ARGV: id, give-up ms; reply
+// pending/missing/not:<status>) is the admin retry.
+
 // Webhook delivery defaults (contract section 10).
 const (
 	// DefaultWebhookGiveUp is how long a failing delivery is retried

@@ -5,6 +5,29 @@ import (
 	"time"
 )
 
+// Rolling windows: how they are kept.
+//
+// An event writes its day total and every *built* window whose days include
+// the event's day, up to tomorrow's (if prepared): a constant number of writes
+// whatever N is (late events reach at most lateness-in-days more windows).
+// A window is built by `ensure.lua`:
+//
+//    window(e) = window(e-1) - day(e-N) + day(e)      if window(e-1) is built
+//    window(e) = day(e-N+1) + ... + day(e)            otherwise
+//
+// re-encoding each member's latest change time to the new window's base
+// (windows use the usual code with span = longest N days); a member whose
+// latest change fell on the day that left had no other event and is dropped.
+// `PrepareWindows` (every minute, any instance) builds today's window and, in
+// the last hour of the day, tomorrow's, so the first read after midnight is
+// ordinary. A write that finds today's window unbuilt gets `-2` from
+// `apply.lua` with nothing written, builds it, and retries; a read does the
+// same for any window still within its retention. Day totals expire when the
+// last window that covers them does. A zero increment changes nothing, so a
+// window's tie time is exactly the latest non-zero event however it was built.
+// A build is O(members of the window) inside one script: it blocks Redis for
+// that long once a day per window (a few hundred ms for 100k members).
+
 // PrepareLead is how long before a local midnight PrepareWindows builds the
 // next day's windows, so the first read after midnight is complete.
 const PrepareLead = time.Hour

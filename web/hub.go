@@ -9,6 +9,72 @@ import (
 	"github.com/standings/standings/ranking"
 )
 
+// The live hub.
+//
+// `hub.go` has the loop and the feed (`Options.Feed`, required),
+// `hub_topics.go` the topics, `hub_render.go` the ticks' renders,
+// `hub_conns.go` the viewers and their websockets.
+//
+// A topic is a (board, view, limit) top-N table, or a (board, view, member)
+// card headline, with at least one viewer, each of the board or of one
+// segment board (the key holds the segment). One goroutine follows the change
+// feed and marks the topics of a changed (board, view, segment) dirty (a
+// change line `view@name=value:period` names a segment board); every tick
+// (`LiveTick`, 200 ms) it renders each dirty topic once from a fresh read
+// (in parallel, at most 8 at a time) and, when the bytes differ from the last
+// frame, offers the same byte slice to every viewer. A new viewer gets the
+// last frame at once when it is current, else the next render; a topic that
+// never rendered is rendered on a wake-up, not at the next tick. Topics
+// nobody watches are deleted, so nothing renders for them. When the loop
+// falls behind the feed, the subscription is dropped
+// (`standings_feed_dropped_total`) and the hub subscribes again at once,
+// marking every topic dirty. Every 5 s all
+// topics are marked dirty: pub/sub loses messages across a reconnect, and a
+// period can roll over without a write (the browser reloads when a frame's
+// `data-period` differs from the page's).
+//
+// Work per tick is bounded whatever viewers ask for. At most
+// `LiveMaxRenders` (64) topics render per tick: half the budget goes to the
+// most-watched dirty topics, the rest to those dirty longest, so none starves.
+// A `?member=M` viewer joins M's own topic only if it exists; otherwise it
+// joins the one shared "not ranked" topic of its (board, view), whose render
+// asks `Store.Scored` (one `ZMSCORE`, up to 1,000 members, new ones first,
+// then round-robin) which of its members now have a score and moves them,
+// with their viewers, to topics of their own; a member topic whose member
+// loses its score moves its viewers back. So 2,000 viewers naming ghosts
+// cost about one cheap read per tick. Topics are indexed by (board, view), so
+// a change touches only its own.
+//
+// A member topic renders the whole card body (`web/livecard.go`). Its chart's
+// past periods are kept from the last whole read, so a re-render asks
+// card.lua for one period of history instead of 12. The kept charts are forgotten together when a change line names a
+// past period one of them shows (a late event, a removal, a window built
+// late), at every 5 s refresh and after a resubscribe; a render that began
+// before the forgetting does not keep what it read, and a current period
+// that moved on since the kept chart is read whole.
+//
+// Admission: at most `STANDINGS_LIVE_MAX_CONNS` live sockets per instance and
+// `STANDINGS_LIVE_MAX_PER_CLIENT` per client address (the TCP peer, or the
+// rightmost untrusted `X-Forwarded-For` hop behind `STANDINGS_TRUSTED_PROXIES`;
+// IPv6 grouped by /64). Over a cap the socket is accepted and closed with 1013
+// and a reason (a browser sees close codes, not handshake statuses); with 256
+// such closes in flight, further ones get a plain 429 before the upgrade.
+//
+// Each viewer has a one-slot mailbox where a newer frame replaces an unsent
+// one, and a goroutine that writes it with a write timeout (5 s); a viewer
+// that does not take a frame in time is dropped with 1013 (when the close
+// frame can still be sent: a fully stalled TCP peer just loses the
+// connection). Pings every 25 s keep idle connections alive. `Server.Close`
+// closes every viewer with 1012 and waits for them; `cmd/standings` calls it
+// before shutting down HTTP. The hub's maps belong to its mutex; renders and
+// network writes happen outside it.
+//
+// `static/app.js` (no dependencies) connects when a page has
+// `#live-status[data-ws]`, replaces the element whose id the frame carries,
+// marks rows whose rank or score (`data-live-rank`, `data-live-score`)
+// changed (`.moved`), shows Live /
+// Reconnecting, and reconnects with jittered backoff.
+
 // Live feed defaults; Options override them.
 const (
 	DefaultLiveTick     = 200 * time.Millisecond // at most one render per topic per tick
