@@ -56,6 +56,14 @@ var envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
 // of every event.
 const maxWebhooks = 32
 
+// webhookSpec is one webhook as written.
+type webhookSpec struct {
+	URL       yaml.Node `yaml:"url"`
+	SecretEnv yaml.Node `yaml:"secret_env"`
+	Events    yaml.Node `yaml:"events"`
+	Boards    yaml.Node `yaml:"boards"`
+}
+
 // parseWebhooks validates the top-level webhooks list. boards maps the
 // board ids defined in the file; lookup reads the environment (the secret
 // must be set and non-empty at start-up).
@@ -71,98 +79,92 @@ func (p *configParser) parseWebhooks(n *yaml.Node, boards map[string]int, lookup
 	var out []*Webhook
 	seen := map[string]int{}
 	for i, wn := range n.Content {
-		name := fmt.Sprintf("webhooks[%d]", i)
-		if wn.Kind != yaml.MappingNode {
-			p.addf("%s (line %d): a webhook must be a mapping with url, secret_env and events", name, wn.Line)
-			continue
-		}
-		w := &Webhook{}
-		ok := true
-		bad := func(field string, val *yaml.Node, format string, args ...any) {
-			p.addf("%s: field %q (line %d): %s", name, field, val.Line, fmt.Sprintf(format, args...))
-			ok = false
-		}
-		given := map[string]bool{}
-		forEachKey(wn, func(key string, val *yaml.Node) {
-			if given[key] {
-				bad(key, val, "given twice")
-				return
-			}
-			given[key] = true
-			switch key {
-			case "url":
-				if val.Kind != yaml.ScalarNode {
-					bad(key, val, "must be a single value")
-					return
-				}
-				u, err := url.Parse(val.Value)
-				if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Fragment != "" || len(val.Value) > 2000 {
-					bad(key, val, "%q is not an absolute http or https URL", val.Value)
-					return
-				}
-				w.URL = val.Value
-			case "secret_env":
-				if val.Kind != yaml.ScalarNode || !envNamePattern.MatchString(val.Value) {
-					bad(key, val, "%q is not an environment variable name", val.Value)
-					return
-				}
-				w.SecretEnv = val.Value
-				secret, set := lookup(val.Value)
-				if !set || secret == "" {
-					bad(key, val, "the environment variable %s holding the signing secret is not set", val.Value)
-					return
-				}
-				w.secret = []byte(secret)
-			case "events":
-				if val.Kind != yaml.SequenceNode || len(val.Content) == 0 {
-					bad(key, val, "must be a list of at least one of %s", strings.Join(WebhookEvents, ", "))
-					return
-				}
-				for _, e := range val.Content {
-					switch {
-					case e.Kind != yaml.ScalarNode || !slices.Contains(WebhookEvents, e.Value):
-						bad(key, e, "%q is not one of %s", e.Value, strings.Join(WebhookEvents, ", "))
-					case slices.Contains(w.Events, e.Value):
-						bad(key, e, "%q is listed twice", e.Value)
-					default:
-						w.Events = append(w.Events, e.Value)
-					}
-				}
-			case "boards":
-				if val.Kind != yaml.SequenceNode || len(val.Content) == 0 {
-					bad(key, val, "must be a list of board ids (leave it out for every board)")
-					return
-				}
-				for _, e := range val.Content {
-					_, known := boards[e.Value]
-					switch {
-					case e.Kind != yaml.ScalarNode || !known:
-						bad(key, e, "%q is not a board of this file", e.Value)
-					case slices.Contains(w.Boards, e.Value):
-						bad(key, e, "%q is listed twice", e.Value)
-					default:
-						w.Boards = append(w.Boards, e.Value)
-					}
-				}
-			default:
-				bad(key, val, "unknown key; a webhook has url, secret_env, events and boards")
-			}
-		})
-		for _, req := range []string{"url", "secret_env", "events"} {
-			if !given[req] {
-				p.addf("%s (line %d): field %q is required", name, wn.Line, req)
-				ok = false
-			}
-		}
-		if !ok {
+		w := p.parseWebhook(i, wn, boards, lookup)
+		if w == nil {
 			continue
 		}
 		if line, dup := seen[w.URL]; dup {
-			p.addf("%s (line %d): url %q is already used by the webhook on line %d", name, wn.Line, w.URL, line)
+			p.addf("webhooks[%d] (line %d): url %q is already used by the webhook on line %d", i, wn.Line, w.URL, line)
 			continue
 		}
 		seen[w.URL] = wn.Line
 		out = append(out, w)
+	}
+	return out
+}
+
+// parseWebhook validates the i-th webhook; it returns nil if it has a
+// problem.
+func (p *configParser) parseWebhook(i int, n *yaml.Node, boards map[string]int, lookup func(string) (string, bool)) *Webhook {
+	name := fmt.Sprintf("webhooks[%d]", i)
+	if n.Kind != yaml.MappingNode {
+		p.addf("%s (line %d): a webhook must be a mapping with url, secret_env and events", name, n.Line)
+		return nil
+	}
+	var spec webhookSpec
+	s := &scope{p: p, name: name, failed: map[string]bool{}}
+	for _, k := range decodeFields(n, &spec, false) {
+		if k.first != 0 {
+			s.fail(k.key, k.val, "given twice")
+		} else {
+			s.fail(k.key, k.val, "unknown key; a webhook has %s", andList(specKeys(&spec)))
+		}
+	}
+	w := &Webhook{}
+	if v, ok := s.scalar("url", &spec.URL); ok {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Fragment != "" || len(v) > 2000 {
+			s.fail("url", &spec.URL, "%q is not an absolute http or https URL", v)
+		}
+		w.URL = v
+	}
+	if env := &spec.SecretEnv; env.Kind != 0 {
+		if env.Kind != yaml.ScalarNode || !envNamePattern.MatchString(env.Value) {
+			s.fail("secret_env", env, "%q is not an environment variable name", env.Value)
+		} else if secret, set := lookup(env.Value); !set || secret == "" {
+			s.fail("secret_env", env, "the environment variable %s holding the signing secret is not set", env.Value)
+		} else {
+			w.SecretEnv, w.secret = env.Value, []byte(secret)
+		}
+	}
+	if spec.Events.Kind != 0 {
+		w.Events = s.webhookList("events", &spec.Events, "must be a list of at least one of "+strings.Join(WebhookEvents, ", "),
+			func(e string) bool { return slices.Contains(WebhookEvents, e) }, "%q is not one of "+strings.Join(WebhookEvents, ", "))
+	}
+	if spec.Boards.Kind != 0 {
+		w.Boards = s.webhookList("boards", &spec.Boards, "must be a list of board ids (leave it out for every board)",
+			func(id string) bool { _, known := boards[id]; return known }, "%q is not a board of this file")
+	}
+	required := []string{"url", "secret_env", "events"}
+	for i, given := range []*yaml.Node{&spec.URL, &spec.SecretEnv, &spec.Events} {
+		if given.Kind == 0 {
+			p.addf("%s (line %d): field %q is required", name, n.Line, required[i])
+			s.failed[required[i]] = true
+		}
+	}
+	if len(s.failed) > 0 {
+		return nil
+	}
+	return w
+}
+
+// webhookList returns the values of a non-empty list field, reporting
+// each one that is not known (wording it with unknown) or listed twice.
+func (s *scope) webhookList(field string, n *yaml.Node, notList string, known func(string) bool, unknown string) []string {
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		s.fail(field, n, "%s", notList)
+		return nil
+	}
+	var out []string
+	for _, e := range n.Content {
+		switch {
+		case e.Kind != yaml.ScalarNode || !known(e.Value):
+			s.fail(field, e, unknown, e.Value)
+		case slices.Contains(out, e.Value):
+			s.fail(field, e, "%q is listed twice", e.Value)
+		default:
+			out = append(out, e.Value)
+		}
 	}
 	return out
 }
