@@ -3,6 +3,7 @@ package ranking
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"regexp"
@@ -87,9 +88,8 @@ func (p *configParser) addf(format string, args ...any) {
 	p.problems = append(p.problems, fmt.Sprintf(format, args...))
 }
 
-// fileSpec is the top level of a boards file as written. Each spec struct
-// (fileSpec, boardSpec, webhookSpec, entrySpec) lists the keys its mapping
-// takes; a field left zero (Kind 0) was not given, which a default fills.
+// fileSpec is the top level of a boards file as written. A spec struct lists
+// the keys of a mapping; a field left zero (Kind 0) was not given.
 type fileSpec struct {
 	Timezone   yaml.Node `yaml:"timezone"`
 	WeekStarts yaml.Node `yaml:"week_starts"`
@@ -136,7 +136,7 @@ func (p *configParser) parse(data []byte) *Config {
 		cfg.Boards = append(cfg.Boards, b)
 	}
 	if s.Webhooks.Kind != 0 {
-		cfg.Webhooks = p.parseWebhooks(&s.Webhooks, seen, os.LookupEnv)
+		cfg.Webhooks = p.parseWebhooks(&s.Webhooks, slices.Collect(maps.Keys(seen)), os.LookupEnv)
 	}
 	if s.Actions.Kind != 0 {
 		cfg.Actions = p.parseActions(&s.Actions, cfg.Boards)
@@ -150,8 +150,7 @@ func (p *configParser) calendar(cfg *Config, s *fileSpec) *Calendar {
 	if tz := &s.Timezone; tz.Kind != 0 {
 		cfg.Timezone = tz.Value
 		l, err := time.LoadLocation(tz.Value)
-		// "Local" loads the server's own zone, which differs between
-		// machines; periods must not.
+		// "Local" is the server's own zone, which differs between machines.
 		if err != nil || tz.Value == "" || tz.Value == "Local" || tz.Kind != yaml.ScalarNode {
 			p.addf("field \"timezone\" (line %d): time zone %q does not load", tz.Line, tz.Value)
 		} else {
@@ -178,11 +177,10 @@ type strayKey struct {
 }
 
 // decodeFields sets each field of spec, a pointer to a struct of yaml.Node
-// fields tagged with their keys, to its value in the mapping n, and
-// returns the stray keys in the file's order for the caller to word. The
-// first of a repeated key counts, or with lastWins the last, which is then
-// no stray. The values stay as written (an alias stays an alias), which
-// the decoder, resolving them, would not keep.
+// fields tagged with their keys, to its value in the mapping n, as written
+// (the decoder would resolve aliases), and returns the stray keys in the
+// file's order for the caller to word. The first of a repeated key counts,
+// or with lastWins the last, which is then no stray.
 func decodeFields(n *yaml.Node, spec any, lastWins bool) []strayKey {
 	fields, keys := reflect.ValueOf(spec).Elem(), specKeys(spec)
 	var stray []strayKey
@@ -220,9 +218,8 @@ func andList(keys []string) string {
 	return strings.Join(keys[:len(keys)-1], ", ") + " and " + keys[len(keys)-1]
 }
 
-// scope reports the problems of one mapping of the file, a board or a
-// webhook, each naming it and the field; failed holds the fields that had
-// one.
+// scope reports the problems of a board or a webhook, each naming it and
+// the field; failed holds the fields that had one.
 type scope struct {
 	p      *configParser
 	name   string
@@ -237,14 +234,13 @@ func (s *scope) fail(field string, n *yaml.Node, format string, args ...any) {
 // scalar returns a given field's single value; ok is false when the field
 // is absent or (reported) not a single value.
 func (s *scope) scalar(field string, n *yaml.Node) (string, bool) {
-	if n.Kind == 0 {
-		return "", false
+	if n.Kind == yaml.ScalarNode {
+		return n.Value, true
 	}
-	if n.Kind != yaml.ScalarNode {
+	if n.Kind != 0 {
 		s.fail(field, n, "must be a single value")
-		return "", false
 	}
-	return n.Value, true
+	return "", false
 }
 
 // text sets *dst to a given field's single value, reporting it with bad
@@ -339,10 +335,9 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 	b.Views = s.views(&spec.Views, b)
 	// The encoding depends on these fields only: it is checked whenever they
 	// are sound, so that one run reports every problem of the file.
-	if s.failed["decimals"] || s.failed["min_score"] || s.failed["max_score"] || s.failed["ties"] {
-		return b
+	if !s.failed["decimals"] && !s.failed["min_score"] && !s.failed["max_score"] && !s.failed["ties"] {
+		s.codecs(b, cal, minText, maxText)
 	}
-	s.codecs(b, cal, minText, maxText)
 	return b
 }
 
@@ -378,31 +373,27 @@ func (s *scope) boardFields(spec *boardSpec, b *Board) {
 	}
 }
 
-// boardScores reads min_score, max_score and max_step once decimals and
-// update are known, wherever their keys stand, so that "12.5" with
-// decimals 1 is exact and with decimals 0 is refused. A bound not given
-// as a single value has its problem on the board's line. It returns the
-// bounds as written, for the messages of the views.
+// boardScores reads the bounds and max_step with the board's decimals and
+// update, wherever their keys stand, so that "12.5" with decimals 1 is
+// exact and with decimals 0 is refused; it returns the bounds as written.
 func (s *scope) boardScores(spec *boardSpec, b *Board, board *yaml.Node) (minText, maxText string) {
-	minText, maxText = "0", defaultMax
-	minNode, maxNode := board, board
-	if v, ok := s.scalar("min_score", &spec.MinScore); ok {
-		minText, minNode = v, &spec.MinScore
+	// A bound not given as a single value has its problems on the board's line.
+	bound := func(field string, n *yaml.Node, text string) (string, *yaml.Node, int64, bool) {
+		at := board
+		if v, ok := s.scalar(field, n); ok {
+			text, at = v, n
+		}
+		v, err := parseScaled(text, b.Decimals)
+		if err != nil {
+			s.fail(field, at, "%s", ErrorMessage(err))
+		}
+		return text, at, v, err == nil
 	}
-	if v, ok := s.scalar("max_score", &spec.MaxScore); ok {
-		maxText, maxNode = v, &spec.MaxScore
-	}
-	minV, err := parseScaled(minText, b.Decimals)
-	if err != nil {
-		s.fail("min_score", minNode, "%s", ErrorMessage(err))
-	}
-	maxV, err2 := parseScaled(maxText, b.Decimals)
-	if err2 != nil {
-		s.fail("max_score", maxNode, "%s", ErrorMessage(err2))
-	}
-	if err == nil && err2 == nil {
+	minText, minAt, minV, minOK := bound("min_score", &spec.MinScore, "0")
+	maxText, _, maxV, maxOK := bound("max_score", &spec.MaxScore, defaultMax)
+	if minOK && maxOK {
 		if minV >= maxV {
-			s.fail("min_score", minNode, "min_score %s must be below max_score %s", minText, maxText)
+			s.fail("min_score", minAt, "min_score %s must be below max_score %s", minText, maxText)
 		}
 		b.Min, b.Max = minV, maxV
 	}
@@ -481,9 +472,6 @@ func (s *scope) segments(n *yaml.Node) []string {
 			continue
 		}
 		names = append(names, sn.Value)
-	}
-	if len(names) > MaxSegmentNames {
-		names = names[:MaxSegmentNames]
 	}
 	return names
 }

@@ -64,10 +64,10 @@ type webhookSpec struct {
 	Boards    yaml.Node `yaml:"boards"`
 }
 
-// parseWebhooks validates the top-level webhooks list. boards maps the
+// parseWebhooks validates the top-level webhooks list. boards are the
 // board ids defined in the file; lookup reads the environment (the secret
 // must be set and non-empty at start-up).
-func (p *configParser) parseWebhooks(n *yaml.Node, boards map[string]int, lookup func(string) (string, bool)) []*Webhook {
+func (p *configParser) parseWebhooks(n *yaml.Node, boards []string, lookup func(string) (string, bool)) []*Webhook {
 	if n.Kind != yaml.SequenceNode {
 		p.addf("field \"webhooks\" (line %d): must be a list of {url, secret_env, events, boards}", n.Line)
 		return nil
@@ -77,25 +77,18 @@ func (p *configParser) parseWebhooks(n *yaml.Node, boards map[string]int, lookup
 		return nil
 	}
 	var out []*Webhook
-	seen := map[string]int{}
+	urls := map[string]int{} // line of the webhook that has each url
 	for i, wn := range n.Content {
-		w := p.parseWebhook(i, wn, boards, lookup)
-		if w == nil {
-			continue
+		if w := p.parseWebhook(i, wn, boards, lookup, urls); w != nil {
+			out = append(out, w)
 		}
-		if line, dup := seen[w.URL]; dup {
-			p.addf("webhooks[%d] (line %d): url %q is already used by the webhook on line %d", i, wn.Line, w.URL, line)
-			continue
-		}
-		seen[w.URL] = wn.Line
-		out = append(out, w)
 	}
 	return out
 }
 
-// parseWebhook validates the i-th webhook; it returns nil if it has a
-// problem.
-func (p *configParser) parseWebhook(i int, n *yaml.Node, boards map[string]int, lookup func(string) (string, bool)) *Webhook {
+// parseWebhook validates the i-th webhook, whose url must not be one of
+// urls; it returns nil if it has a problem.
+func (p *configParser) parseWebhook(i int, n *yaml.Node, boards []string, lookup func(string) (string, bool), urls map[string]int) *Webhook {
 	name := fmt.Sprintf("webhooks[%d]", i)
 	if n.Kind != yaml.MappingNode {
 		p.addf("%s (line %d): a webhook must be a mapping with url, secret_env and events", name, n.Line)
@@ -127,30 +120,33 @@ func (p *configParser) parseWebhook(i int, n *yaml.Node, boards map[string]int, 
 			w.SecretEnv, w.secret = env.Value, []byte(secret)
 		}
 	}
-	if spec.Events.Kind != 0 {
-		w.Events = s.webhookList("events", &spec.Events, "must be a list of at least one of "+strings.Join(WebhookEvents, ", "),
-			func(e string) bool { return slices.Contains(WebhookEvents, e) }, "%q is not one of "+strings.Join(WebhookEvents, ", "))
-	}
-	if spec.Boards.Kind != 0 {
-		w.Boards = s.webhookList("boards", &spec.Boards, "must be a list of board ids (leave it out for every board)",
-			func(id string) bool { _, known := boards[id]; return known }, "%q is not a board of this file")
-	}
-	required := []string{"url", "secret_env", "events"}
-	for i, given := range []*yaml.Node{&spec.URL, &spec.SecretEnv, &spec.Events} {
-		if given.Kind == 0 {
-			p.addf("%s (line %d): field %q is required", name, n.Line, required[i])
-			s.failed[required[i]] = true
+	events := strings.Join(WebhookEvents, ", ")
+	w.Events = s.list("events", &spec.Events, WebhookEvents, "must be a list of at least one of "+events, "%q is not one of "+events)
+	w.Boards = s.list("boards", &spec.Boards, boards, "must be a list of board ids (leave it out for every board)", "%q is not a board of this file")
+	// url, secret_env and events, the first keys, are required.
+	for i, val := range []*yaml.Node{&spec.URL, &spec.SecretEnv, &spec.Events} {
+		if field := specKeys(&spec)[i]; val.Kind == 0 {
+			p.addf("%s (line %d): field %q is required", name, n.Line, field)
+			s.failed[field] = true
 		}
 	}
 	if len(s.failed) > 0 {
 		return nil
 	}
+	if line, dup := urls[w.URL]; dup {
+		p.addf("%s (line %d): url %q is already used by the webhook on line %d", name, n.Line, w.URL, line)
+		return nil
+	}
+	urls[w.URL] = n.Line
 	return w
 }
 
-// webhookList returns the values of a non-empty list field, reporting
-// each one that is not known (wording it with unknown) or listed twice.
-func (s *scope) webhookList(field string, n *yaml.Node, notList string, known func(string) bool, unknown string) []string {
+// list returns the values of a given non-empty list field, reporting each
+// one that is not known (wording it with unknown) or listed twice.
+func (s *scope) list(field string, n *yaml.Node, known []string, notList, unknown string) []string {
+	if n.Kind == 0 {
+		return nil
+	}
 	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
 		s.fail(field, n, "%s", notList)
 		return nil
@@ -158,7 +154,7 @@ func (s *scope) webhookList(field string, n *yaml.Node, notList string, known fu
 	var out []string
 	for _, e := range n.Content {
 		switch {
-		case e.Kind != yaml.ScalarNode || !known(e.Value):
+		case e.Kind != yaml.ScalarNode || !slices.Contains(known, e.Value):
 			s.fail(field, e, unknown, e.Value)
 		case slices.Contains(out, e.Value):
 			s.fail(field, e, "%q is listed twice", e.Value)
