@@ -59,84 +59,85 @@ func (p *configParser) parseActions(n *yaml.Node, boards []*Board) []*Action {
 	}
 	var out []*Action
 	seen := map[string]int{}
-	forEachKey(n, func(name string, val *yaml.Node) {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		name, val := n.Content[i].Value, n.Content[i+1]
 		where := fmt.Sprintf("action %q (line %d)", name, val.Line)
 		if !actionNamePattern.MatchString(name) {
 			p.addf("%s: the name must match [a-z0-9][a-z0-9_.-]{0,63}", where)
-			return
+			continue
 		}
 		if line, dup := seen[name]; dup {
 			p.addf("%s: given twice, first on line %d", where, line)
-			return
+			continue
 		}
 		seen[name] = val.Line
 		if val.Kind != yaml.SequenceNode || len(val.Content) == 0 || len(val.Content) > maxActionTargets {
 			p.addf("%s: must be a list of 1 to %d {board, value}", where, maxActionTargets)
-			return
+			continue
 		}
 		a := &Action{Name: name}
-		ok := true
-		for i, tn := range val.Content {
-			at := fmt.Sprintf("%s: entry %d (line %d)", where, i, tn.Line)
-			if tn.Kind != yaml.MappingNode {
-				p.addf("%s: must be a mapping {board, value}", at)
-				ok = false
-				continue
+		before := len(p.problems)
+		for j, tn := range val.Content {
+			if t, ok := p.parseActionTarget(fmt.Sprintf("%s: entry %d (line %d)", where, j, tn.Line), tn, byID, a.Targets); ok {
+				a.Targets = append(a.Targets, t)
 			}
-			var boardNode, valueNode *yaml.Node
-			forEachKey(tn, func(key string, v *yaml.Node) {
-				switch key {
-				case "board":
-					boardNode = v
-				case "value":
-					valueNode = v
-				default:
-					p.addf("%s: unknown key %q; an entry has board and value", at, key)
-					ok = false
-				}
-			})
-			if boardNode == nil || boardNode.Kind != yaml.ScalarNode {
-				p.addf("%s: field \"board\" is required", at)
-				ok = false
-				continue
-			}
-			b := byID[boardNode.Value]
-			if b == nil {
-				p.addf("%s: board %q is not a board of this file", at, boardNode.Value)
-				ok = false
-				continue
-			}
-			for _, t := range a.Targets {
-				if t.Board == b.ID {
-					p.addf("%s: board %q is listed twice", at, b.ID)
-					ok = false
-				}
-			}
-			text := "1"
-			if valueNode != nil {
-				if valueNode.Kind != yaml.ScalarNode || valueNode.Tag == "!!str" && valueNode.Style != 0 {
-					p.addf("%s: value must be a number", at)
-					ok = false
-					continue
-				}
-				text = valueNode.Value
-			}
-			v, err := b.ParseScore(text)
-			if err == nil {
-				err = b.validate(Event{Member: "m", Value: v})
-			}
-			if err != nil {
-				p.addf("%s: value %s: board %q would refuse it: %v", at, text, b.ID, ErrorMessage(err))
-				ok = false
-				continue
-			}
-			a.Targets = append(a.Targets, ActionTarget{Board: b.ID, Value: v})
 		}
-		if ok {
+		if len(p.problems) == before {
 			out = append(out, a)
 		}
-	})
+	}
 	return out
+}
+
+// entrySpec is one {board, value} of an action as written.
+type entrySpec struct {
+	Board yaml.Node `yaml:"board"`
+	Value yaml.Node `yaml:"value"`
+}
+
+// parseActionTarget validates one entry of an action, at, given the
+// entries before it; ok says whether it has a value its board takes.
+func (p *configParser) parseActionTarget(at string, n *yaml.Node, byID map[string]*Board, before []ActionTarget) (t ActionTarget, ok bool) {
+	if n.Kind != yaml.MappingNode {
+		p.addf("%s: must be a mapping {board, value}", at)
+		return t, false
+	}
+	var spec entrySpec
+	// A key given twice takes its last value, as it always has.
+	for _, k := range decodeFields(n, &spec, true) {
+		p.addf("%s: unknown key %q; an entry has %s", at, k.key, andList(specKeys(&spec)))
+	}
+	if spec.Board.Kind != yaml.ScalarNode {
+		p.addf("%s: field \"board\" is required", at)
+		return t, false
+	}
+	b := byID[spec.Board.Value]
+	if b == nil {
+		p.addf("%s: board %q is not a board of this file", at, spec.Board.Value)
+		return t, false
+	}
+	for _, o := range before {
+		if o.Board == b.ID {
+			p.addf("%s: board %q is listed twice", at, b.ID)
+		}
+	}
+	text := "1"
+	if v := &spec.Value; v.Kind != 0 {
+		if v.Kind != yaml.ScalarNode || v.Tag == "!!str" && v.Style != 0 {
+			p.addf("%s: value must be a number", at)
+			return t, false
+		}
+		text = v.Value
+	}
+	value, err := b.ParseScore(text)
+	if err == nil {
+		err = b.validate(Event{Member: "m", Value: value})
+	}
+	if err != nil {
+		p.addf("%s: value %s: board %q would refuse it: %v", at, text, b.ID, ErrorMessage(err))
+		return t, false
+	}
+	return ActionTarget{Board: b.ID, Value: value}, true
 }
 
 // ActionResult is one board's outcome of an action: its write or its error.

@@ -3,7 +3,9 @@ package ranking
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -86,10 +88,19 @@ func (p *configParser) addf(format string, args ...any) {
 	p.problems = append(p.problems, fmt.Sprintf(format, args...))
 }
 
+// fileSpec is the top level of a boards file as written. A spec struct lists
+// the keys of a mapping; a field left zero (Kind 0) was not given.
+type fileSpec struct {
+	Timezone   yaml.Node `yaml:"timezone"`
+	WeekStarts yaml.Node `yaml:"week_starts"`
+	Boards     yaml.Node `yaml:"boards"`
+	Webhooks   yaml.Node `yaml:"webhooks"`
+	Actions    yaml.Node `yaml:"actions"`
+}
+
 func (p *configParser) parse(data []byte) *Config {
 	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
+	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
 		p.addf("not valid YAML: %v", err)
 		return nil
 	}
@@ -97,53 +108,22 @@ func (p *configParser) parse(data []byte) *Config {
 		p.addf("the boards file must be a YAML mapping with a boards list")
 		return nil
 	}
+	var s fileSpec
+	for _, k := range decodeFields(doc.Content[0], &s, false) {
+		if k.first != 0 {
+			p.addf("field %q (line %d): given twice, first on line %d", k.key, k.val.Line, k.first)
+		} else {
+			p.addf("unknown key %q (line %d): the top level has %s", k.key, k.val.Line, andList(specKeys(&s)))
+		}
+	}
 	cfg := &Config{Timezone: "UTC", WeekStarts: time.Monday}
-	loc := time.UTC
-	var boardsNode, webhooksNode, actionsNode *yaml.Node
-	seenKeys := map[string]int{}
-	forEachKey(doc.Content[0], func(key string, val *yaml.Node) {
-		if line, dup := seenKeys[key]; dup {
-			p.addf("field %q (line %d): given twice, first on line %d", key, val.Line, line)
-			return
-		}
-		seenKeys[key] = val.Line
-		switch key {
-		case "timezone":
-			cfg.Timezone = val.Value
-			l, err := time.LoadLocation(val.Value)
-			// "Local" loads the server's own zone, which differs between
-			// machines; periods must not.
-			if err != nil || val.Value == "" || val.Value == "Local" || val.Kind != yaml.ScalarNode {
-				p.addf("field \"timezone\" (line %d): time zone %q does not load", val.Line, val.Value)
-			} else {
-				loc = l
-			}
-		case "week_starts":
-			switch val.Value {
-			case "monday":
-				cfg.WeekStarts = time.Monday
-			case "sunday":
-				cfg.WeekStarts = time.Sunday
-			default:
-				p.addf("field \"week_starts\" (line %d): %q is not monday or sunday", val.Line, val.Value)
-			}
-		case "boards":
-			boardsNode = val
-		case "webhooks":
-			webhooksNode = val
-		case "actions":
-			actionsNode = val
-		default:
-			p.addf("unknown key %q (line %d): the top level has timezone, week_starts, boards, webhooks and actions", key, val.Line)
-		}
-	})
-	cfg.Calendar = NewCalendar(loc, cfg.WeekStarts)
-	if boardsNode == nil || boardsNode.Kind != yaml.SequenceNode || len(boardsNode.Content) == 0 {
+	cfg.Calendar = p.calendar(cfg, &s)
+	if s.Boards.Kind != yaml.SequenceNode || len(s.Boards.Content) == 0 {
 		p.addf("field \"boards\": a list of at least one board is required")
 		return cfg
 	}
 	seen := map[string]int{}
-	for i, bn := range boardsNode.Content {
+	for i, bn := range s.Boards.Content {
 		b := p.parseBoard(i, bn, cfg.Calendar)
 		if b == nil {
 			continue
@@ -155,277 +135,295 @@ func (p *configParser) parse(data []byte) *Config {
 		seen[b.ID] = bn.Line
 		cfg.Boards = append(cfg.Boards, b)
 	}
-	if webhooksNode != nil {
-		cfg.Webhooks = p.parseWebhooks(webhooksNode, seen, os.LookupEnv)
+	if s.Webhooks.Kind != 0 {
+		cfg.Webhooks = p.parseWebhooks(&s.Webhooks, slices.Collect(maps.Keys(seen)), os.LookupEnv)
 	}
-	if actionsNode != nil {
-		cfg.Actions = p.parseActions(actionsNode, cfg.Boards)
+	if s.Actions.Kind != 0 {
+		cfg.Actions = p.parseActions(&s.Actions, cfg.Boards)
 	}
 	return cfg
 }
 
-// forEachKey calls fn for each key of a mapping node, in order.
-func forEachKey(m *yaml.Node, fn func(key string, val *yaml.Node)) {
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		fn(m.Content[i].Value, m.Content[i+1])
+// calendar reads timezone and week_starts into cfg.
+func (p *configParser) calendar(cfg *Config, s *fileSpec) *Calendar {
+	loc := time.UTC
+	if tz := &s.Timezone; tz.Kind != 0 {
+		cfg.Timezone = tz.Value
+		l, err := time.LoadLocation(tz.Value)
+		// "Local" is the server's own zone, which differs between machines.
+		if err != nil || tz.Value == "" || tz.Value == "Local" || tz.Kind != yaml.ScalarNode {
+			p.addf("field \"timezone\" (line %d): time zone %q does not load", tz.Line, tz.Value)
+		} else {
+			loc = l
+		}
+	}
+	switch ws := &s.WeekStarts; {
+	case ws.Kind == 0 || ws.Value == "monday":
+		cfg.WeekStarts = time.Monday
+	case ws.Value == "sunday":
+		cfg.WeekStarts = time.Sunday
+	default:
+		p.addf("field \"week_starts\" (line %d): %q is not monday or sunday", ws.Line, ws.Value)
+	}
+	return NewCalendar(loc, cfg.WeekStarts)
+}
+
+// strayKey is a key of a mapping that its spec does not take (first 0),
+// or one that repeats the key given first on line first.
+type strayKey struct {
+	key   string
+	val   *yaml.Node
+	first int
+}
+
+// decodeFields sets each field of spec, a pointer to a struct of yaml.Node
+// fields tagged with their keys, to its value in the mapping n, as written
+// (the decoder would resolve aliases), and returns the stray keys in the
+// file's order for the caller to word. The first of a repeated key counts,
+// or with lastWins the last, which is then no stray.
+func decodeFields(n *yaml.Node, spec any, lastWins bool) []strayKey {
+	fields, keys := reflect.ValueOf(spec).Elem(), specKeys(spec)
+	var stray []strayKey
+	first := map[string]int{} // each key's first line
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, val := n.Content[i].Value, n.Content[i+1]
+		line, repeated := first[key]
+		if !repeated {
+			first[key] = val.Line
+		}
+		switch f := slices.Index(keys, key); {
+		case repeated && !lastWins:
+			stray = append(stray, strayKey{key, val, line})
+		case f < 0:
+			stray = append(stray, strayKey{key, val, 0})
+		default:
+			fields.Field(f).Set(reflect.ValueOf(*val))
+		}
+	}
+	return stray
+}
+
+// specKeys lists the keys of a spec struct, in its fields' order.
+func specKeys(spec any) []string {
+	t := reflect.TypeOf(spec).Elem()
+	keys := make([]string, t.NumField())
+	for i := range keys {
+		keys[i] = t.Field(i).Tag.Get("yaml")
+	}
+	return keys
+}
+
+// andList words keys as "a, b and c".
+func andList(keys []string) string {
+	return strings.Join(keys[:len(keys)-1], ", ") + " and " + keys[len(keys)-1]
+}
+
+// scope reports the problems of a board or a webhook, each naming it and
+// the field; failed holds the fields that had one.
+type scope struct {
+	p      *configParser
+	name   string
+	failed map[string]bool
+}
+
+func (s *scope) fail(field string, n *yaml.Node, format string, args ...any) {
+	s.p.addf("%s: field %q (line %d): %s", s.name, field, n.Line, fmt.Sprintf(format, args...))
+	s.failed[field] = true
+}
+
+// scalar returns a given field's single value; ok is false when the field
+// is absent or (reported) not a single value.
+func (s *scope) scalar(field string, n *yaml.Node) (string, bool) {
+	if n.Kind == yaml.ScalarNode {
+		return n.Value, true
+	}
+	if n.Kind != 0 {
+		s.fail(field, n, "must be a single value")
+	}
+	return "", false
+}
+
+// text sets *dst to a given field's single value, reporting it with bad
+// unless it matches pattern (nil matches any).
+func (s *scope) text(field string, n *yaml.Node, dst *string, pattern *regexp.Regexp, bad string) {
+	if v, ok := s.scalar(field, n); ok {
+		if pattern != nil && !pattern.MatchString(v) {
+			s.fail(field, n, bad, v)
+		}
+		*dst = v
 	}
 }
 
+// oneOf sets *dst to a given field's value if it is one of allowed.
+func oneOf[T ~string](s *scope, field string, n *yaml.Node, dst *T, allowed ...string) {
+	if v, ok := s.scalar(field, n); ok {
+		if !slices.Contains(allowed, v) {
+			s.fail(field, n, "%q is not one of %s", v, strings.Join(allowed, ", "))
+			return
+		}
+		*dst = T(v)
+	}
+}
+
+// wholeNumber sets *dst to a given field's value in [lo, hi]; note says
+// what the number counts.
+func (s *scope) wholeNumber(field string, n *yaml.Node, dst *int, lo, hi int, note string) {
+	if v, ok := s.scalar(field, n); ok {
+		k, err := strconv.Atoi(v)
+		if err != nil || k < lo || k > hi {
+			s.fail(field, n, "%q must be a whole number from %d to %d%s", v, lo, hi, note)
+			return
+		}
+		*dst = k
+	}
+}
+
+// boardSpec is one board as written.
+type boardSpec struct {
+	ID          yaml.Node `yaml:"id"`
+	Title       yaml.Node `yaml:"title"`
+	Unit        yaml.Node `yaml:"unit"`
+	Format      yaml.Node `yaml:"format"`
+	Order       yaml.Node `yaml:"order"`
+	Update      yaml.Node `yaml:"update"`
+	Decimals    yaml.Node `yaml:"decimals"`
+	MinScore    yaml.Node `yaml:"min_score"`
+	MaxScore    yaml.Node `yaml:"max_score"`
+	MaxStep     yaml.Node `yaml:"max_step"`
+	Ties        yaml.Node `yaml:"ties"`
+	Views       yaml.Node `yaml:"views"`
+	Keep        yaml.Node `yaml:"keep"`
+	Lateness    yaml.Node `yaml:"lateness"`
+	ResultsTop  yaml.Node `yaml:"results_top"`
+	ResultsKeep yaml.Node `yaml:"results_keep"`
+	Stream      yaml.Node `yaml:"stream"`
+	Segments    yaml.Node `yaml:"segments"`
+}
+
+// parseBoard validates the i-th board: its fields one group at a time,
+// then the encoding of each view. It returns nil for a board without id.
 func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 	name := fmt.Sprintf("boards[%d]", i)
 	if n.Kind != yaml.MappingNode {
 		p.addf("%s (line %d): a board must be a mapping with at least an id", name, n.Line)
 		return nil
 	}
-	fields := map[string]*yaml.Node{}
-	var keys []string
-	type keyVal struct {
-		key string
-		val *yaml.Node
+	var spec boardSpec
+	stray := decodeFields(n, &spec, false)
+	if spec.ID.Kind == yaml.ScalarNode {
+		name = fmt.Sprintf("board %q", spec.ID.Value)
 	}
-	var dups []keyVal // keys given more than once, after the first
-	forEachKey(n, func(key string, val *yaml.Node) {
-		if _, dup := fields[key]; dup {
-			dups = append(dups, keyVal{key, val})
-			return
+	s := &scope{p: p, name: name, failed: map[string]bool{}}
+	for _, k := range stray {
+		if k.first != 0 {
+			s.fail(k.key, k.val, "given twice, first on line %d", k.first)
+		} else {
+			s.fail(k.key, k.val, "unknown key; a board has %s", strings.Join(specKeys(&spec), ", "))
 		}
-		fields[key] = val
-		keys = append(keys, key)
-	})
-	if id := fields["id"]; id != nil && id.Kind == yaml.ScalarNode {
-		name = fmt.Sprintf("board %q", id.Value)
-	}
-	bad := func(field string, val *yaml.Node, format string, args ...any) {
-		p.addf("%s: field %q (line %d): %s", name, field, val.Line, fmt.Sprintf(format, args...))
 	}
 	b := &Board{Order: Desc, Update: Increment, Ties: TiesFirst, Keep: defaultKeep, Lateness: defaultLateness,
 		ResultsTop: defaultResultsTop, ResultsKeep: defaultResultsKeep}
-	failed := map[string]bool{} // fields with a problem
-	fail := func(field string, val *yaml.Node, format string, args ...any) {
-		bad(field, val, format, args...)
-		failed[field] = true
-	}
-	scalar := func(field string, val *yaml.Node) (string, bool) {
-		if val.Kind != yaml.ScalarNode {
-			fail(field, val, "must be a single value")
-			return "", false
-		}
-		return val.Value, true
-	}
-	oneOf := func(field string, val *yaml.Node, allowed ...string) (string, bool) {
-		s, isScalar := scalar(field, val)
-		if !isScalar {
-			return "", false
-		}
-		for _, a := range allowed {
-			if s == a {
-				return s, true
-			}
-		}
-		fail(field, val, "%q is not one of %s", s, strings.Join(allowed, ", "))
-		return "", false
-	}
-	minText, maxText := "0", defaultMax
-	var minNode, maxNode *yaml.Node
-	var viewsNode *yaml.Node
-	var stepText string
-	var stepNode *yaml.Node // max_step, parsed once decimals and bounds are known
-	for _, d := range dups {
-		fail(d.key, d.val, "given twice, first on line %d", fields[d.key].Line)
-	}
-	for _, key := range keys {
-		val := fields[key]
-		switch key {
-		case "id":
-			if s, isScalar := scalar(key, val); isScalar {
-				if !boardIDPattern.MatchString(s) {
-					fail(key, val, "%q must match [a-z0-9][a-z0-9-]{0,31}", s)
-				}
-				b.ID = s
-			}
-		case "title":
-			if s, isScalar := scalar(key, val); isScalar {
-				b.Title = s
-			}
-		case "unit":
-			if s, isScalar := scalar(key, val); isScalar {
-				if !unitPattern.MatchString(s) {
-					fail(key, val, "%q must be 1 to 24 letters, spaces or hyphens, e.g. reads or km", s)
-				}
-				b.Unit = s
-			}
-		case "format":
-			if s, good := oneOf(key, val, "number", "duration"); good {
-				b.Format = s
-			}
-		case "order":
-			if s, good := oneOf(key, val, "desc", "asc"); good {
-				b.Order = Order(s)
-			}
-		case "update":
-			if s, good := oneOf(key, val, "increment", "best", "latest"); good {
-				b.Update = Update(s)
-			}
-		case "ties":
-			if s, good := oneOf(key, val, "first", "shared"); good {
-				b.Ties = Ties(s)
-			}
-		case "decimals":
-			if s, isScalar := scalar(key, val); isScalar {
-				d, err := strconv.Atoi(s)
-				if err != nil || d < 0 || d > 6 {
-					fail(key, val, "%q must be a whole number from 0 to 6", s)
-				} else {
-					b.Decimals = d
-				}
-			}
-		case "min_score":
-			if s, isScalar := scalar(key, val); isScalar {
-				minText, minNode = s, val
-			}
-		case "max_score":
-			if s, isScalar := scalar(key, val); isScalar {
-				maxText, maxNode = s, val
-			}
-		case "views":
-			viewsNode = val
-		case "max_step":
-			if s, isScalar := scalar(key, val); isScalar {
-				stepText, stepNode = s, val
-			}
-		case "keep":
-			if s, isScalar := scalar(key, val); isScalar {
-				k, err := strconv.Atoi(s)
-				if err != nil || k < 0 || k > 10000 {
-					fail(key, val, "%q must be a whole number from 0 to 10000", s)
-				} else {
-					b.Keep = k
-				}
-			}
-		case "lateness":
-			if s, isScalar := scalar(key, val); isScalar {
-				d, err := time.ParseDuration(s)
-				if err != nil || d < 0 || d > 400*24*time.Hour {
-					fail(key, val, "%q must be a duration like 90s, 15m or 48h, from 0 to 9600h", s)
-				} else {
-					b.Lateness = d
-				}
-			}
-		case "results_top":
-			if s, isScalar := scalar(key, val); isScalar {
-				k, err := strconv.Atoi(s)
-				if err != nil || k < 1 || k > 1000 {
-					fail(key, val, "%q must be a whole number from 1 to 1000 (entries in each recorded result)", s)
-				} else {
-					b.ResultsTop = k
-				}
-			}
-		case "results_keep":
-			if s, isScalar := scalar(key, val); isScalar {
-				k, err := strconv.Atoi(s)
-				if err != nil || k < 0 || k > 10000 {
-					fail(key, val, "%q must be a whole number from 0 to 10000 (recorded results kept per view; 0 records none)", s)
-				} else {
-					b.ResultsKeep = k
-				}
-			}
-		case "stream":
-			if s, isScalar := scalar(key, val); isScalar {
-				switch s {
-				case "true":
-					b.Stream = true
-				case "false":
-					b.Stream = false
-				default:
-					fail(key, val, "%q must be true or false", s)
-				}
-			}
-		case "segments":
-			b.Segments = p.parseSegments(name, val, failed)
-		default:
-			fail(key, val, "unknown key; a board has id, title, unit, format, order, update, decimals, min_score, max_score, max_step, ties, views, keep, lateness, results_top, results_keep, stream, segments")
-		}
-	}
-	if fields["id"] == nil {
+	s.boardFields(&spec, b)
+	if spec.ID.Kind == 0 {
 		p.addf("%s (line %d): field \"id\" is required", name, n.Line)
 		return nil
 	}
 	if b.Title == "" {
 		b.Title = b.ID
 	}
-	// Bounds are parsed once decimals is known, so "12.5" with decimals 1 is
-	// exact and with decimals 0 is refused.
-	lineOf := func(v *yaml.Node) *yaml.Node {
-		if v == nil {
-			return n
-		}
-		return v
-	}
-	minV, err := parseScaled(minText, b.Decimals)
-	if err != nil {
-		fail("min_score", lineOf(minNode), "%s", ErrorMessage(err))
-	}
-	maxV, err2 := parseScaled(maxText, b.Decimals)
-	if err2 != nil {
-		fail("max_score", lineOf(maxNode), "%s", ErrorMessage(err2))
-	}
-	if err == nil && err2 == nil {
-		if minV >= maxV {
-			fail("min_score", lineOf(minNode), "min_score %s must be below max_score %s", minText, maxText)
-		}
-		b.Min, b.Max = minV, maxV
-	}
-	if stepNode != nil {
-		step, err := parseScaled(stepText, b.Decimals)
-		switch {
-		case b.Update != Increment:
-			fail("max_step", stepNode, "only applies to update: increment, not %s (a %s event sets the score, bounded by min_score and max_score)", b.Update, b.Update)
-		case err != nil:
-			fail("max_step", stepNode, "%s", ErrorMessage(err))
-		case step <= 0:
-			fail("max_step", stepNode, "%s must be above 0", stepText)
-		case !failed["min_score"] && !failed["max_score"] && step > b.Max-b.Min:
-			fail("max_step", stepNode, "%s is larger than max_score - min_score (%s), which no step can exceed", stepText, formatScaled(b.Max-b.Min, b.Decimals))
-		default:
-			b.MaxStep = step
-		}
-	}
-	b.Views = p.parseViews(name, b, viewsNode)
+	minText, maxText := s.boardScores(&spec, b, n)
+	b.Views = s.views(&spec.Views, b)
 	// The encoding depends on these fields only: it is checked whenever they
 	// are sound, so that one run reports every problem of the file.
-	if failed["decimals"] || failed["min_score"] || failed["max_score"] || failed["ties"] {
-		return b
-	}
-	b.codecs = map[string]codec{}
-	for _, v := range b.Views {
-		cd, fits := newCodec(b, v, cal.maxPeriodLength(v))
-		if !fits && v.Kind == Window {
-			p.addf("%s: field \"views\": rolling view %q sums %d day totals of up to ±%s each (the widest one-day change min_score and max_score allow), and cannot encode every such sum exactly, even at a 1h tie resolution; narrow min_score/max_score, lower decimals, shorten the window, or use ties: shared", name, v.Name, v.Days, formatScaled(b.dayBound(), b.Decimals))
-			continue
-		}
-		if !fits {
-			p.addf("%s: field \"views\": view %q cannot encode scores from %s to %s with %d decimals exactly, even at a 1h tie resolution; narrow min_score/max_score, lower decimals, or use ties: shared", name, v.Name, minText, maxText, b.Decimals)
-			continue
-		}
-		b.codecs[v.Name] = cd
-	}
-	if b.hasWindows() {
-		// Day totals feed the windows; a day is never longer than a window
-		// and ±S is never wider than ±N·S, so their codec fits whenever the
-		// windows' does.
-		if cd, fits := newCodec(b, dayTotals, cal.maxPeriodLength(dayTotals)); fits {
-			b.codecs[dayTotals.Name] = cd
-		}
+	if !s.failed["decimals"] && !s.failed["min_score"] && !s.failed["max_score"] && !s.failed["ties"] {
+		s.codecs(b, cal, minText, maxText)
 	}
 	return b
 }
 
-// parseViews returns the board's valid views and reports the others.
-func (p *configParser) parseViews(name string, b *Board, n *yaml.Node) []View {
+// boardFields reads the fields that stand alone.
+func (s *scope) boardFields(spec *boardSpec, b *Board) {
+	s.text("id", &spec.ID, &b.ID, boardIDPattern, "%q must match [a-z0-9][a-z0-9-]{0,31}")
+	s.text("title", &spec.Title, &b.Title, nil, "")
+	s.text("unit", &spec.Unit, &b.Unit, unitPattern, "%q must be 1 to 24 letters, spaces or hyphens, e.g. reads or km")
+	oneOf(s, "format", &spec.Format, &b.Format, "number", "duration")
+	oneOf(s, "order", &spec.Order, &b.Order, "desc", "asc")
+	oneOf(s, "update", &spec.Update, &b.Update, "increment", "best", "latest")
+	oneOf(s, "ties", &spec.Ties, &b.Ties, "first", "shared")
+	s.wholeNumber("decimals", &spec.Decimals, &b.Decimals, 0, 6, "")
+	s.wholeNumber("keep", &spec.Keep, &b.Keep, 0, 10000, "")
+	s.wholeNumber("results_top", &spec.ResultsTop, &b.ResultsTop, 1, 1000, " (entries in each recorded result)")
+	s.wholeNumber("results_keep", &spec.ResultsKeep, &b.ResultsKeep, 0, 10000, " (recorded results kept per view; 0 records none)")
+	if v, ok := s.scalar("lateness", &spec.Lateness); ok {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || d > 400*24*time.Hour {
+			s.fail("lateness", &spec.Lateness, "%q must be a duration like 90s, 15m or 48h, from 0 to 9600h", v)
+		} else {
+			b.Lateness = d
+		}
+	}
+	if v, ok := s.scalar("stream", &spec.Stream); ok {
+		if v != "true" && v != "false" {
+			s.fail("stream", &spec.Stream, "%q must be true or false", v)
+		}
+		b.Stream = v == "true"
+	}
+	if spec.Segments.Kind != 0 {
+		b.Segments = s.segments(&spec.Segments)
+	}
+}
+
+// boardScores reads the bounds and max_step with the board's decimals and
+// update, wherever their keys stand, so that "12.5" with decimals 1 is
+// exact and with decimals 0 is refused; it returns the bounds as written.
+func (s *scope) boardScores(spec *boardSpec, b *Board, board *yaml.Node) (minText, maxText string) {
+	// A bound not given as a single value has its problems on the board's line.
+	bound := func(field string, n *yaml.Node, text string) (string, *yaml.Node, int64, bool) {
+		at := board
+		if v, ok := s.scalar(field, n); ok {
+			text, at = v, n
+		}
+		v, err := parseScaled(text, b.Decimals)
+		if err != nil {
+			s.fail(field, at, "%s", ErrorMessage(err))
+		}
+		return text, at, v, err == nil
+	}
+	minText, minAt, minV, minOK := bound("min_score", &spec.MinScore, "0")
+	maxText, _, maxV, maxOK := bound("max_score", &spec.MaxScore, defaultMax)
+	if minOK && maxOK {
+		if minV >= maxV {
+			s.fail("min_score", minAt, "min_score %s must be below max_score %s", minText, maxText)
+		}
+		b.Min, b.Max = minV, maxV
+	}
+	stepText, given := s.scalar("max_step", &spec.MaxStep)
+	if !given {
+		return minText, maxText
+	}
+	step, err := parseScaled(stepText, b.Decimals)
+	switch n := &spec.MaxStep; {
+	case b.Update != Increment:
+		s.fail("max_step", n, "only applies to update: increment, not %s (a %s event sets the score, bounded by min_score and max_score)", b.Update, b.Update)
+	case err != nil:
+		s.fail("max_step", n, "%s", ErrorMessage(err))
+	case step <= 0:
+		s.fail("max_step", n, "%s must be above 0", stepText)
+	case !s.failed["min_score"] && !s.failed["max_score"] && step > b.Max-b.Min:
+		s.fail("max_step", n, "%s is larger than max_score - min_score (%s), which no step can exceed", stepText, formatScaled(b.Max-b.Min, b.Decimals))
+	default:
+		b.MaxStep = step
+	}
+	return minText, maxText
+}
+
+// views returns the board's valid views and reports the others; a board
+// without the field has the default views, and their problems line 0.
+func (s *scope) views(n *yaml.Node, b *Board) []View {
 	names := defaultViews
-	if n != nil {
+	if n.Kind != 0 {
 		if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
-			p.addf("%s: field \"views\" (line %d): must be a non-empty list like [day, week, month, all]", name, n.Line)
+			s.fail("views", n, "must be a non-empty list like [day, week, month, all]")
 			return nil
 		}
 		names = nil
@@ -433,38 +431,29 @@ func (p *configParser) parseViews(name string, b *Board, n *yaml.Node) []View {
 			names = append(names, vn.Value)
 		}
 	}
-	line := 0
-	if n != nil {
-		line = n.Line
-	}
 	var views []View
 	seen := map[string]bool{}
-	for _, s := range names {
-		v, err := ParseView(s)
-		if err != nil {
-			p.addf("%s: field \"views\" (line %d): %s", name, line, ErrorMessage(err))
-			continue
+	for _, name := range names {
+		v, err := ParseView(name)
+		switch {
+		case err != nil:
+			s.fail("views", n, "%s", ErrorMessage(err))
+		case seen[name]:
+			s.fail("views", n, "view %q is listed twice", name)
+		case v.Kind == Window && b.Update != Increment:
+			seen[name] = true
+			s.fail("views", n, "rolling view %q needs update: increment, not %s", name, b.Update)
+		default:
+			seen[name] = true
+			views = append(views, v)
 		}
-		if seen[s] {
-			p.addf("%s: field \"views\" (line %d): view %q is listed twice", name, line, s)
-			continue
-		}
-		seen[s] = true
-		if v.Kind == Window && b.Update != Increment {
-			p.addf("%s: field \"views\" (line %d): rolling view %q needs update: increment, not %s", name, line, s, b.Update)
-			continue
-		}
-		views = append(views, v)
 	}
 	return views
 }
 
-// parseSegments returns a board's segment names, reporting bad ones.
-func (p *configParser) parseSegments(name string, n *yaml.Node, failed map[string]bool) []string {
-	bad := func(format string, args ...any) {
-		p.addf("%s: field \"segments\" (line %d): %s", name, n.Line, fmt.Sprintf(format, args...))
-		failed["segments"] = true
-	}
+// segments returns a board's segment names, reporting bad ones.
+func (s *scope) segments(n *yaml.Node) []string {
+	bad := func(format string, args ...any) { s.fail("segments", n, format, args...) }
 	if n.Kind != yaml.SequenceNode {
 		bad("must be a list of up to %d names like [country, team]", MaxSegmentNames)
 		return nil
@@ -484,8 +473,30 @@ func (p *configParser) parseSegments(name string, n *yaml.Node, failed map[strin
 		}
 		names = append(names, sn.Value)
 	}
-	if len(names) > MaxSegmentNames {
-		names = names[:MaxSegmentNames]
-	}
 	return names
+}
+
+// codecs derives each view's score codec, reporting the views whose
+// scores cannot all be encoded exactly.
+func (s *scope) codecs(b *Board, cal *Calendar, minText, maxText string) {
+	b.codecs = map[string]codec{}
+	for _, v := range b.Views {
+		cd, fits := newCodec(b, v, cal.maxPeriodLength(v))
+		switch {
+		case !fits && v.Kind == Window:
+			s.p.addf("%s: field \"views\": rolling view %q sums %d day totals of up to ±%s each (the widest one-day change min_score and max_score allow), and cannot encode every such sum exactly, even at a 1h tie resolution; narrow min_score/max_score, lower decimals, shorten the window, or use ties: shared", s.name, v.Name, v.Days, formatScaled(b.dayBound(), b.Decimals))
+		case !fits:
+			s.p.addf("%s: field \"views\": view %q cannot encode scores from %s to %s with %d decimals exactly, even at a 1h tie resolution; narrow min_score/max_score, lower decimals, or use ties: shared", s.name, v.Name, minText, maxText, b.Decimals)
+		default:
+			b.codecs[v.Name] = cd
+		}
+	}
+	if b.hasWindows() {
+		// Day totals feed the windows; a day is never longer than a window
+		// and ±S is never wider than ±N·S, so their codec fits whenever the
+		// windows' does.
+		if cd, fits := newCodec(b, dayTotals, cal.maxPeriodLength(dayTotals)); fits {
+			b.codecs[dayTotals.Name] = cd
+		}
+	}
 }

@@ -442,3 +442,28 @@ func TestStreamField(t *testing.T) {
 		t.Errorf("stream = %v, %v; want true, false", cfg.Boards[0].Stream, cfg.Boards[1].Stream)
 	}
 }
+
+// TestParseConfigKeysAsWritten: each mapping's keys are checked as
+// written: an alias is not a single value, a repeated unknown key is
+// reported as repeated, and in an action entry the last of a repeated key
+// counts.
+func TestParseConfigKeysAsWritten(t *testing.T) {
+	problems := mustConfigProblems(t, "x: &p points\nboards:\n  - {id: *p, colour: red, colour: blue}\n")
+	for _, want := range []string{
+		`unknown key "x" (line 1)`,
+		`boards[0]: field "id" (line 3): must be a single value`,
+		`boards[0]: field "colour" (line 3): unknown key`,
+		`boards[0]: field "colour" (line 3): given twice, first on line 3`,
+	} {
+		if !slices.ContainsFunc(problems, func(p string) bool { return strings.HasPrefix(p, want) }) {
+			t.Errorf("no problem starts with %s:\n  %s", want, strings.Join(problems, "\n  "))
+		}
+	}
+	if len(problems) != 4 {
+		t.Errorf("%d problems, want 4:\n  %s", len(problems), strings.Join(problems, "\n  "))
+	}
+	cfg := mustBoardsFile(t, "boards: [{id: a}, {id: b}]\nactions:\n  x: [{board: a, board: b, value: 1, value: 5}]\n")
+	if a, _ := cfg.Action("x"); len(a.Targets) != 1 || a.Targets[0] != (ranking.ActionTarget{Board: "b", Value: 5}) {
+		t.Errorf("action x %+v, want the last board and value", a)
+	}
+}

@@ -56,10 +56,18 @@ var envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
 // of every event.
 const maxWebhooks = 32
 
-// parseWebhooks validates the top-level webhooks list. boards maps the
+// webhookSpec is one webhook as written.
+type webhookSpec struct {
+	URL       yaml.Node `yaml:"url"`
+	SecretEnv yaml.Node `yaml:"secret_env"`
+	Events    yaml.Node `yaml:"events"`
+	Boards    yaml.Node `yaml:"boards"`
+}
+
+// parseWebhooks validates the top-level webhooks list. boards are the
 // board ids defined in the file; lookup reads the environment (the secret
 // must be set and non-empty at start-up).
-func (p *configParser) parseWebhooks(n *yaml.Node, boards map[string]int, lookup func(string) (string, bool)) []*Webhook {
+func (p *configParser) parseWebhooks(n *yaml.Node, boards []string, lookup func(string) (string, bool)) []*Webhook {
 	if n.Kind != yaml.SequenceNode {
 		p.addf("field \"webhooks\" (line %d): must be a list of {url, secret_env, events, boards}", n.Line)
 		return nil
@@ -69,100 +77,90 @@ func (p *configParser) parseWebhooks(n *yaml.Node, boards map[string]int, lookup
 		return nil
 	}
 	var out []*Webhook
-	seen := map[string]int{}
+	urls := map[string]int{} // line of the webhook that has each url
 	for i, wn := range n.Content {
-		name := fmt.Sprintf("webhooks[%d]", i)
-		if wn.Kind != yaml.MappingNode {
-			p.addf("%s (line %d): a webhook must be a mapping with url, secret_env and events", name, wn.Line)
-			continue
+		if w := p.parseWebhook(i, wn, boards, lookup, urls); w != nil {
+			out = append(out, w)
 		}
-		w := &Webhook{}
-		ok := true
-		bad := func(field string, val *yaml.Node, format string, args ...any) {
-			p.addf("%s: field %q (line %d): %s", name, field, val.Line, fmt.Sprintf(format, args...))
-			ok = false
+	}
+	return out
+}
+
+// parseWebhook validates the i-th webhook, whose url must not be one of
+// urls; it returns nil if it has a problem.
+func (p *configParser) parseWebhook(i int, n *yaml.Node, boards []string, lookup func(string) (string, bool), urls map[string]int) *Webhook {
+	name := fmt.Sprintf("webhooks[%d]", i)
+	if n.Kind != yaml.MappingNode {
+		p.addf("%s (line %d): a webhook must be a mapping with url, secret_env and events", name, n.Line)
+		return nil
+	}
+	var spec webhookSpec
+	s := &scope{p: p, name: name, failed: map[string]bool{}}
+	for _, k := range decodeFields(n, &spec, false) {
+		if k.first != 0 {
+			s.fail(k.key, k.val, "given twice")
+		} else {
+			s.fail(k.key, k.val, "unknown key; a webhook has %s", andList(specKeys(&spec)))
 		}
-		given := map[string]bool{}
-		forEachKey(wn, func(key string, val *yaml.Node) {
-			if given[key] {
-				bad(key, val, "given twice")
-				return
-			}
-			given[key] = true
-			switch key {
-			case "url":
-				if val.Kind != yaml.ScalarNode {
-					bad(key, val, "must be a single value")
-					return
-				}
-				u, err := url.Parse(val.Value)
-				if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Fragment != "" || len(val.Value) > 2000 {
-					bad(key, val, "%q is not an absolute http or https URL", val.Value)
-					return
-				}
-				w.URL = val.Value
-			case "secret_env":
-				if val.Kind != yaml.ScalarNode || !envNamePattern.MatchString(val.Value) {
-					bad(key, val, "%q is not an environment variable name", val.Value)
-					return
-				}
-				w.SecretEnv = val.Value
-				secret, set := lookup(val.Value)
-				if !set || secret == "" {
-					bad(key, val, "the environment variable %s holding the signing secret is not set", val.Value)
-					return
-				}
-				w.secret = []byte(secret)
-			case "events":
-				if val.Kind != yaml.SequenceNode || len(val.Content) == 0 {
-					bad(key, val, "must be a list of at least one of %s", strings.Join(WebhookEvents, ", "))
-					return
-				}
-				for _, e := range val.Content {
-					switch {
-					case e.Kind != yaml.ScalarNode || !slices.Contains(WebhookEvents, e.Value):
-						bad(key, e, "%q is not one of %s", e.Value, strings.Join(WebhookEvents, ", "))
-					case slices.Contains(w.Events, e.Value):
-						bad(key, e, "%q is listed twice", e.Value)
-					default:
-						w.Events = append(w.Events, e.Value)
-					}
-				}
-			case "boards":
-				if val.Kind != yaml.SequenceNode || len(val.Content) == 0 {
-					bad(key, val, "must be a list of board ids (leave it out for every board)")
-					return
-				}
-				for _, e := range val.Content {
-					_, known := boards[e.Value]
-					switch {
-					case e.Kind != yaml.ScalarNode || !known:
-						bad(key, e, "%q is not a board of this file", e.Value)
-					case slices.Contains(w.Boards, e.Value):
-						bad(key, e, "%q is listed twice", e.Value)
-					default:
-						w.Boards = append(w.Boards, e.Value)
-					}
-				}
-			default:
-				bad(key, val, "unknown key; a webhook has url, secret_env, events and boards")
-			}
-		})
-		for _, req := range []string{"url", "secret_env", "events"} {
-			if !given[req] {
-				p.addf("%s (line %d): field %q is required", name, wn.Line, req)
-				ok = false
-			}
+	}
+	w := &Webhook{}
+	if v, ok := s.scalar("url", &spec.URL); ok {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Fragment != "" || len(v) > 2000 {
+			s.fail("url", &spec.URL, "%q is not an absolute http or https URL", v)
 		}
-		if !ok {
-			continue
+		w.URL = v
+	}
+	if env := &spec.SecretEnv; env.Kind != 0 {
+		if env.Kind != yaml.ScalarNode || !envNamePattern.MatchString(env.Value) {
+			s.fail("secret_env", env, "%q is not an environment variable name", env.Value)
+		} else if secret, set := lookup(env.Value); !set || secret == "" {
+			s.fail("secret_env", env, "the environment variable %s holding the signing secret is not set", env.Value)
+		} else {
+			w.SecretEnv, w.secret = env.Value, []byte(secret)
 		}
-		if line, dup := seen[w.URL]; dup {
-			p.addf("%s (line %d): url %q is already used by the webhook on line %d", name, wn.Line, w.URL, line)
-			continue
+	}
+	events := strings.Join(WebhookEvents, ", ")
+	w.Events = s.list("events", &spec.Events, WebhookEvents, "must be a list of at least one of "+events, "%q is not one of "+events)
+	w.Boards = s.list("boards", &spec.Boards, boards, "must be a list of board ids (leave it out for every board)", "%q is not a board of this file")
+	// url, secret_env and events, the first keys, are required.
+	for i, val := range []*yaml.Node{&spec.URL, &spec.SecretEnv, &spec.Events} {
+		if field := specKeys(&spec)[i]; val.Kind == 0 {
+			p.addf("%s (line %d): field %q is required", name, n.Line, field)
+			s.failed[field] = true
 		}
-		seen[w.URL] = wn.Line
-		out = append(out, w)
+	}
+	if len(s.failed) > 0 {
+		return nil
+	}
+	if line, dup := urls[w.URL]; dup {
+		p.addf("%s (line %d): url %q is already used by the webhook on line %d", name, n.Line, w.URL, line)
+		return nil
+	}
+	urls[w.URL] = n.Line
+	return w
+}
+
+// list returns the values of a given non-empty list field, reporting each
+// one that is not known (wording it with unknown) or listed twice.
+func (s *scope) list(field string, n *yaml.Node, known []string, notList, unknown string) []string {
+	if n.Kind == 0 {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		s.fail(field, n, "%s", notList)
+		return nil
+	}
+	var out []string
+	for _, e := range n.Content {
+		switch {
+		case e.Kind != yaml.ScalarNode || !slices.Contains(known, e.Value):
+			s.fail(field, e, unknown, e.Value)
+		case slices.Contains(out, e.Value):
+			s.fail(field, e, "%q is listed twice", e.Value)
+		default:
+			out = append(out, e.Value)
+		}
 	}
 	return out
 }
