@@ -3,8 +3,9 @@
 --
 -- (lib.lua is prepended: fmt, num, split, fmt_score, publish.)
 --
--- KEYS     (built by applyKeys in apply_proto.go; every key shares the
---          board's hash tag, so the script runs on one cluster node)
+-- Go       apply_proto.go: applyRequest, decodeApply
+-- KEYS     (every key shares the board's hash tag, so the script runs on
+--          one cluster node)
 --   1 the names hash n, 2 the registry k, 3 the search index ni, then per
 --   view and period row in
 --   ARGV order: z:<view>:<period>, x:<view>:<period> (only when exact_times
@@ -13,7 +14,7 @@
 --   and, for kind "w", its r key; then, when the board has segments, the
 --   member record sm and seg:<name> for each of the board's segment names;
 --   then e:<id> for each event that carries an id, in event order.
--- ARGV     (flat; built by applyArgs in apply_proto.go)
+-- ARGV     (flat)
 --   policy ("increment"|"best"|"latest"), ties ("first"|"shared"),
 --   order ("desc"|"asc"), min, max (scaled integers), lateness_ms,
 --   dedupe_ms, channel, board id, exact_times (1 when "latest" needs the
