@@ -1,7 +1,7 @@
 -- apply.lua: apply a batch of score events to every view of one board.
 -- Each event changes all of its views or none; events apply in order.
 --
--- (lib.lua is prepended: fmt, num, split, fmt_score, publish.)
+-- (lib.lua is prepended: fmt, num, split, fmt_score, publish, redis_now.)
 --
 -- Go       apply_proto.go: applyRequest, decodeApply
 -- KEYS     (every key shares the board's hash tag, so the script runs on
@@ -219,38 +219,48 @@ local function window_row(view, ms)
   return nil
 end
 
-local unbuilt = {-2, now}
-for v = 1, nviews do
-  local view = views[v]
-  if view.kind == 'w' then
-    local k = window_row(view, now)
-    if not k or not view.periods[k + 1] then
-      return {-1, now}
-    end
-    view.today = k
-    if not ready(view.periods[k]) then
-      unbuilt[#unbuilt + 1] = view.name
-      unbuilt[#unbuilt + 1] = view.periods[k].id
-      unbuilt[#unbuilt + 1] = ''
-      unbuilt[#unbuilt + 1] = ''
-    end
-    for _, sb in ipairs(segs) do
-      if ready(segrow(sb, v, k)) or full(sb) then
-        -- built, or every event naming it is refused
-      elseif not known(sb) then
-        -- A value never written has no data at all: its window is empty,
-        -- and the write that first fills it also marks it built.
-        segrow(sb, v, k).fresh = true
-      else
+-- find_today sets each window view's today row and returns the reply that
+-- stops the batch when one is missing ({-1, now}) or not built ({-2, ...}),
+-- else nil.
+local function find_today()
+  local unbuilt = {-2, now}
+  for v = 1, nviews do
+    local view = views[v]
+    if view.kind == 'w' then
+      local k = window_row(view, now)
+      if not k or not view.periods[k + 1] then
+        return {-1, now}
+      end
+      view.today = k
+      if not ready(view.periods[k]) then
         unbuilt[#unbuilt + 1] = view.name
         unbuilt[#unbuilt + 1] = view.periods[k].id
-        unbuilt[#unbuilt + 1] = sb.name
-        unbuilt[#unbuilt + 1] = sb.value
+        unbuilt[#unbuilt + 1] = ''
+        unbuilt[#unbuilt + 1] = ''
+      end
+      for _, sb in ipairs(segs) do
+        if ready(segrow(sb, v, k)) or full(sb) then
+          -- built, or every event naming it is refused
+        elseif not known(sb) then
+          -- A value never written has no data at all: its window is empty,
+          -- and the write that first fills it also marks it built.
+          segrow(sb, v, k).fresh = true
+        else
+          unbuilt[#unbuilt + 1] = view.name
+          unbuilt[#unbuilt + 1] = view.periods[k].id
+          unbuilt[#unbuilt + 1] = sb.name
+          unbuilt[#unbuilt + 1] = sb.value
+        end
       end
     end
   end
+  if #unbuilt > 2 then return unbuilt end
+  return nil
 end
-if #unbuilt > 2 then return unbuilt end
+do
+  local stop = find_today()
+  if stop then return stop end
+end
 
 -- Pass 1: resolve every event's time and targets; write nothing. Events
 -- with the same at and the same segment boards share one target list:
@@ -460,8 +470,9 @@ if moves_top > 0 then
     end
   end
 end
-local snap_top = tonumber(nextarg())
-if snap_top > 0 then
+-- keep_day_snapshot keeps the all view's best snap_top ranks as the
+-- day's snapshot before the first write of a local day.
+local function keep_day_snapshot(snap_top)
   local av = views[tonumber(nextarg())]
   local skey, sexp = nil, 0
   for d = 1, tonumber(nextarg()) do
@@ -485,6 +496,10 @@ if snap_top > 0 then
     call('HSET', skey, unpack(h))
     call('PEXPIREAT', skey, fmt(sexp + 86400000))
   end
+end
+do
+  local snap_top = tonumber(nextarg())
+  if snap_top > 0 then keep_day_snapshot(snap_top) end
 end
 local moves = {} -- per view: the overtakes of this batch, oldest first
 
@@ -706,7 +721,7 @@ end
 -- written in one HSET at the end: sm_rec[member] the "name=value" lines
 -- (false: none), sm_pure[member] the pure names.
 local sm_rec, sm_pure, sm_out = {}, {}, {}
-if sm_key then
+local function read_member_records()
   local fields, seen = {}, {}
   for e = 1, nevents do
     local member = ev_member[e]
@@ -724,6 +739,7 @@ if sm_key then
     end
   end
 end
+if sm_key then read_member_records() end
 
 -- parse_rec reads "name=value" lines into a table.
 local function parse_rec(rec)
@@ -1119,40 +1135,44 @@ for e = 1, nevents do
   results[#results + 1] = apply_event(e)
 end
 
-for _, per in ipairs(pending_list) do flush(per) end
-if #name_pending > 0 then call('ZADD', name_index, unpack(name_pending)) end
-if #sm_out > 0 then call('HSET', sm_key, unpack(sm_out)) end
+-- finish sends what the batch queued, and once per batch the expiry and
+-- registry entries of the period keys written (the registry serves member
+-- removal) and one change message naming every changed answered period.
+local function finish()
+  for _, per in ipairs(pending_list) do flush(per) end
+  if #name_pending > 0 then call('ZADD', name_index, unpack(name_pending)) end
+  if #sm_out > 0 then call('HSET', sm_key, unpack(sm_out)) end
 
-for view, mv in pairs(moves) do
-  call('LPUSH', view.mvkey, unpack(mv))
-  call('LTRIM', view.mvkey, 0, moves_top - 1)
-end
-
--- Once per batch: expiry and the registry of live period keys (for member
--- removal), then one change message naming every changed answered period.
-if #touched_list > 0 then
-  -- Entries of expired periods go as writes come, so the registry stays
-  -- as small as the retained data without waiting for a removal.
-  call('ZREMRANGEBYSCORE', reg, '-inf', '(' .. fmt(now))
-  local changed = {}
-  for _, per in ipairs(touched_list) do
-    if per.seg and not per.created then
-      -- A segment board's period key gets its expiry and registry entry
-      -- once, when it is created (the exact-time hash is the board's),
-      -- instead of on every batch: segment boards are many, and the
-      -- entry and expiry stay as long as the key.
-    elseif per.exp > 0 then
-      call('PEXPIREAT', per.zkey, fmt(per.exp))
-      if exact then call('PEXPIREAT', per.xkey, fmt(per.exp)) end
-      call('ZADD', reg, fmt(per.exp), per.suffix)
-    else
-      call('ZADD', reg, 'inf', per.suffix)
-    end
-    if string.sub(per.suffix, 1, 1) ~= '~' then
-      changed[#changed + 1] = per.suffix
-    end
+  for view, mv in pairs(moves) do
+    call('LPUSH', view.mvkey, unpack(mv))
+    call('LTRIM', view.mvkey, 0, moves_top - 1)
   end
-  publish(channel, board, changed)
+
+  if #touched_list > 0 then
+    -- Entries of expired periods go as writes come, so the registry stays
+    -- as small as the retained data without waiting for a removal.
+    call('ZREMRANGEBYSCORE', reg, '-inf', '(' .. fmt(now))
+    local changed = {}
+    for _, per in ipairs(touched_list) do
+      if per.seg and not per.created then
+        -- A segment board's period key gets its expiry and registry entry
+        -- once, when it is created (the exact-time hash is the board's),
+        -- instead of on every batch: segment boards are many, and the
+        -- entry and expiry stay as long as the key.
+      elseif per.exp > 0 then
+        call('PEXPIREAT', per.zkey, fmt(per.exp))
+        if exact then call('PEXPIREAT', per.xkey, fmt(per.exp)) end
+        call('ZADD', reg, fmt(per.exp), per.suffix)
+      else
+        call('ZADD', reg, 'inf', per.suffix)
+      end
+      if string.sub(per.suffix, 1, 1) ~= '~' then
+        changed[#changed + 1] = per.suffix
+      end
+    end
+    publish(channel, board, changed)
+  end
 end
 
+finish()
 return results
