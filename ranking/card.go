@@ -15,7 +15,7 @@ import (
 //go:embed scripts/card.lua
 var cardLua string
 
-var cardScript = redis.NewScript(libLua + cardLua)
+var cardScript = newScript(cardLua)
 
 // RankCard is everything a rank card shows, read as one snapshot.
 type RankCard struct {

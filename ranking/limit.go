@@ -5,14 +5,12 @@ import (
 	_ "embed"
 	"fmt"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 //go:embed scripts/limit.lua
 var limitLua string
 
-var limitScript = redis.NewScript(libLua + limitLua)
+var limitScript = newScript(limitLua)
 
 // Limit is the answer of a rate limit check.
 type Limit struct {

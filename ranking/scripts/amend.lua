@@ -2,7 +2,7 @@
 -- removed, exactly once.
 --
 -- (lib.lua is prepended: fmt, num, split, fmt_score, publish, append_entries,
--- redis_now, index_result.)
+-- redis_now, index_result, same_top.)
 --
 -- The caller read the stored result and built the amended one: recomputed
 -- from the period (read.lua) while the period is retained, else with the
@@ -15,10 +15,10 @@
 -- takes the result out of the removed member's reverse index and lists it
 -- in the reverse index of every member it newly lists.
 --
--- KEYS     (built by amendRequest in results_proto.go) 1 the result
---          rs:<view>:<period>, 2 the outbox out, 3 rm:<removed member>,
---          4 the period's z:<view>:<period>, then rm:<member> of each
---          member the amended result newly lists
+-- Go       results_proto.go: amendRequest
+-- KEYS     1 the result rs:<view>:<period>, 2 the outbox out,
+--          3 rm:<removed member>, 4 the period's z:<view>:<period>, then
+--          rm:<member> of each member the amended result newly lists
 -- ARGV     1 SHA-1 (hex) of the stored result read, 2 amended result JSON,
 --          3 its digest, 4 view, 5 period, 6 start_ms, 7 horizon_ms (the
 --          rm keys live at least until then), 8 mode "recompute" or "drop",
@@ -48,19 +48,8 @@ if now < amended or now - amended > 5000 then
   return 'stale'
 end
 if ARGV[8] == 'recompute' then
-  if now >= expire or redis.call('ZCARD', zkey) ~= total then
+  if now >= expire or not same_top(zkey, total, n, 12) then
     return 'changed'
-  end
-  if n > 0 then
-    local flat = redis.call('ZRANGE', zkey, 0, n - 1, 'WITHSCORES')
-    if #flat ~= 2 * n then
-      return 'changed'
-    end
-    for k = 1, 2 * n do
-      if flat[k] ~= ARGV[12 + k] then
-        return 'changed'
-      end
-    end
   end
 elseif now < expire then
   return 'changed'

@@ -1,10 +1,11 @@
 -- apply.lua: apply a batch of score events to every view of one board.
 -- Each event changes all of its views or none; events apply in order.
 --
--- (lib.lua is prepended: fmt, num, split, fmt_score, publish.)
+-- (lib.lua is prepended: fmt, num, split, fmt_score, publish, redis_now.)
 --
--- KEYS     (built by applyKeys in apply_proto.go; every key shares the
---          board's hash tag, so the script runs on one cluster node)
+-- Go       apply_proto.go: applyRequest, decodeApply
+-- KEYS     (every key shares the board's hash tag, so the script runs on
+--          one cluster node)
 --   1 the names hash n, 2 the registry k, 3 the search index ni, then per
 --   view and period row in
 --   ARGV order: z:<view>:<period>, x:<view>:<period> (only when exact_times
@@ -13,7 +14,7 @@
 --   and, for kind "w", its r key; then, when the board has segments, the
 --   member record sm and seg:<name> for each of the board's segment names;
 --   then e:<id> for each event that carries an id, in event order.
--- ARGV     (flat; built by applyArgs in apply_proto.go)
+-- ARGV     (flat)
 --   policy ("increment"|"best"|"latest"), ties ("first"|"shared"),
 --   order ("desc"|"asc"), min, max (scaled integers), lateness_ms,
 --   dedupe_ms, channel, board id, exact_times (1 when "latest" needs the
@@ -124,12 +125,12 @@ for v = 1, nviews do
   views[v] = view
 end
 -- The day totals (kind "h", listed last), found by their start.
-local hv, hvi = nil, nil
+local day_totals, day_vi = nil, nil
 for v = 1, nviews do
   if views[v].kind == 'h' then
-    hv, hvi = views[v], v
-    hv.by_start = {}
-    for j, per in ipairs(hv.periods) do hv.by_start[per.s] = j end
+    day_totals, day_vi = views[v], v
+    day_totals.by_start = {}
+    for j, per in ipairs(day_totals.periods) do day_totals.by_start[per.s] = j end
   end
 end
 
@@ -218,46 +219,55 @@ local function window_row(view, ms)
   return nil
 end
 
-local unbuilt = {-2, now}
-for v = 1, nviews do
-  local view = views[v]
-  if view.kind == 'w' then
-    local k = window_row(view, now)
-    if not k or not view.periods[k + 1] then
-      return {-1, now}
-    end
-    view.today = k
-    if not ready(view.periods[k]) then
-      unbuilt[#unbuilt + 1] = view.name
-      unbuilt[#unbuilt + 1] = view.periods[k].id
-      unbuilt[#unbuilt + 1] = ''
-      unbuilt[#unbuilt + 1] = ''
-    end
-    for _, sb in ipairs(segs) do
-      if ready(segrow(sb, v, k)) or full(sb) then
-        -- built, or every event naming it is refused
-      elseif not known(sb) then
-        -- A value never written has no data at all: its window is empty,
-        -- and the write that first fills it also marks it built.
-        segrow(sb, v, k).fresh = true
-      else
+-- find_today sets each window view's today row and returns the reply that
+-- stops the batch when one is missing ({-1, now}) or not built ({-2, ...}),
+-- else nil.
+local function find_today()
+  local unbuilt = {-2, now}
+  for v = 1, nviews do
+    local view = views[v]
+    if view.kind == 'w' then
+      local k = window_row(view, now)
+      if not k or not view.periods[k + 1] then
+        return {-1, now}
+      end
+      view.today = k
+      if not ready(view.periods[k]) then
         unbuilt[#unbuilt + 1] = view.name
         unbuilt[#unbuilt + 1] = view.periods[k].id
-        unbuilt[#unbuilt + 1] = sb.name
-        unbuilt[#unbuilt + 1] = sb.value
+        unbuilt[#unbuilt + 1] = ''
+        unbuilt[#unbuilt + 1] = ''
+      end
+      for _, sb in ipairs(segs) do
+        if ready(segrow(sb, v, k)) or full(sb) then
+          -- built, or every event naming it is refused
+        elseif not known(sb) then
+          -- A value never written has no data at all: its window is empty,
+          -- and the write that first fills it also marks it built.
+          segrow(sb, v, k).fresh = true
+        else
+          unbuilt[#unbuilt + 1] = view.name
+          unbuilt[#unbuilt + 1] = view.periods[k].id
+          unbuilt[#unbuilt + 1] = sb.name
+          unbuilt[#unbuilt + 1] = sb.value
+        end
       end
     end
   end
+  if #unbuilt > 2 then return unbuilt end
+  return nil
 end
-if #unbuilt > 2 then return unbuilt end
+do
+  local stop = find_today()
+  if stop then return stop end
+end
 
 -- Pass 1: resolve every event's time and targets; write nothing. Events
--- with the same at and the same segment boards share one target list (tg):
+-- with the same at and the same segment boards share one target list:
 -- in a batch of events at Redis's now, most events share one.
 local nevents = tonumber(nextarg())
-local ev_member, ev_value, ev_at, ev_name, ev_name_fold, ev_member_fold, ev_id, ev_idkey, ev_tg =
+local ev_member, ev_value, ev_at, ev_name, ev_name_fold, ev_member_fold, ev_id, ev_idkey, ev_targets =
   {}, {}, {}, {}, {}, {}, {}, {}, {}
-local tgs = {}
 
 -- A window that is not built is derived, for the bounds check only (it is
 -- never built here), from today's window T, which is always built, and the
@@ -291,49 +301,51 @@ end
 -- walk's, the event's day and, when 0 is outside [min, max] (then whether
 -- a member with a zero sum is present matters, see derive), every day of
 -- the window. For the board's own windows it adds the keys derive reads
--- to pre, read for the whole batch at once.
-local function derivable(view, c, pre)
-  local st, by = c.steps, hv.by_start
+-- to prefetch, read for the whole batch at once.
+local function derivable(view, c, prefetch)
+  local st, by = c.steps, day_totals.by_start
   if not by[c.d_s] then return false end
   for r = 1, #st, 2 do
     if not by[st[r]] then return false end
   end
   if vmin > 0 or vmax < 0 then
     local w, days = view.periods[c.j], 0
-    for _, per in ipairs(hv.periods) do
+    for _, per in ipairs(day_totals.periods) do
       if per.s >= w.s and per.s < w.e then days = days + 1 end
     end
     if days < view.days then return false end
   end
-  if pre then
-    pre[#pre + 1] = view.periods[view.today]
-    pre[#pre + 1] = hv.periods[by[c.d_s]]
-    for r = 1, #st, 2 do pre[#pre + 1] = hv.periods[by[st[r]]] end
+  if prefetch then
+    prefetch[#prefetch + 1] = view.periods[view.today]
+    prefetch[#prefetch + 1] = day_totals.periods[by[c.d_s]]
+    for r = 1, #st, 2 do prefetch[#prefetch + 1] = day_totals.periods[by[st[r]]] end
   end
   return true
 end
 
 -- target_list resolves the targets of an event at at (its time t) tagged
--- with the segment boards esegs: tv[k] its view index, tp[k] the period
--- row, tm[k] (segment targets) the index of the board's target of the
--- same row, tsb[k] the segment board; answer[v] the period that answers
--- for view v; err when the event is refused. nil when an event at Redis's
--- now falls in no listed period.
+-- with the segment boards esegs: for target k, view_of[k] its view index,
+-- period_of[k] the period row, mirror_of[k] (segment targets) the index of
+-- the board's target of the same row, board_of[k] the segment board;
+-- answer[v] the period that answers for view v; checks the windows checked
+-- against the bounds; prefetch the keys derive reads; err when the event
+-- is refused. nil when an event at Redis's now falls in no listed period.
 local function target_list(at, esegs)
-  local tg = {segs = esegs, tv = {}, tp = {}, tm = {}, tsb = {}, n = 0, answer = {}, carried = {},
-              wc = {}, pre = {}}
-  for _, sb in ipairs(esegs) do tg.carried[sb.name] = sb.value end
+  local tl = {segs = esegs, view_of = {}, period_of = {}, mirror_of = {}, board_of = {}, n = 0,
+              answer = {}, carried = {}, checks = {}, prefetch = {}}
+  for _, sb in ipairs(esegs) do tl.carried[sb.name] = sb.value end
   if at == '' then
-    tg.t = now
+    tl.t = now
   else
-    tg.t = tonumber(at)
-    if tg.t < now - lateness or tg.t > now + 5000 then
-      tg.err = 'at ' .. at .. 'ms is outside the accepted range [now - lateness, now + 5s] (now is ' .. fmt(now) .. 'ms)'
-      return tg
+    tl.t = tonumber(at)
+    if tl.t < now - lateness or tl.t > now + 5000 then
+      tl.err = 'at ' .. at .. 'ms is outside the accepted range [now - lateness, now + 5s] (now is ' .. fmt(now) .. 'ms)'
+      return tl
     end
   end
-  local t = tg.t
-  local tv, tp, tm, tsb, wc, pre = tg.tv, tg.tp, tg.tm, tg.tsb, tg.wc, tg.pre
+  local t = tl.t
+  local view_of, period_of, mirror_of, board_of = tl.view_of, tl.period_of, tl.mirror_of, tl.board_of
+  local checks, prefetch = tl.checks, tl.prefetch
   local n = 0
   for v = 1, nviews do
     local view = views[v]
@@ -341,11 +353,11 @@ local function target_list(at, esegs)
       local k = window_row(view, t)
       if not k then
         if at == '' then return nil end
-        tg.err = 'no window of view ' .. view.name .. ' covers the event time'
-        return tg
+        tl.err = 'no window of view ' .. view.name .. ' covers the event time'
+        return tl
       end
       -- Every window whose days include the event's day, up to
-      -- tomorrow's, is checked against the bounds (tg.wc, in this order
+      -- tomorrow's, is checked against the bounds (tl.checks, in this order
       -- whatever is built, so the same event gets the same answer); the
       -- ready ones are also targets (c.k), the others are derived from
       -- today's window and the day totals in between (see derive).
@@ -355,28 +367,28 @@ local function target_list(at, esegs)
         local m = nil
         if ready(per) then
           n = n + 1
-          tv[n], tp[n] = v, per
+          view_of[n], period_of[n] = v, per
           m = n
-          wc[#wc + 1] = {v = v, j = j, k = n}
+          checks[#checks + 1] = {v = v, j = j, k = n}
         else
           local c = {v = v, j = j, d_s = d_s, steps = steps(view, j)}
-          if not derivable(view, c, pre) then return nil end
-          wc[#wc + 1] = c
+          if not derivable(view, c, prefetch) then return nil end
+          checks[#checks + 1] = c
         end
         for _, sb in ipairs(esegs) do
           local sper = segrow(sb, v, j)
           if sper.fresh or ready(sper) then
             n = n + 1
-            tv[n], tp[n], tm[n], tsb[n] = v, sper, m, sb
-            wc[#wc + 1] = {v = v, j = j, k = n, sb = sb}
+            view_of[n], period_of[n], mirror_of[n], board_of[n] = v, sper, m, sb
+            checks[#checks + 1] = {v = v, j = j, k = n, sb = sb}
           else
             local c = {v = v, j = j, d_s = d_s, sb = sb, steps = steps(view, j)}
             if not derivable(view, c) then return nil end
-            wc[#wc + 1] = c
+            checks[#checks + 1] = c
           end
         end
       end
-      tg.answer[v] = view.periods[view.today]
+      tl.answer[v] = view.periods[view.today]
     else
       local found = nil
       for _, per in ipairs(view.periods) do
@@ -387,52 +399,58 @@ local function target_list(at, esegs)
       end
       if not found then
         if at == '' then return nil end
-        tg.err = 'no period of view ' .. view.name .. ' covers the event time'
-        return tg
+        tl.err = 'no period of view ' .. view.name .. ' covers the event time'
+        return tl
       end
       n = n + 1
-      tv[n], tp[n] = v, found
+      view_of[n], period_of[n] = v, found
       local m = n
-      if view.name == 'all' then tg.all = found end
+      if view.name == 'all' then tl.all = found end
       for _, sb in ipairs(esegs) do
         n = n + 1
-        tv[n], tp[n], tm[n], tsb[n] = v, segrow(sb, v, found.j), m, sb
+        view_of[n], period_of[n], mirror_of[n], board_of[n] = v, segrow(sb, v, found.j), m, sb
       end
-      tg.answer[v] = found
+      tl.answer[v] = found
     end
   end
-  tg.n = n
-  return tg
+  tl.n = n
+  return tl
 end
 
-local nosegs = {}
-local a = i
-for e = 1, nevents do
-  local at = ARGV[a + 2]
-  ev_member[e], ev_value[e], ev_at[e], ev_name[e], ev_name_fold[e], ev_member_fold[e], ev_id[e] =
-    ARGV[a], tonumber(ARGV[a + 1]), at, ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6]
-  local nseg = tonumber(ARGV[a + 7])
-  a = a + 8
-  local tkey, esegs = at, nosegs
-  if nseg > 0 then
-    esegs = {}
-    for g = 1, nseg do
-      local sg = ARGV[a]
-      esegs[g] = segs[tonumber(sg)]
-      tkey = tkey .. ',' .. sg
-      a = a + 1
+-- read_events reads every event's arguments and resolves its target list;
+-- false when one at Redis's now falls in no listed period.
+local function read_events()
+  local lists, nosegs = {}, {}
+  local a = i
+  for e = 1, nevents do
+    local at = ARGV[a + 2]
+    ev_member[e], ev_value[e], ev_at[e], ev_name[e], ev_name_fold[e], ev_member_fold[e], ev_id[e] =
+      ARGV[a], tonumber(ARGV[a + 1]), at, ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6]
+    local nseg = tonumber(ARGV[a + 7])
+    a = a + 8
+    local tkey, esegs = at, nosegs
+    if nseg > 0 then
+      esegs = {}
+      for g = 1, nseg do
+        local sg = ARGV[a]
+        esegs[g] = segs[tonumber(sg)]
+        tkey = tkey .. ',' .. sg
+        a = a + 1
+      end
     end
+    local tl = lists[tkey]
+    if not tl then
+      tl = target_list(at, esegs)
+      if not tl then return false end
+      lists[tkey] = tl
+    end
+    ev_targets[e] = tl
+    if ev_id[e] ~= '' then ev_idkey[e] = nextkey() end
   end
-  local tg = tgs[tkey]
-  if not tg then
-    tg = target_list(at, esegs)
-    if not tg then return {-1, now} end
-    tgs[tkey] = tg
-  end
-  ev_tg[e] = tg
-  if ev_id[e] ~= '' then ev_idkey[e] = nextkey() end
+  i = a
+  return true
 end
-i = a
+if not read_events() then return {-1, now} end
 
 -- Movement: the overtakes' keys, and the all view's snapshot of the day,
 -- taken now, before anything of this batch is written.
@@ -452,8 +470,9 @@ if moves_top > 0 then
     end
   end
 end
-local snap_top = tonumber(nextarg())
-if snap_top > 0 then
+-- keep_day_snapshot keeps the all view's best snap_top ranks as the
+-- day's snapshot before the first write of a local day.
+local function keep_day_snapshot(snap_top)
   local av = views[tonumber(nextarg())]
   local skey, sexp = nil, 0
   for d = 1, tonumber(nextarg()) do
@@ -477,6 +496,10 @@ if snap_top > 0 then
     call('HSET', skey, unpack(h))
     call('PEXPIREAT', skey, fmt(sexp + 86400000))
   end
+end
+do
+  local snap_top = tonumber(nextarg())
+  if snap_top > 0 then keep_day_snapshot(snap_top) end
 end
 local moves = {} -- per view: the overtakes of this batch, oldest first
 
@@ -550,14 +573,14 @@ do
     end
   end
   for e = 1, nevents do
-    local tg = ev_tg[e]
-    if not tg.err then
-      local member, tm, tp = ev_member[e], tg.tm, tg.tp
-      for k = 1, tg.n do
-        if not tm[k] and not tg.tsb[k] then wanted(tp[k], member) end
+    local tl = ev_targets[e]
+    if not tl.err then
+      local member, board_of, period_of = ev_member[e], tl.board_of, tl.period_of
+      for k = 1, tl.n do
+        if not board_of[k] then wanted(period_of[k], member) end
       end
       if ev_value[e] ~= 0 then
-        for _, per in ipairs(tg.pre) do wanted(per, member) end
+        for _, per in ipairs(tl.prefetch) do wanted(per, member) end
       end
     end
   end
@@ -600,14 +623,14 @@ local function derive(c, member)
   local view, sb = views[c.v], c.sb
   if sb and not known(sb) then return 0, false end -- a value never written: no data at all
   local function day(s)
-    local j = hv.by_start[s]
-    if sb then return segrow(sb, hvi, j) end
-    return hv.periods[j]
+    local j = day_totals.by_start[s]
+    if sb then return segrow(sb, day_vi, j) end
+    return day_totals.periods[j]
   end
   local function dayval(s)
     local code = code_of(day(s), member)
     if not code then return 0, false end
-    return value_of(hv, (split(code, hv.span))), true
+    return value_of(day_totals, (split(code, day_totals.span))), true
   end
   local w = view.periods[view.today]
   if sb then w = segrow(sb, c.v, view.today) end
@@ -626,7 +649,7 @@ local function derive(c, member)
   if sum ~= 0 then
     present = true
   elseif not present and code and outside(0) > 0 then
-    for _, per in ipairs(hv.periods) do
+    for _, per in ipairs(day_totals.periods) do
       if per.s >= e.s and per.s < e.e and code_of(day(per.s), member) then
         present = true
         break
@@ -695,14 +718,14 @@ local function segment_full(esegs)
 end
 
 -- The member records (sm), read for the whole batch in one HMGET and
--- written in one HSET at the end: rec[member] the "name=value" lines
--- (false: none), pure[member] the pure names.
+-- written in one HSET at the end: sm_rec[member] the "name=value" lines
+-- (false: none), sm_pure[member] the pure names.
 local sm_rec, sm_pure, sm_out = {}, {}, {}
-if sm_key then
+local function read_member_records()
   local fields, seen = {}, {}
   for e = 1, nevents do
     local member = ev_member[e]
-    if not ev_tg[e].err and not seen[member] then
+    if not ev_targets[e].err and not seen[member] then
       seen[member] = true
       fields[#fields + 1] = member
       fields[#fields + 1] = member .. '\0p'
@@ -716,6 +739,7 @@ if sm_key then
     end
   end
 end
+if sm_key then read_member_records() end
 
 -- parse_rec reads "name=value" lines into a table.
 local function parse_rec(rec)
@@ -726,361 +750,429 @@ local function parse_rec(rec)
   return latest
 end
 
-local touched = {}
-local touched_list = {}
-local plan_code, plan_value, plan_change, plan_present, plan_old, plan_ov = {}, {}, {}, {}, {}, {}
-local ans_value, ans_rank, ans_set = {}, {}, {}
+-- The batch's bookkeeping: the period keys written (for expiry, registry
+-- and the change message), the search index entries to add, and each
+-- view's answer of the current event.
+local touched, touched_list = {}, {}
 local name_pending = {}
+local ans_value, ans_rank, ans_set = {}, {}, {}
 
-local results = {1, now}
-for e = 1, nevents do
-  local member, value, tg = ev_member[e], ev_value[e], ev_tg[e]
-  local et = tg.t
-  local res
-  local idkey, record = ev_idkey[e], nil
+-- An event's plan, one entry per target k, in arrays reused across events:
+-- this is the hot path, and every table it does not allocate is time Redis
+-- is not blocked. plan_code the new code, plan_value its score,
+-- plan_change whether it differs, plan_present whether the member is in
+-- the period after the event, plan_old the old code (false: absent),
+-- plan_old_value the old score (0 when absent).
+local plan_code, plan_value, plan_change, plan_present, plan_old, plan_old_value = {}, {}, {}, {}, {}, {}
+
+-- fingerprint is what an idempotency record remembers of its event.
+local function fingerprint(e)
+  return ev_member[e] .. '\n' .. fmt(ev_value[e]) .. '\n' .. ev_at[e]
+end
+
+-- replay answers a repeated idempotency id: same content answers the
+-- current state in the original periods; different content is a conflict.
+local function replay(e, record, et)
+  local sep = string.find(record, '\0', 1, true)
+  if string.sub(record, 1, sep - 1) ~= fingerprint(e) then
+    return {0, 'conflict', 'event id ' .. ev_id[e] .. ' was already used for a different event', et}
+  end
+  local member, orig = ev_member[e], {}
+  for name, pid in string.gmatch(string.sub(record, sep + 1), '([^\t\n]+)\t([^\n]+)') do
+    orig[name] = pid
+  end
+  local res = {1, 1, 0}
+  for v = 1, nviews do
+    local view = views[v]
+    if view.kind ~= 'h' then
+      -- The original period is among the listed rows while its id is
+      -- remembered (dedupe is shorter than any period's neighbourhood);
+      -- were it not, its key is undeclared and the answer is empty.
+      local pid = orig[view.name] or ''
+      local per = view.by_id[pid]
+      local score, rank = 0, 0
+      if per then score, rank = state(view, per, member) end
+      res[#res + 1] = pid
+      res[#res + 1] = score
+      if ranks then res[#res + 1] = rank end
+    end
+  end
+  return res
+end
+
+-- purity returns the segment names the member stays pure in after an
+-- event with the target list tl (see Mirrors), its latest values before
+-- it, and its record and pure names as read; all nil without segments.
+--
+-- Mirrors: a member every one of whose events on this board carried the
+-- same value of a segment name (it is "pure" in that name) has, in every
+-- period of every view, the same code on that segment board as on the
+-- board itself: the same events make both. Its segment targets then copy
+-- the board's plan instead of reading their own codes. Purity is kept in
+-- the member record's field "<member>\0p" (the pure names, one per line);
+-- it starts with a member's first event on the board (known by an absent
+-- record and no score in the all view) and a name leaves it for good with
+-- the first event that does not carry the same value.
+local function purity(member, tl)
+  if not sm_key then return nil, nil, nil, nil end
+  local old_rec, old_pure = sm_rec[member], sm_pure[member]
+  local carried, pure_after, latest = tl.carried, {}, nil
+  if not old_rec then
+    if #tl.segs > 0 and tl.all and not code_of(tl.all, member) then
+      for nm, val in pairs(carried) do pure_after[nm] = val end
+    end
+    latest = {}
+  else
+    latest = parse_rec(old_rec)
+    if old_pure ~= '' then
+      for nm in string.gmatch(old_pure, '[^\n]+') do
+        if carried[nm] and carried[nm] == latest[nm] then pure_after[nm] = carried[nm] end
+      end
+    end
+  end
+  return pure_after, latest, old_rec, old_pure
+end
+
+-- plan computes every target's new code into the plan arrays, writing
+-- nothing. It returns the refusal when a score would leave its bounds
+-- (else nil), and whether the member is new in the all view.
+local function plan(member, value, et, tl, pure_after)
+  local view_of, period_of, mirror_of, board_of = tl.view_of, tl.period_of, tl.mirror_of, tl.board_of
+  local new_in_all = false
+  for k = 1, tl.n do
+    local view = views[view_of[k]]
+    local per = period_of[k]
+    local m, sb = mirror_of[k], board_of[k]
+    if m and pure_after[sb.name] then
+      plan_code[k], plan_value[k] = plan_code[m], plan_value[m]
+      plan_change[k], plan_present[k] = plan_change[m], plan_present[m]
+      plan_old[k] = false
+    else
+      local unit = math.floor(et / view.unit) - per.base
+      local old = code_of(per, member)
+      if not old and per == tl.all then new_in_all = true end
+      local nv, nt, change, ov
+      if old then
+        local q, r = split(old, view.span)
+        ov = value_of(view, q)
+        nv, nt, change = ov, r, false
+        if policy == 'increment' then
+          if value ~= 0 then
+            nv, change = ov + value, true
+            if unit > r then nt = unit end
+          end
+        elseif policy == 'best' then
+          if better(value, ov) or (value == ov and unit < r and ties ~= 'shared') then
+            nv, nt, change = value, unit, true
+          end
+        else -- latest: the newest event by event time wins; equal times, the later write
+          local ot
+          if exact then
+            ot = tonumber(call('HGET', per.xkey, per.xtag and member .. per.xtag or member) or '0')
+          else
+            ot = (per.base + r) * view.unit
+          end
+          if et >= ot then
+            nv, nt, change = value, unit, true
+          end
+        end
+      elseif policy == 'increment' and value == 0 then
+        nv, nt, change = 0, unit, false -- adds nothing: an absent member stays absent
+      else
+        nv, nt, change = value, unit, true
+      end
+      if view.kind == 'h' then
+        -- A day total is bounded by ±S only, so every window (N of them
+        -- summed) stays within its codes' range.
+        if nv < view.lo or nv > view.hi then
+          return {0, 'invalid_argument', "the member's net change on " .. per.id .. ' would be ' ..
+            fmt_score(nv, decimals) .. ', outside ±' .. fmt_score(view.hi, decimals) ..
+            ' that rolling windows can hold', et}, new_in_all
+        end
+      elseif view.kind ~= 'w' and (change or old) and outside(nv) > 0 then
+        return out_of_range(view, nv, et), new_in_all
+      end
+      plan_old_value[k] = ov or 0
+      if view.span == 1 then nt = 0 end
+      plan_code[k] = rank_value(view, nv) * view.span + nt
+      plan_value[k] = nv
+      plan_change[k] = change
+      plan_present[k] = change or old ~= false
+      plan_old[k] = old
+    end
+  end
+  return nil, new_in_all
+end
+
+-- check_windows checks every window holding the event's day, built or
+-- not, and returns the refusal or nil: a window that drifted out of
+-- [min, max] when a day left it may move back, but no event moves a score
+-- further out. A member pure in a segment name has the board's windows
+-- there, checked already.
+local function check_windows(member, value, et, tl, pure_after)
+  for _, c in ipairs(tl.checks) do
+    if not (c.sb and pure_after and pure_after[c.sb.name]) then
+      local ov, nv, present
+      if c.k then
+        ov, nv, present = plan_old_value[c.k], plan_value[c.k], plan_old[c.k] ~= false
+      else
+        ov, present = derive(c, member)
+        nv = ov + value
+      end
+      if outside(nv) > 0 and not (present and outside(nv) <= outside(ov)) then
+        return out_of_range(views[c.v], nv, et)
+      end
+    end
+  end
+  return nil
+end
+
+-- overtake keeps, when a member that moved up to rank in the current
+-- period per of view was ranked below it before (by its old code), who it
+-- passed: the member now right behind it.
+local function overtake(view, per, member, code, old, rank, et)
+  local was = call('ZCOUNT', per.zkey, '-inf', '(' .. fmt(old))
+  if was <= rank then return end
+  local at = call('ZCOUNT', per.zkey, '-inf', fmt(code))
+  local behind = call('ZRANGE', per.zkey, at, at)[1]
+  if behind and behind ~= member then
+    local mv = moves[view]
+    if not mv then
+      mv = {}
+      moves[view] = mv
+    end
+    mv[#mv + 1] = per.id .. '\t' .. member .. '\t' .. behind .. '\t' .. rank .. '\t' .. fmt(et)
+  end
+end
+
+-- write_plan queues the plan's changed codes, and fills each view's answer
+-- (ans_*) from the target that answers it, reading a rank where one is
+-- answered or an overtake may have happened.
+local function write_plan(member, et, tl)
+  local view_of, period_of, answer = tl.view_of, tl.period_of, tl.answer
+  for k = 1, tl.n do
+    local per = period_of[k]
+    local code = plan_code[k]
+    local old = plan_old[k]
+    local v = view_of[k]
+    local view = views[v]
+    if plan_change[k] then
+      if not ranks and per == view.cur then
+        -- Keep top[per] only while this write leaves the first
+        -- moves_top entries alone: old and new codes both worse.
+        local t = top[per]
+        if t ~= nil and not (t and code > t and (not old or old > t)) then top[per] = nil end
+      end
+      write(per, member, code)
+      if exact then
+        call('HSET', per.xkey, per.xtag and member .. per.xtag or member, et)
+      end
+      if per.fresh then
+        call('SET', per.rkey, '1', 'PXAT', fmt(per.exp))
+        per.fresh = nil
+        ready_cache[per] = true
+      end
+      if not touched[per] then
+        touched[per] = true
+        touched_list[#touched_list + 1] = per
+      end
+    end
+    if per == answer[v] and view.kind ~= 'h' then
+      ans_set[v] = true
+      if plan_present[k] then
+        ans_value[v] = plan_value[k]
+        local rank = 0
+        if ranks or (per == view.cur and old and code < old and
+            (not top_code(per) or code <= top_code(per))) then
+          rank = rank_of(per, member, code)
+        end
+        if ranks then ans_rank[v] = rank else ans_rank[v] = 0 end
+        if per == view.cur and rank > 0 and rank <= moves_top and old and code < old then
+          -- Moved up within the top: the rank it had (those better than
+          -- its old code, itself now among them) tells whether it passed
+          -- anyone.
+          overtake(view, per, member, code, old, rank, et)
+        end
+      else
+        ans_value[v], ans_rank[v] = 0, 0
+      end
+    end
+  end
+end
+
+-- answer is the reply of an applied event: per answered view its period,
+-- score and (with ranks) rank.
+local function answer(member, et, tl)
+  local res = {1, 0, et}
+  for v = 1, nviews do
+    local view = views[v]
+    if view.kind ~= 'h' then
+      local per = tl.answer[v]
+      res[#res + 1] = per.id
+      if ans_set[v] then
+        ans_set[v] = nil
+        res[#res + 1] = ans_value[v]
+        if ranks then res[#res + 1] = ans_rank[v] end
+      else -- a window the event's day is not in: the member's state there
+        local score, rank = state(view, per, member)
+        res[#res + 1] = score
+        if ranks then res[#res + 1] = rank end
+      end
+    end
+  end
+  return res
+end
+
+-- index_names keeps the names hash and the search index ni up to date
+-- with an applied event.
+local function index_names(e, new_in_all, tl)
+  local member = ev_member[e]
+  -- The id's entry: when the member enters the all view (new, or back
+  -- after a removal); boards without an all view add it every time.
+  -- Members from before the index are added by Store.IndexMemberIDs.
+  if new_in_all or not tl.all then
+    name_pending[#name_pending + 1] = 0
+    name_pending[#name_pending + 1] = ev_member_fold[e] .. '\0' .. member
+  end
+  local name = ev_name[e]
+  if name == '' then return end
+  -- The search index follows the name: the old name's entry goes (its
+  -- folded form is kept beside it, "<member>\0k", as Lua cannot fold),
+  -- the new one comes.
+  local got = call('HMGET', names_key, member, member .. '\0k')
+  if got[1] ~= name then
+    if got[2] then
+      if #name_pending > 0 then
+        call('ZADD', name_index, unpack(name_pending))
+        name_pending = {}
+      end
+      call('ZREM', name_index, got[2] .. '\0' .. member)
+    end
+    call('HSET', names_key, member, name, member .. '\0k', ev_name_fold[e])
+    name_pending[#name_pending + 1] = 0
+    name_pending[#name_pending + 1] = ev_name_fold[e] .. '\0' .. member
+  end
+end
+
+-- record_segments notes the values seen, and the member's latest value of
+-- each name ("name=value" lines, in the board's order of names) for its
+-- card, with the names it is pure in (see Mirrors).
+local function record_segments(member, tl, latest, pure_after, old_rec, old_pure)
+  for _, sb in ipairs(tl.segs) do
+    if not sb.known then
+      call('ZADD', index_key[sb.name], 0, sb.value)
+      sb.known = true
+    end
+    latest[sb.name] = sb.value
+  end
+  local rec, pure = '', ''
+  for _, nm in ipairs(seg_names) do
+    local val = latest[nm]
+    if val then
+      if rec == '' then rec = nm .. '=' .. val else rec = rec .. '\n' .. nm .. '=' .. val end
+    end
+    if pure_after[nm] then
+      if pure == '' then pure = nm else pure = pure .. '\n' .. nm end
+    end
+  end
+  if rec ~= (old_rec or '') or pure ~= old_pure then
+    sm_rec[member], sm_pure[member] = rec, pure
+    sm_out[#sm_out + 1] = member
+    sm_out[#sm_out + 1] = rec
+    sm_out[#sm_out + 1] = member .. '\0p'
+    sm_out[#sm_out + 1] = pure
+  end
+end
+
+-- remember_id stores an applied event's idempotency record: its
+-- fingerprint and the period that answered each view.
+local function remember_id(e, idkey, tl)
+  local rec = {}
+  for v = 1, nviews do
+    if views[v].kind ~= 'h' then
+      rec[#rec + 1] = views[v].name .. '\t' .. tl.answer[v].id
+    end
+  end
+  call('SET', idkey, fingerprint(e) .. '\0' .. table.concat(rec, '\n'), 'PX', dedupe)
+end
+
+-- apply_event applies event e to all of its targets or to none, and
+-- returns its reply.
+local function apply_event(e)
+  local member, value, tl = ev_member[e], ev_value[e], ev_targets[e]
+  local et = tl.t
+  local idkey = ev_idkey[e]
   -- The id is looked up before the event's own checks: a retry of an
   -- applied event is a duplicate even once its at has left the lateness
   -- window, so retrying with the same id is always safe.
   if idkey then
-    record = call('GET', idkey)
+    local record = call('GET', idkey)
+    if record then return replay(e, record, et) end
   end
-  if record then
-    -- A repeated idempotency id: same content answers the current state in
-    -- the original periods; different content is a conflict.
-    local fp = member .. '\n' .. fmt(value) .. '\n' .. ev_at[e]
-    local sep = string.find(record, '\0', 1, true)
-    if string.sub(record, 1, sep - 1) ~= fp then
-      res = {0, 'conflict', 'event id ' .. ev_id[e] .. ' was already used for a different event', et}
-    else
-      local orig = {}
-      for name, pid in string.gmatch(string.sub(record, sep + 1), '([^\t\n]+)\t([^\n]+)') do
-        orig[name] = pid
-      end
-      res = {1, 1, 0}
-      for v = 1, nviews do
-        local view = views[v]
-        if view.kind ~= 'h' then
-          -- The original period is among the listed rows while its id is
-          -- remembered (dedupe is shorter than any period's neighbourhood);
-          -- were it not, its key is undeclared and the answer is empty.
-          local pid = orig[view.name] or ''
-          local per = view.by_id[pid]
-          local score, rank = 0, 0
-          if per then score, rank = state(view, per, member) end
-          res[#res + 1] = pid
-          res[#res + 1] = score
-          if ranks then res[#res + 1] = rank end
-        end
-      end
-    end
-  elseif tg.err then
-    res = {0, 'invalid_argument', tg.err, et}
-  elseif #tg.segs > 0 and segment_full(tg.segs) then
-    res = {0, 'invalid_argument', segment_full(tg.segs), et}
-  else
-    -- Compute every target's new code first; write only if all are in
-    -- range. The plan lives in arrays reused across events: this loop is
-    -- the hot path, and every table it does not allocate is time Redis is
-    -- not blocked.
-    local n, tv, tp, tm, tsb = tg.n, tg.tv, tg.tp, tg.tm, tg.tsb
-    -- Mirrors: a member every one of whose events on this board carried
-    -- the same value of a segment name (it is "pure" in that name) has,
-    -- in every period of every view, the same code on that segment board
-    -- as on the board itself: the same events make both. Its segment
-    -- targets then copy the board's plan instead of reading their own
-    -- codes. Purity is kept in the member record's field "<member>\0p"
-    -- (the pure names, one per line); it starts with a member's first
-    -- event on the board (known by an absent record and no score in the
-    -- all view) and a name leaves it for good with the first event that
-    -- does not carry the same value.
-    local pure_after, latest, old_rec, old_pure = nil, nil, nil, nil
-    if sm_key then
-      old_rec, old_pure = sm_rec[member], sm_pure[member]
-      local carried = tg.carried
-      pure_after = {}
-      if not old_rec then
-        if #tg.segs > 0 and tg.all and not code_of(tg.all, member) then
-          for nm, val in pairs(carried) do pure_after[nm] = val end
-        end
-        latest = {}
+  if tl.err then
+    return {0, 'invalid_argument', tl.err, et}
+  end
+  if #tl.segs > 0 and segment_full(tl.segs) then
+    return {0, 'invalid_argument', segment_full(tl.segs), et}
+  end
+  -- Compute every target's new code first; write only if all are in range.
+  local pure_after, latest, old_rec, old_pure = purity(member, tl)
+  local refused, new_in_all = plan(member, value, et, tl, pure_after)
+  if not refused and value ~= 0 then
+    refused = check_windows(member, value, et, tl, pure_after)
+  end
+  if refused then return refused end
+  write_plan(member, et, tl)
+  local res = answer(member, et, tl)
+  index_names(e, new_in_all, tl)
+  if sm_key then record_segments(member, tl, latest, pure_after, old_rec, old_pure) end
+  if idkey then remember_id(e, idkey, tl) end
+  return res
+end
+
+local results = {1, now}
+for e = 1, nevents do
+  results[#results + 1] = apply_event(e)
+end
+
+-- finish sends what the batch queued, and once per batch the expiry and
+-- registry entries of the period keys written (the registry serves member
+-- removal) and one change message naming every changed answered period.
+local function finish()
+  for _, per in ipairs(pending_list) do flush(per) end
+  if #name_pending > 0 then call('ZADD', name_index, unpack(name_pending)) end
+  if #sm_out > 0 then call('HSET', sm_key, unpack(sm_out)) end
+
+  for view, mv in pairs(moves) do
+    call('LPUSH', view.mvkey, unpack(mv))
+    call('LTRIM', view.mvkey, 0, moves_top - 1)
+  end
+
+  if #touched_list > 0 then
+    -- Entries of expired periods go as writes come, so the registry stays
+    -- as small as the retained data without waiting for a removal.
+    call('ZREMRANGEBYSCORE', reg, '-inf', '(' .. fmt(now))
+    local changed = {}
+    for _, per in ipairs(touched_list) do
+      if per.seg and not per.created then
+        -- A segment board's period key gets its expiry and registry entry
+        -- once, when it is created (the exact-time hash is the board's),
+        -- instead of on every batch: segment boards are many, and the
+        -- entry and expiry stay as long as the key.
+      elseif per.exp > 0 then
+        call('PEXPIREAT', per.zkey, fmt(per.exp))
+        if exact then call('PEXPIREAT', per.xkey, fmt(per.exp)) end
+        call('ZADD', reg, fmt(per.exp), per.suffix)
       else
-        latest = parse_rec(old_rec)
-        if old_pure ~= '' then
-          for nm in string.gmatch(old_pure, '[^\n]+') do
-            if carried[nm] and carried[nm] == latest[nm] then pure_after[nm] = carried[nm] end
-          end
-        end
+        call('ZADD', reg, 'inf', per.suffix)
+      end
+      if string.sub(per.suffix, 1, 1) ~= '~' then
+        changed[#changed + 1] = per.suffix
       end
     end
-    local new_in_all = false
-    for k = 1, n do
-      local view = views[tv[k]]
-      local per = tp[k]
-      local m, sb = tm[k], tsb[k]
-      if m and pure_after[sb.name] then
-        plan_code[k], plan_value[k] = plan_code[m], plan_value[m]
-        plan_change[k], plan_present[k] = plan_change[m], plan_present[m]
-        plan_old[k] = false
-      else
-        local unit = math.floor(et / view.unit) - per.base
-        local old = code_of(per, member)
-        if not old and per == tg.all then new_in_all = true end
-        local nv, nt, change, ov
-        if old then
-          local q, r = split(old, view.span)
-          ov = value_of(view, q)
-          nv, nt, change = ov, r, false
-          if policy == 'increment' then
-            if value ~= 0 then
-              nv, change = ov + value, true
-              if unit > r then nt = unit end
-            end
-          elseif policy == 'best' then
-            if better(value, ov) or (value == ov and unit < r and ties ~= 'shared') then
-              nv, nt, change = value, unit, true
-            end
-          else -- latest: the newest event by event time wins; equal times, the later write
-            local ot
-            if exact then
-              ot = tonumber(call('HGET', per.xkey, per.xtag and member .. per.xtag or member) or '0')
-            else
-              ot = (per.base + r) * view.unit
-            end
-            if et >= ot then
-              nv, nt, change = value, unit, true
-            end
-          end
-        elseif policy == 'increment' and value == 0 then
-          nv, nt, change = 0, unit, false -- adds nothing: an absent member stays absent
-        else
-          nv, nt, change = value, unit, true
-        end
-        if view.kind == 'h' then
-          -- A day total is bounded by ±S only, so every window (N of them
-          -- summed) stays within its codes' range.
-          if nv < view.lo or nv > view.hi then
-            res = {0, 'invalid_argument', "the member's net change on " .. per.id .. ' would be ' ..
-              fmt_score(nv, decimals) .. ', outside ±' .. fmt_score(view.hi, decimals) ..
-              ' that rolling windows can hold', et}
-            break
-          end
-        elseif view.kind ~= 'w' and (change or old) and outside(nv) > 0 then
-          res = out_of_range(view, nv, et)
-          break
-        end
-        plan_ov[k] = ov or 0
-        if view.span == 1 then nt = 0 end
-        plan_code[k] = rank_value(view, nv) * view.span + nt
-        plan_value[k] = nv
-        plan_change[k] = change
-        plan_present[k] = change or old ~= false
-        plan_old[k] = old
-      end
-    end
-    if not res and value ~= 0 then
-      -- Every window holding the event's day, built or not: a window that
-      -- drifted out of [min, max] when a day left it may move back, but no
-      -- event moves a score further out. A member pure in a segment name
-      -- has the board's windows there, checked already.
-      for _, c in ipairs(tg.wc) do
-        if not (c.sb and pure_after and pure_after[c.sb.name]) then
-          local ov, nv, present
-          if c.k then
-            ov, nv, present = plan_ov[c.k], plan_value[c.k], plan_old[c.k] ~= false
-          else
-            ov, present = derive(c, member)
-            nv = ov + value
-          end
-          if outside(nv) > 0 and not (present and outside(nv) <= outside(ov)) then
-            res = out_of_range(views[c.v], nv, et)
-            break
-          end
-        end
-      end
-    end
-    if not res then
-      local answer = tg.answer
-      for k = 1, n do
-        local per = tp[k]
-        local code = plan_code[k]
-        local old = plan_old[k]
-        local view = views[tv[k]]
-        if plan_change[k] then
-          if not ranks and per == view.cur then
-            -- Keep top[per] only while this write leaves the first
-            -- moves_top entries alone: old and new codes both worse.
-            local t = top[per]
-            if t ~= nil and not (t and code > t and (not old or old > t)) then top[per] = nil end
-          end
-          write(per, member, code)
-          if exact then
-            call('HSET', per.xkey, per.xtag and member .. per.xtag or member, et)
-          end
-          if per.fresh then
-            call('SET', per.rkey, '1', 'PXAT', fmt(per.exp))
-            per.fresh = nil
-            ready_cache[per] = true
-          end
-          if not touched[per] then
-            touched[per] = true
-            touched_list[#touched_list + 1] = per
-          end
-        end
-        local v = tv[k]
-        if per == answer[v] and view.kind ~= 'h' then
-          ans_set[v] = true
-          if plan_present[k] then
-            ans_value[v] = plan_value[k]
-            local rank = 0
-            if ranks or (per == view.cur and old and code < old and
-                (not top_code(per) or code <= top_code(per))) then
-              rank = rank_of(per, member, code)
-            end
-            if ranks then ans_rank[v] = rank else ans_rank[v] = 0 end
-            if per == view.cur and rank > 0 and rank <= moves_top and old and code < old then
-              -- Moved up within the top: the rank it had (those better
-              -- than its old code, itself now among them) and the member
-              -- now right behind it, whom it passed.
-              local was = call('ZCOUNT', per.zkey, '-inf', '(' .. fmt(old))
-              if was > rank then
-                local at = call('ZCOUNT', per.zkey, '-inf', fmt(code))
-                local behind = call('ZRANGE', per.zkey, at, at)[1]
-                if behind and behind ~= member then
-                  local mv = moves[view]
-                  if not mv then
-                    mv = {}
-                    moves[view] = mv
-                  end
-                  mv[#mv + 1] = per.id .. '\t' .. member .. '\t' .. behind .. '\t' .. rank .. '\t' .. fmt(et)
-                end
-              end
-            end
-          else
-            ans_value[v], ans_rank[v] = 0, 0
-          end
-        end
-      end
-      res = {1, 0, et}
-      for v = 1, nviews do
-        local view = views[v]
-        if view.kind ~= 'h' then
-          local per = answer[v]
-          res[#res + 1] = per.id
-          if ans_set[v] then
-            ans_set[v] = nil
-            res[#res + 1] = ans_value[v]
-            if ranks then res[#res + 1] = ans_rank[v] end
-          else -- a window the event's day is not in: the member's state there
-            local score, rank = state(view, per, member)
-            res[#res + 1] = score
-            if ranks then res[#res + 1] = rank end
-          end
-        end
-      end
-      -- The id's entry: when the member enters the all view (new, or back
-      -- after a removal); boards without an all view add it every time.
-      -- Members from before the index are added by Store.IndexMemberIDs.
-      if new_in_all or not tg.all then
-        name_pending[#name_pending + 1] = 0
-        name_pending[#name_pending + 1] = ev_member_fold[e] .. '\0' .. member
-      end
-      local name = ev_name[e]
-      if name ~= '' then
-        -- The search index follows the name: the old name's entry goes
-        -- (its folded form is kept beside it, "<member>\0k", as Lua
-        -- cannot fold), the new one comes.
-        local got = call('HMGET', names_key, member, member .. '\0k')
-        if got[1] ~= name then
-          if got[2] then
-            if #name_pending > 0 then
-              call('ZADD', name_index, unpack(name_pending))
-              name_pending = {}
-            end
-            call('ZREM', name_index, got[2] .. '\0' .. member)
-          end
-          call('HSET', names_key, member, name, member .. '\0k', ev_name_fold[e])
-          name_pending[#name_pending + 1] = 0
-          name_pending[#name_pending + 1] = ev_name_fold[e] .. '\0' .. member
-        end
-      end
-      if sm_key then
-        -- The values seen, and the member's latest value of each name
-        -- ("name=value" lines, in the board's order of names) for its card,
-        -- with the names it is pure in (see Mirrors).
-        for _, sb in ipairs(tg.segs) do
-          if not sb.known then
-            call('ZADD', index_key[sb.name], 0, sb.value)
-            sb.known = true
-          end
-          latest[sb.name] = sb.value
-        end
-        local rec, pure = '', ''
-        for _, nm in ipairs(seg_names) do
-          local val = latest[nm]
-          if val then
-            if rec == '' then rec = nm .. '=' .. val else rec = rec .. '\n' .. nm .. '=' .. val end
-          end
-          if pure_after[nm] then
-            if pure == '' then pure = nm else pure = pure .. '\n' .. nm end
-          end
-        end
-        if rec ~= (old_rec or '') or pure ~= old_pure then
-          sm_rec[member], sm_pure[member] = rec, pure
-          sm_out[#sm_out + 1] = member
-          sm_out[#sm_out + 1] = rec
-          sm_out[#sm_out + 1] = member .. '\0p'
-          sm_out[#sm_out + 1] = pure
-        end
-      end
-      if idkey then
-        local rec = {}
-        for v = 1, nviews do
-          if views[v].kind ~= 'h' then
-            rec[#rec + 1] = views[v].name .. '\t' .. answer[v].id
-          end
-        end
-        local fp = member .. '\n' .. fmt(value) .. '\n' .. ev_at[e]
-        call('SET', idkey, fp .. '\0' .. table.concat(rec, '\n'), 'PX', dedupe)
-      end
-    end
+    publish(channel, board, changed)
   end
-  results[#results + 1] = res
 end
 
-for _, per in ipairs(pending_list) do flush(per) end
-if #name_pending > 0 then call('ZADD', name_index, unpack(name_pending)) end
-if #sm_out > 0 then call('HSET', sm_key, unpack(sm_out)) end
-
-for view, mv in pairs(moves) do
-  call('LPUSH', view.mvkey, unpack(mv))
-  call('LTRIM', view.mvkey, 0, moves_top - 1)
-end
-
--- Once per batch: expiry and the registry of live period keys (for member
--- removal), then one change message naming every changed answered period.
-if #touched_list > 0 then
-  -- Entries of expired periods go as writes come, so the registry stays
-  -- as small as the retained data without waiting for a removal.
-  call('ZREMRANGEBYSCORE', reg, '-inf', '(' .. fmt(now))
-  local changed = {}
-  for _, per in ipairs(touched_list) do
-    if per.seg and not per.created then
-      -- A segment board's period key gets its expiry and registry entry
-      -- once, when it is created (the exact-time hash is the board's),
-      -- instead of on every batch: segment boards are many, and the
-      -- entry and expiry stay as long as the key.
-    elseif per.exp > 0 then
-      call('PEXPIREAT', per.zkey, fmt(per.exp))
-      if exact then call('PEXPIREAT', per.xkey, fmt(per.exp)) end
-      call('ZADD', reg, fmt(per.exp), per.suffix)
-    else
-      call('ZADD', reg, 'inf', per.suffix)
-    end
-    if string.sub(per.suffix, 1, 1) ~= '~' then
-      changed[#changed + 1] = per.suffix
-    end
-  end
-  publish(channel, board, changed)
-end
-
+finish()
 return results

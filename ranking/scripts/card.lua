@@ -4,6 +4,7 @@
 -- and its standing in the current period of every view of the board.
 -- Periods are chosen by Redis's clock among candidates, as read.lua does.
 --
+-- Go       card.go: cardRequest, decodeCard
 -- KEYS[1]       the board's names hash ("<prefix>{board}:n")
 -- KEYS[2..]     per period entry in ARGV order (below): its sorted set
 --               "z:<view>:<period>", then, only when the entry's check flag

@@ -1,6 +1,7 @@
 -- dead.lua: copy a bad ingest entry to the dead-letter stream and
 -- acknowledge it in one step, so a crash can neither lose nor duplicate a
 -- dead letter.
+-- Go       stream_proto.go: deadRequest
 -- KEYS[1] the ingest stream, KEYS[2] the dead-letter stream (same slot).
 -- ARGV[1] group, ARGV[2] source entry id, ARGV[3] error message,
 -- ARGV[4..] the entry's own field/value pairs.

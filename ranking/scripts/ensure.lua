@@ -9,10 +9,10 @@
 --
 -- (lib.lua is prepended: fmt, num, split, fmt_score, publish, redis_now.)
 --
--- KEYS     (built by ensureKeys in ensure_proto.go) 1 z:<view>:<target>,
---          2 r:<view>:<target>, 3 z:<view>:<previous>, 4 r:<view>:<previous>,
---          5 the registry k, then z:~d:<day> for the N+1 days e-N .. e,
---          oldest first
+-- Go       ensure_proto.go: ensureRequest
+-- KEYS     1 z:<view>:<target>, 2 r:<view>:<target>, 3 z:<view>:<previous>,
+--          4 r:<view>:<previous>, 5 the registry k, then z:~d:<day> for the
+--          N+1 days e-N .. e, oldest first
 -- ARGV     view, days N, unit_ms, span, order, lo, hi (the window codes'
 --          value range, ±N·S), channel, board,
 --          target id, target base (window units), target start_ms,

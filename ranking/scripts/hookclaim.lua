@@ -11,8 +11,8 @@
 -- sends it again. The attempt is counted here, when it goes in flight, so
 -- one cut short by a crash counts too (hookdone.lua does not count again).
 --
--- KEYS     (built by claimRequest in webhooks_proto.go) 1
---          {<prefix>results}:wh:pending, then {<prefix>results}:wh:d:<id>
+-- Go       webhooks_proto.go: claimRequest
+-- KEYS     1 {<prefix>results}:wh:pending, then {<prefix>results}:wh:d:<id>
 --          of each candidate in ARGV order
 -- ARGV     1 lease ms, 2 token, then the candidate ids
 -- Returns  {now_ms, {{id, url, type, body, attempts}, ...}}: the claimed

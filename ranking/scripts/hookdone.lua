@@ -10,8 +10,8 @@
 -- after the caller's backoff; a failure at or after it marks it failed.
 -- The attempt was counted when hookclaim.lua put it in flight.
 --
--- KEYS     (built by doneRequest in webhooks_proto.go) 1 wh:pending, 2
---          wh:delivered, 3 wh:failed, 4 wh:d:<id> (all under
+-- Go       webhooks_proto.go: doneRequest
+-- KEYS     1 wh:pending, 2 wh:delivered, 3 wh:failed, 4 wh:d:<id> (all under
 --          {<prefix>results})
 -- ARGV     1 token, 2 ok ("1" a 2xx, "0" not), 3 last status (HTTP status,
 --          "" when there was no answer), 4 last error text, 5 backoff ms,

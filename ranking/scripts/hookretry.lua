@@ -6,8 +6,9 @@
 -- The delivery becomes pending and due now, with a new give-up time: if the
 -- receiver still fails, it is retried with backoff as a new one would be.
 --
--- KEYS     (built by retryRequest in webhooks_proto.go) 1 wh:failed, 2
---          wh:pending, 3 wh:d:<id> (all under {<prefix>results})
+-- Go       webhooks_proto.go: retryRequest
+-- KEYS     1 wh:failed, 2 wh:pending, 3 wh:d:<id> (all under
+--          {<prefix>results})
 -- ARGV     1 id, 2 give-up window ms
 -- Returns  "pending" (done), "missing" (no such delivery), or the status
 --          it has when it is not failed ("pending", "delivered") prefixed

@@ -100,3 +100,17 @@ local function index_result(rm, start_ms, listing, horizon_ms, now)
     redis.call('PEXPIREAT', rm, fmt(horizon))
   end
 end
+
+-- same_top says whether the sorted set zkey still holds total members and
+-- its first n entries are the (member, code) pairs ARGV[from + 1 ..
+-- from + 2n] a caller read: a result built from that read still stands.
+local function same_top(zkey, total, n, from)
+  if redis.call('ZCARD', zkey) ~= total then return false end
+  if n == 0 then return true end
+  local flat = redis.call('ZRANGE', zkey, 0, n - 1, 'WITHSCORES')
+  if #flat ~= 2 * n then return false end
+  for k = 1, 2 * n do
+    if flat[k] ~= ARGV[from + k] then return false end
+  end
+  return true
+end

@@ -3,6 +3,7 @@
 -- next event, in microseconds on Redis's clock, so one number per API key
 -- is the whole state and every instance shares it.
 --
+-- Go       limit.go: TakeRate
 -- KEYS[1]  the limit key of one API key, e.g. "standings:rate:{<sha256 hex>}"
 -- ARGV     rate (events per second), burst (events), cost (events asked for)
 -- Returns  {allowed (1 or 0), retry_after_us}: when refused, how long until

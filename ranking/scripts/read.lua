@@ -5,9 +5,10 @@
 -- (lib.lua is prepended: fmt, num, split, bytes_less, fmt_score, publish,
 -- append_entries, redis_now.)
 --
--- KEYS     (built by readRequest in read_proto.go) 1 the names hash n, then
---          per candidate: z:<view>:<period>, and r:<view>:<period> when the
---          view is a rolling window; then the previous ranks' keys (below)
+-- Go       read_proto.go: readRequest, prevRequest, decodeRead
+-- KEYS     1 the names hash n, then per candidate: z:<view>:<period>, and
+--          r:<view>:<period> when the view is a rolling window; then the
+--          previous ranks' keys (below)
 -- ARGV     view, ties ("first"|"shared"), window ("1": the view is a rolling
 --          window, its candidates have r keys), check ("1": a window must be
 --          built), ncandidates,

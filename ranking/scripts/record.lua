@@ -1,7 +1,7 @@
 -- record.lua: record the result of one final period, exactly once.
 --
 -- (lib.lua is prepended: fmt, num, split, fmt_score, publish, append_entries,
--- redis_now, index_result.)
+-- redis_now, index_result, same_top.)
 --
 -- The caller read the period's total and top entries (read.lua) and built
 -- the result JSON and its digest from them. This script checks that nothing
@@ -13,11 +13,11 @@
 -- result.recorded event to the board's outbox, and trims the index to
 -- results_keep.
 --
--- KEYS     (built by recordRequest in results_proto.go) 1 the period's
---          z:<view>:<period>, 2 the results index res:<view>, 3 the result
---          rs:<view>:<period>, 4 the outbox out, then rs:<view>:<id> of each
---          id the caller expects trimming may drop, then rm:<member> of
---          each of the n members read, in order
+-- Go       results_proto.go: recordRequest
+-- KEYS     1 the period's z:<view>:<period>, 2 the results index res:<view>,
+--          3 the result rs:<view>:<period>, 4 the outbox out, then
+--          rs:<view>:<id> of each id the caller expects trimming may drop,
+--          then rm:<member> of each of the n members read, in order
 -- ARGV     1 total, 2 n (entries read), 3 read_now_ms, 4 final_ms (end +
 --          lateness), 5 result JSON, 6 digest, 7 start_ms (index score),
 --          8 results_keep, 9 view, 10 period, 11 ndrop, 12 horizon_ms (the
@@ -44,19 +44,8 @@ end
 if now < read_now or now - read_now > 5000 then
   return 'stale'
 end
-if redis.call('ZCARD', zkey) ~= total then
+if not same_top(zkey, total, n, base) then
   return 'changed'
-end
-if n > 0 then
-  local flat = redis.call('ZRANGE', zkey, 0, n - 1, 'WITHSCORES')
-  if #flat ~= 2 * n then
-    return 'changed'
-  end
-  for k = 1, 2 * n do
-    if flat[k] ~= ARGV[base + k] then
-      return 'changed'
-    end
-  end
 end
 
 redis.call('SET', rs, ARGV[5])

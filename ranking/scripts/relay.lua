@@ -12,9 +12,9 @@
 -- id) for 7 days: an entry relayed again after a crash before its XDEL
 -- changes nothing.
 --
--- KEYS     (built by relayRequest in webhooks_proto.go) 1 the shared
---          stream <prefix>results, 2 {<prefix>results}:relayed, 3
---          {<prefix>results}:wh:pending, then {<prefix>results}:wh:d:<id>
+-- Go       webhooks_proto.go: relayRequest
+-- KEYS     1 the shared stream <prefix>results, 2 {<prefix>results}:relayed,
+--          3 {<prefix>results}:wh:pending, then {<prefix>results}:wh:d:<id>
 --          of each delivery in ARGV order
 -- ARGV     1 dedupe id "<board> <outbox entry id>", 2 append ("1" to append
 --          to the stream, "0" not), 3 give-up window ms, 4 nf, then nf

@@ -15,10 +15,10 @@
 -- not empty) counts as present even when every period that held it has
 -- expired: its results are still amended.
 --
--- KEYS     (built by removeRequest in remove_proto.go) 1 the registry k,
---          2 the names hash n, 3 the outbox out, 4 the member's results
---          index rm:<member>, 5 the search index ni, then per declared
---          entry: z:<entry>, x:<entry>
+-- Go       remove_proto.go: removeRequest, decodeRemove
+-- KEYS     1 the registry k, 2 the names hash n, 3 the outbox out, 4 the
+--          member's results index rm:<member>, 5 the search index ni, then
+--          per declared entry: z:<entry>, x:<entry>
 -- ARGV     member, channel, board id, the member id folded for search,
 --          then the declared entries, in KEYS order
 -- Returns  {removed, listed, now_ms}: the number of period keys the member

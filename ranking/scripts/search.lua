@@ -8,8 +8,8 @@
 -- by id), at most 4 pages, so the work is bounded whatever the board's
 -- size. Folded text is UTF-8 and never holds the byte 0xff.
 --
--- KEYS     (built by SearchMembers in names.go) 1 the index ni, 2 the
---          names hash n
+-- Go       names.go: SearchMembers
+-- KEYS     1 the index ni, 2 the names hash n
 -- ARGV     1 the folded prefix, 2 limit
 -- Returns  {member1, name1 or false, member2, ...}
 

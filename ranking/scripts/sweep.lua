@@ -23,9 +23,10 @@
 -- one of them is live in k now, or when Redis's now is outside the time
 -- span Go's lists were made for (Go reads again).
 --
--- KEYS     (built by sweepRequest in sweep_proto.go) 1 the cursor hash sw,
---          2 the names hash n, 3 the search index ni, 4 the member records
---          sm, 5 the registry k, then z:<entry> per declared entry
+-- Go       sweep_proto.go: sweepRequest, decodeSweep
+-- KEYS     1 the cursor hash sw, 2 the names hash n, 3 the search index ni,
+--          4 the member records sm, 5 the registry k, then z:<entry> per
+--          declared entry
 -- ARGV     from_ms, until_ms (the span of Redis's now the lists hold for),
 --          count (SCAN hint), nwatch, then nwatch watched registry entries
 -- Returns  {status, phase, met, forgotten, cycled}: status 1 (done) or -1
