@@ -242,7 +242,7 @@ webhooks:
   - {url: "http://127.0.0.1:9/", secret_env: %s, events: [period.final, member.removed], boards: [inc]}
 `, hookSecretEnv))
 	now := at
-	s := newStore(t, rdb, cfg, func() time.Time { return now })
+	s := sharedStore(t, rdb, cfg, func() time.Time { return now })
 	setTime := func(to time.Time) {
 		now = to
 		m.SetTime(to)

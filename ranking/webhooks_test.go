@@ -287,7 +287,7 @@ func TestWebhookSenderKilledMidDelivery(t *testing.T) {
 			mustDeliveryOfLastHour(t, a)
 			opts := fastHooks
 			opts.Lease = time.Second
-			polls := morePolls(rdb)
+			polls := morePolls(b.RDB())
 			stopA := runHooks(t, a, opts)
 			<-arrived
 			stopB := runHooks(t, b, opts)
