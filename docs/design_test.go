@@ -3,13 +3,12 @@
 package docs
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/standings/standings/internal/testsupport"
 )
 
 // codeRef is a hop as design.md writes it: `dir/file.go:Func`, or
@@ -33,7 +32,7 @@ func TestDesignNamesExist(t *testing.T) {
 		file, name := r[1], r[2]
 		d, ok := decls[file]
 		if !ok {
-			d, err = declared(filepath.Join("..", file))
+			d, err = testsupport.Declared(filepath.Join("..", file))
 			if err != nil {
 				t.Errorf("design.md names %s: %v", r[0], err)
 				continue
@@ -44,40 +43,4 @@ func TestDesignNamesExist(t *testing.T) {
 			t.Errorf("design.md names %s, but %s declares no %s", r[0], file, name)
 		}
 	}
-}
-
-// declared lists the functions ("F"), methods ("T.M") and types ("T") of
-// one Go file.
-func declared(path string) (map[string]bool, error) {
-	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]bool{}
-	for _, d := range f.Decls {
-		switch d := d.(type) {
-		case *ast.FuncDecl:
-			if d.Recv == nil || len(d.Recv.List) == 0 {
-				out[d.Name.Name] = true
-				continue
-			}
-			typ := d.Recv.List[0].Type
-			if s, ok := typ.(*ast.StarExpr); ok {
-				typ = s.X
-			}
-			if g, ok := typ.(*ast.IndexExpr); ok { // a generic receiver
-				typ = g.X
-			}
-			if id, ok := typ.(*ast.Ident); ok {
-				out[id.Name+"."+d.Name.Name] = true
-			}
-		case *ast.GenDecl:
-			for _, s := range d.Specs {
-				if ts, ok := s.(*ast.TypeSpec); ok {
-					out[ts.Name.Name] = true
-				}
-			}
-		}
-	}
-	return out, nil
 }

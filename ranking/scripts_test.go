@@ -1,14 +1,13 @@
 package ranking_test
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/standings/standings/internal/testsupport"
 )
 
 // goLine is the one form in which a script's header names the Go side of
@@ -58,7 +57,10 @@ func TestScriptHeadersNameRealGoFunctions(t *testing.T) {
 			file, list := refs[0][0], refs[0][1]
 			funcs, ok := declared[file]
 			if !ok {
-				funcs = goFuncs(t, file)
+				funcs, err = testsupport.Declared(file)
+				if err != nil {
+					t.Fatal(err)
+				}
 				declared[file] = funcs
 			}
 			for _, fn := range strings.Split(list, ", ") {
@@ -70,20 +72,4 @@ func TestScriptHeadersNameRealGoFunctions(t *testing.T) {
 			}
 		})
 	}
-}
-
-// goFuncs returns the names of the functions and methods file declares.
-func goFuncs(t *testing.T, file string) map[string]bool {
-	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.SkipObjectResolution)
-	if err != nil {
-		t.Fatalf("parse %s: %v", file, err)
-	}
-	funcs := map[string]bool{}
-	for _, d := range f.Decls {
-		if fd, ok := d.(*ast.FuncDecl); ok {
-			funcs[fd.Name.Name] = true
-		}
-	}
-	return funcs
 }
