@@ -55,6 +55,7 @@ func TestOpen(t *testing.T) {
 // TestOpenRefuses: Open wants exactly one Redis, a URL go-redis can read,
 // and a Redis that answers.
 func TestOpenRefuses(t *testing.T) {
+	t.Parallel() // waits on timeouts, its own servers or prefix
 	cfg := MustConfig(t, "boards: [{id: b}]\n")
 	ctx := context.Background()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -104,6 +104,7 @@ func (p *dropProxy) accept() {
 // answers unavailable, outcome unknown, and counts once); with an id the
 // store sends it again and the id makes the second run a duplicate.
 func TestWriteNotResentAfterDroppedConnection(t *testing.T) {
+	t.Parallel() // waits on timeouts, its own servers or prefix
 	ctx := context.Background()
 	p := mustDropProxy(t, redistest.MustStandalone(t))
 	// go-redis's defaults, as cmd/standings makes its client: they retry a
@@ -174,6 +175,7 @@ func pause(t *testing.T, pid int) (resume func()) {
 // sent is applied, once. With Redis gone (connections refused) a write is
 // "not applied".
 func TestWriteOutcomes(t *testing.T) {
+	t.Parallel() // waits on timeouts, its own servers or prefix
 	srv := mustOwnServer(t)
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, ContextTimeoutEnabled: true})
 	t.Cleanup(func() { rdb.Close() })
@@ -252,6 +254,7 @@ func TestWriteOutcomes(t *testing.T) {
 // unavailable, outcome unknown, whatever their order; once the master
 // resumes, the stalled write is applied once.
 func TestActionOneBoardStalls(t *testing.T) {
+	t.Parallel()             // waits on timeouts, its own servers or prefix
 	redistest.MustCluster(t) // skips when Redis is not available
 	ctx := context.Background()
 	c, err := redistest.StartCluster(ctx, redistest.ClusterMasters)

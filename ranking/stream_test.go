@@ -167,6 +167,7 @@ func TestStreamAppliesAndDeadLetters(t *testing.T) {
 // of which dies holding a batch it read but never acknowledged; the other
 // claims it and every entry counts exactly once.
 func TestStreamCrashIsClaimed(t *testing.T) {
+	t.Parallel() // waits on timeouts, its own servers or prefix
 	for _, be := range backends()[1:] {
 		t.Run(be.Name, func(t *testing.T) {
 			rdb := be.Client(t)

@@ -88,10 +88,10 @@ const (
 	// DefaultLiveMaxPerClient bounds the open live connections of one
 	// client address (an IPv6 address counts by its /64).
 	DefaultLiveMaxPerClient = 20
-	// refreshEvery re-renders every watched topic now and then, whatever
-	// the feed said: pub/sub loses messages across a reconnect, and a
-	// period can roll over without any write.
-	refreshEvery = 5 * time.Second
+	// DefaultLiveRefresh re-renders every watched topic now and then,
+	// whatever the feed said: pub/sub loses messages across a reconnect,
+	// and a period can roll over without any write.
+	DefaultLiveRefresh = 5 * time.Second
 	// renderParallel bounds the renders of one tick in flight at once.
 	renderParallel = 8
 	// scoredPerCheck is how many followed members a "not ranked" topic
@@ -122,9 +122,10 @@ type Feed interface {
 // hubLimits bound what viewers can make a hub do.
 type hubLimits struct {
 	tick         time.Duration
-	maxRenders   int // topic renders per tick
-	maxConns     int // live connections in all
-	maxPerClient int // live connections of one client address
+	refresh      time.Duration // every watched topic re-renders this often
+	maxRenders   int           // topic renders per tick
+	maxConns     int           // live connections in all
+	maxPerClient int           // live connections of one client address
 }
 
 // hub fans rendered fragments out to websocket viewers. Its maps belong to
@@ -160,6 +161,9 @@ type hub struct {
 }
 
 func newHub(render renderFunc, scored scoredFunc, f Feed, limits hubLimits, logger *slog.Logger, m *metrics) *hub {
+	if limits.refresh <= 0 {
+		limits.refresh = DefaultLiveRefresh
+	}
 	return &hub{
 		render: render, scored: scored, feed: f, limits: limits, tick: limits.tick, logger: logger, metrics: m,
 		topics: map[topicKey]*topic{}, byView: map[boardView]map[*topic]struct{}{},
@@ -184,7 +188,7 @@ func (h *hub) start() {
 func (h *hub) run(ctx context.Context) {
 	ticker := time.NewTicker(h.tick)
 	defer ticker.Stop()
-	refresh := time.NewTicker(refreshEvery)
+	refresh := time.NewTicker(h.limits.refresh)
 	defer refresh.Stop()
 	var changes <-chan ranking.Change
 	var sub *ranking.Subscription

@@ -14,9 +14,9 @@ import (
 // A past period changes only through a late event, a removal or a window
 // built late. Each reaches the hub as a change message naming that
 // period, and when a kept chart shows it the hub forgets every kept chart
-// (invalidate). It also forgets them at every refresh (refreshEvery) and
+// (invalidate). It also forgets them at every refresh (Options.LiveRefresh) and
 // when it subscribes again after a lost connection, so a lost message
-// costs at most refreshEvery of staleness, as it does for everything
+// costs at most one refresh of staleness, as it does for everything
 // live.
 type liveHistories struct {
 	mu      sync.Mutex

@@ -94,7 +94,7 @@ func TestLiveCardKeepsItsChart(t *testing.T) {
 	t.Cleanup(func() { rdb.Close() })
 	store := rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: ranking.DefaultPrefix, Clock: func() time.Time { return testNow }})
 	spy := &chartSpy{Store: store}
-	srv := web.NewServer(web.Options{Store: spy, Feed: store, Config: cfg, WriteKeys: []string{writeKey}})
+	srv := web.NewServer(web.Options{Store: spy, Feed: store, Config: cfg, WriteKeys: []string{writeKey}, LiveRefresh: time.Hour})
 	hs := httptest.NewServer(srv.Handler())
 	// Pages come from a second server on the same store, so that the spy
 	// sees only the live renders.

@@ -108,6 +108,10 @@ type Options struct {
 	// LiveTick is the live feed's tick: each (board, view, limit) with
 	// viewers is rendered at most once per tick (0: DefaultLiveTick).
 	LiveTick time.Duration
+	// LiveRefresh is how often every watched topic re-renders whatever the
+	// feed said (0: DefaultLiveRefresh). Tests lengthen it so that a render
+	// follows only the changes they make.
+	LiveRefresh time.Duration
 	// LiveWriteTimeout is how long a viewer has to take one frame before it
 	// is dropped with 1013 (0: DefaultWriteTimeout).
 	LiveWriteTimeout time.Duration
@@ -232,6 +236,7 @@ func NewServer(opts Options) *Server {
 	s.histories = newLiveHistories()
 	s.hub = newHub(s.renderLive, opts.Store.Scored, opts.Feed, hubLimits{
 		tick:         orDefault(opts.LiveTick, DefaultLiveTick),
+		refresh:      orDefault(opts.LiveRefresh, DefaultLiveRefresh),
 		maxRenders:   orDefaultInt(opts.LiveMaxRenders, DefaultLiveMaxRenders),
 		maxConns:     orDefaultInt(opts.LiveMaxConns, DefaultLiveMaxConns),
 		maxPerClient: orDefaultInt(opts.LiveMaxPerClient, DefaultLiveMaxPerClient),

@@ -30,12 +30,12 @@ func TestSuitesPrintEveryResult(t *testing.T) {
 		}
 		t.Skipf("skipping: %v", err)
 	}
-	// Every suite with tiny parameters takes about 30 s alone; the race
+	// Every suite with tiny parameters takes about 20 s alone; the race
 	// detector and a busy CI machine can make it several times that.
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
-	args := []string{"-duration", "200ms", "-members", "2000", "-viewers", "20", "-live-rate", "100", "-live-duration", "1s", "-ghosts", "200"}
+	args := []string{"-duration", "100ms", "-members", "2000", "-viewers", "10", "-live-rate", "100", "-live-duration", "500ms", "-ghosts", "100"}
 	if err := run(ctx, args, &stdout, &stderr); err != nil {
 		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
 	}

@@ -14,9 +14,17 @@ import (
 	"github.com/standings/standings/ranking/redistest"
 )
 
-// Step bounds every browser step: starting Chromium, opening a tab, one
-// action.
+// Step bounds every browser step: opening a tab, one action.
 const Step = 15 * time.Second
+
+// startLimit bounds starting Chromium, the slowest step on a loaded
+// machine (other test packages run beside this one).
+const startLimit = time.Minute
+
+// browsers bounds the Chromiums one test process runs at once: each is
+// several processes, and parallel tests on two cores would otherwise
+// start them all together and starve each other past their limits.
+var browsers = make(chan struct{}, 2)
 
 // Path is the Chromium the tests run: $STANDINGS_CHROMIUM, or
 // /usr/bin/chromium.
@@ -39,6 +47,8 @@ func MustBrowser(tb testing.TB, opts ...chromedp.ExecAllocatorOption) context.Co
 		}
 		tb.Skipf("Chromium not available at %s (set STANDINGS_CHROMIUM, or %s=1 to fail instead): %v", path, redistest.RequireEnv, err)
 	}
+	browsers <- struct{}{}
+	tb.Cleanup(func() { <-browsers })
 	alloc, cancel := chromedp.NewExecAllocator(context.Background(), append([]chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
 		chromedp.Headless,
@@ -53,7 +63,7 @@ func MustBrowser(tb testing.TB, opts ...chromedp.ExecAllocatorOption) context.Co
 	tb.Cleanup(cancel)
 	// The first Run binds the browser's life to its context, so it gets no
 	// deadline of its own; the wait for it is bounded here instead.
-	bounded(tb, "start Chromium", cancel, func() error { return chromedp.Do(ctx) })
+	bounded(tb, "start Chromium", startLimit, cancel, func() error { return chromedp.Do(ctx) })
 	return ctx
 }
 
@@ -62,7 +72,7 @@ func NewTab(tb testing.TB, browser context.Context) context.Context {
 	tb.Helper()
 	tab, cancel := chromedp.NewContext(browser)
 	tb.Cleanup(cancel)
-	bounded(tb, "open a tab", cancel, func() error { return chromedp.Do(tab) })
+	bounded(tb, "open a tab", Step, cancel, func() error { return chromedp.Do(tab) })
 	return tab
 }
 
@@ -90,8 +100,8 @@ func WaitJS(tb testing.TB, tab context.Context, within time.Duration, what, expr
 }
 
 // bounded runs f, failing tb (and calling cancel) if it takes longer than
-// Step.
-func bounded(tb testing.TB, what string, cancel func(), f func() error) {
+// limit.
+func bounded(tb testing.TB, what string, limit time.Duration, cancel func(), f func() error) {
 	tb.Helper()
 	errc := make(chan error, 1)
 	go func() { errc <- f() }()
@@ -100,8 +110,8 @@ func bounded(tb testing.TB, what string, cancel func(), f func() error) {
 		if err != nil {
 			tb.Fatalf("%s: %v", what, err)
 		}
-	case <-time.After(Step):
+	case <-time.After(limit):
 		cancel()
-		tb.Fatalf("%s: no answer within %v", what, Step)
+		tb.Fatalf("%s: no answer within %v", what, limit)
 	}
 }
