@@ -42,7 +42,9 @@ test: deps generate lint ## Lint, then run all tests against real Redis and Chro
 
 .PHONY: test-quick
 test-quick: generate ## Run the tests without -race or installing anything; real-Redis tests skip without Redis.
-	$(GO) test -count=1 $(TESTFLAGS) $(PKGS)
+	# Four packages at once: much of a package's time is waiting (timeouts,
+	# outages, browsers), which the others' work fills on two cores.
+	$(GO) test -p 4 -count=1 $(TESTFLAGS) $(PKGS)
 
 .PHONY: screenshots
 screenshots: deps generate ## Render docs/screenshots/*.png (every page, 390 and 1280 px, light and dark) in headless Chromium.

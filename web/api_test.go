@@ -465,6 +465,7 @@ func slowPost(t *testing.T, addr, path, body string, pieces int, pause time.Dura
 // store's deadline starts only once the body is in: a body slower than
 // StoreTimeout but within the body timeout is applied.
 func TestSlowBody(t *testing.T) {
+	t.Parallel() // waits on an outage or a slow client, on its own server
 	body := `{"events":[` + strings.Repeat(`{"member":"slow","value":1},`, 99) + `{"member":"slow","value":1}]}`
 
 	t.Run("too slow", func(t *testing.T) {
@@ -555,6 +556,7 @@ func TestBadEscapeInPath(t *testing.T) {
 
 // TestAPI503RetryAfter: an API request Redis fails says when to come back.
 func TestAPI503RetryAfter(t *testing.T) {
+	t.Parallel() // waits on an outage or a slow client, on its own server
 	f := MustFixture(t)
 	f.mr.Close()
 	for _, r := range []response{
@@ -570,6 +572,7 @@ func TestAPI503RetryAfter(t *testing.T) {
 // TestOutageLogBounded: every request failing on a Redis outage does not
 // mean a log line each.
 func TestOutageLogBounded(t *testing.T) {
+	t.Parallel() // waits on an outage or a slow client, on its own server
 	var buf syncBuffer
 	f := MustFixtureWith(t, web.Options{WriteRate: -1, Logger: slog.New(slog.NewTextHandler(&buf, nil))})
 	f.mr.SetError("LOADING Redis is loading the dataset in memory") // fails every call at once

@@ -160,6 +160,7 @@ func TestMetrics(t *testing.T) {
 // TestMetricsRedisDown: a request the store fails is counted as a Redis
 // error, with the 503 the error funnel answered.
 func TestMetricsRedisDown(t *testing.T) {
+	t.Parallel() // waits on an outage or a slow client, on its own server
 	f := MustFixture(t)
 	f.mr.Close()
 	if r := f.get(t, "/api/v1/boards/points/week"); r.Status != http.StatusServiceUnavailable {

@@ -10,6 +10,7 @@ import (
 // no Redis at all answer 503 unavailable with "outcome": "not_applied"
 // and Retry-After (contract section 14).
 func TestUnavailableWriteOutcome(t *testing.T) {
+	t.Parallel() // waits on an outage or a slow client, on its own server
 	f := MustFixtureOf(t, `
 boards:
   - {id: reads, views: [day, all]}
