@@ -370,33 +370,33 @@ func TestWebhookAttemptCountedWhenClaimed(t *testing.T) {
 	if n := attempts(ranking.DeliveryPending); n != 0 {
 		t.Fatalf("%d attempts before any claim", n)
 	}
-	ids, err := s.ClaimDelivery(ctx, 5, time.Second, "crashes")
-	if err != nil || len(ids) != 1 {
-		t.Fatalf("claim: %v %v", ids, err)
-	}
-	if n := attempts(ranking.DeliveryPending); n != 1 {
-		t.Fatalf("%d attempts while the first is in flight, want 1", n)
-	}
-	// The sender dies: no report; the lease runs out and another takes it.
-	m.SetTime(at.Add(2 * time.Second))
-	if again, err := s.ClaimDelivery(ctx, 5, time.Second, "fails"); err != nil || len(again) != 1 {
-		t.Fatalf("claim after the crash: %v %v", again, err)
-	}
-	if ans, _ := s.ReportDelivery(ctx, ids[0], "fails", 503); ans != "retry" {
-		t.Fatalf("report 503: %q, want retry", ans)
-	}
-	if n := attempts(ranking.DeliveryPending); n != 2 {
-		t.Fatalf("%d attempts after a crash and a reported failure, want 2", n)
-	}
-	m.SetTime(at.Add(3 * time.Second))
-	if last, err := s.ClaimDelivery(ctx, 5, time.Second, "delivers"); err != nil || len(last) != 1 {
-		t.Fatalf("third claim: %v %v", last, err)
-	}
-	if ans, _ := s.ReportDelivery(ctx, ids[0], "delivers", 200); ans != "delivered" {
-		t.Fatalf("report 200: %q, want delivered", ans)
-	}
-	if n := attempts(ranking.DeliveryDelivered); n != 3 {
-		t.Fatalf("%d attempts delivered, want 3 (crashed, failed, delivered)", n)
+	// Each step is one claim by a new holder (a lease later), then its
+	// report (none: the holder crashed), and the attempts counted after it.
+	for _, step := range []struct {
+		after    time.Duration
+		holder   string
+		status   int    // what the receiver answered; 0: no report
+		answer   string // what the report is told
+		state    string
+		attempts int64
+	}{
+		{0, "crashes", 0, "", ranking.DeliveryPending, 1},
+		{2 * time.Second, "fails", 503, "retry", ranking.DeliveryPending, 2},
+		{3 * time.Second, "delivers", 200, "delivered", ranking.DeliveryDelivered, 3},
+	} {
+		m.SetTime(at.Add(step.after))
+		ids, err := s.ClaimDelivery(ctx, 5, time.Second, step.holder)
+		if err != nil || len(ids) != 1 {
+			t.Fatalf("%s: claim: %v %v", step.holder, ids, err)
+		}
+		if step.status != 0 {
+			if ans, _ := s.ReportDelivery(ctx, ids[0], step.holder, step.status); ans != step.answer {
+				t.Fatalf("%s: report %d: %q, want %s", step.holder, step.status, ans, step.answer)
+			}
+		}
+		if n := attempts(step.state); n != step.attempts {
+			t.Fatalf("%s: %d attempts, want %d", step.holder, n, step.attempts)
+		}
 	}
 }
 
