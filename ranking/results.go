@@ -35,10 +35,8 @@ import (
 // characters, so U+2028/U+2029 stay raw where `encoding/json` writes `\u`
 // escapes; numbers as ECMAScript writes them, which is the served score text
 // up to 15 significant digits). Digests recorded before JCS differ only for
-// names with U+2028/U+2029 or longer scores; they are served as stored. Check
-// one with `python3 -c` (`json.dumps(c, sort_keys=True, separators=(",",":"),
-// ensure_ascii=False)`) or `jq -jcS`, for names without U+007F and scores
-// of at most 15 significant digits (Python: also none below 0.0001).
+// names with U+2028/U+2029 or longer scores; they are served as stored.
+// docs/api.md shows how users check a digest.
 //
 // Recorder (`RunResultRecorder`, every instance, every 30 s, at once on
 // start): for each board with `results_keep` > 0 and each view but `all`,

@@ -310,16 +310,24 @@ func TestWebhookSenderKilledMidDelivery(t *testing.T) {
 	}
 }
 
-// TestWebhookLeaseDecidesWhoReports: a sender whose lease ran out and was
-// taken by another cannot record an outcome; the holder can, once.
-func TestWebhookLeaseDecidesWhoReports(t *testing.T) {
-	ranking.GuardKeys(t)
-	ctx := context.Background()
+// mustClaimable is a store on miniredis (its clock stopped at the returned
+// instant) holding one pending delivery to a receiver that answers 200.
+func mustClaimable(t *testing.T) (*miniredis.Miniredis, *ranking.Store, time.Time) {
+	t.Helper()
 	at := time.Date(2026, 11, 23, 10, 30, 0, 0, time.UTC)
 	m, rdb := MustMiniredis(t, at)
 	_, srv := newReceiver(t, func(int, *http.Request) int { return 200 })
 	s := newStore(t, rdb, hookConfig(t, srv.URL, ""), func() time.Time { return at })
 	mustDeliveryOfLastHour(t, s)
+	return m, s, at
+}
+
+// TestWebhookLeaseDecidesWhoReports: a sender whose lease ran out and was
+// taken by another cannot record an outcome; the holder can, once.
+func TestWebhookLeaseDecidesWhoReports(t *testing.T) {
+	ranking.GuardKeys(t)
+	ctx := context.Background()
+	m, s, at := mustClaimable(t)
 	first, err := s.ClaimDelivery(ctx, 5, time.Second, "one")
 	if err != nil || len(first) != 1 {
 		t.Fatalf("claim: %v %v", first, err)
@@ -354,11 +362,7 @@ func TestWebhookLeaseDecidesWhoReports(t *testing.T) {
 func TestWebhookAttemptCountedWhenClaimed(t *testing.T) {
 	ranking.GuardKeys(t)
 	ctx := context.Background()
-	at := time.Date(2026, 11, 23, 10, 30, 0, 0, time.UTC)
-	m, rdb := MustMiniredis(t, at)
-	_, srv := newReceiver(t, func(int, *http.Request) int { return 200 })
-	s := newStore(t, rdb, hookConfig(t, srv.URL, ""), func() time.Time { return at })
-	mustDeliveryOfLastHour(t, s)
+	m, s, at := mustClaimable(t)
 	attempts := func(status string) int64 {
 		t.Helper()
 		list, err := s.Deliveries(ctx, status, 10)
