@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
@@ -107,4 +108,27 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TravelEmbedded sets the embedded Redis's clock to t, or back to the wall
+// clock when t is zero, and learns it; false (and nothing done) on any other
+// Redis. The demo writes its history this way: each past period is written
+// while it is open and recorded once final, through the normal write path.
+// Nothing else may use the store while the clock is away from the wall's.
+func (s *Store) TravelEmbedded(ctx context.Context, t time.Time) (bool, error) {
+	if s.embedded == nil {
+		return false, nil
+	}
+	if t.IsZero() {
+		// Tick TTLs up to the wall clock first, then let them run with it
+		// again: SetTime(zero) alone would expire every key at once.
+		s.embedded.SetTime(time.Now())
+		s.embedded.DB(0) // reaching a database ticks the TTLs
+		s.embedded.ClockTTL(false)
+		s.embedded.SetTime(time.Time{})
+		s.embedded.ClockTTL(true)
+	} else {
+		s.embedded.SetTime(t)
+	}
+	return true, s.SyncClock(ctx)
 }

@@ -243,6 +243,13 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	m.Logger.Info("boards loaded", "boards", len(m.Config.Boards), "timezone", m.Config.Timezone)
 
+	var d *demo
+	if m.Demo {
+		// The demo's history travels the embedded Redis's clock: before
+		// anything else reads or writes.
+		d = newDemo(m.Store, m.Config, m.Logger, uint64(time.Now().UnixNano()))
+		d.Seed(ctx)
+	}
 	// Rolling windows: build today's if missing and tomorrow's ahead of
 	// midnight. Every instance may run this; the builds are idempotent.
 	bg, stop := context.WithCancel(context.Background())
@@ -293,8 +300,7 @@ func (m *Main) Run(ctx context.Context) error {
 			m.Logger.Error("webhook deliveries", "err", err)
 		}})
 	})
-	if m.Demo {
-		d := newDemo(m.Store, m.Config, m.Logger, uint64(time.Now().UnixNano()))
+	if d != nil {
 		wg.Go(func() { d.Run(bg) })
 	}
 	go func() {

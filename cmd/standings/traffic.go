@@ -54,6 +54,7 @@ type demo struct {
 	players []player
 	cum     []float64 // cumulative weights, for picking players
 	best    map[string]int64
+	seeded  bool // history wrote the past: no backfill
 }
 
 func newDemo(store *ranking.Store, cfg *ranking.Config, logger *slog.Logger, seed uint64) *demo {
@@ -202,6 +203,10 @@ func (d *demo) poisson(lambda float64) int {
 // board's lateness allows, so boards start with history: previous periods
 // to browse and rank-card charts with a shape.
 func (d *demo) backfill(ctx context.Context) {
+	if d.seeded {
+		d.logger.Info("demo traffic on", "live_events_per_s", "3 quiet, 35 in bursts")
+		return
+	}
 	now, err := d.store.Now(ctx)
 	if err != nil {
 		d.logger.Warn("demo traffic: no backfill", "err", err)
@@ -237,4 +242,90 @@ func (d *demo) backfill(ctx context.Context) {
 		}
 	}
 	d.logger.Info("demo traffic on", "backfilled_events", written, "live_events_per_s", "3 quiet, 35 in bursts")
+}
+
+// Demo history: on the embedded Redis the demo travels its clock back and
+// writes the past through the normal write path, each stretch of time
+// while its periods are still open, recording results as they become
+// final, so that a newcomer sees last week's podium, 7-day movement,
+// results, recaps and winners in the first minute.
+const (
+	demoHistory     = 9 * 7 * 24 * time.Hour // nine weeks: two month ends, several finished weeks
+	demoHistoryStep = 24 * time.Hour         // under every demo board's lateness
+	demoRecent      = 50 * time.Hour         // the busier recent past
+	demoOldPerHour  = 0.5                    // events an hour per board, before demoRecent
+	demoNewPerHour  = 8                      // and within it
+)
+
+// Seed writes the demo's history when the store's Redis is the embedded
+// one; run it before anything else uses the store. A failure leaves a
+// shorter history and is logged: the demo carries on.
+func (d *demo) Seed(ctx context.Context) {
+	began := time.Now()
+	n, ok, err := d.history(ctx)
+	if err != nil {
+		d.logger.Warn("demo traffic: history stopped early", "err", err)
+	}
+	if ok {
+		d.seeded = true
+		d.logger.Info("demo history written", "events", n, "weeks", int(demoHistory.Hours()/24/7), "took", time.Since(began).Round(time.Millisecond))
+	}
+}
+
+// history writes the demo's past up to Redis's now and returns the number
+// of events written; ok is false when the store's Redis is not the
+// embedded one (its clock cannot travel: Run's backfill reaches back as
+// far as lateness allows instead). Nothing else may use the store
+// meanwhile; the clock is back on the wall's when it returns.
+func (d *demo) history(ctx context.Context) (written int, ok bool, err error) {
+	end, err := d.store.Now(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	start := end.Add(-demoHistory).Truncate(time.Hour)
+	if ok, err := d.store.TravelEmbedded(ctx, start); !ok || err != nil {
+		return 0, ok, err
+	}
+	defer func() {
+		if _, backErr := d.store.TravelEmbedded(context.WithoutCancel(ctx), time.Time{}); err == nil {
+			err = backErr
+		}
+	}()
+	for t := start; t.Before(end) && ctx.Err() == nil; {
+		next := t.Add(demoHistoryStep)
+		if next.After(end) {
+			next = end
+		}
+		if _, err := d.store.TravelEmbedded(ctx, next); err != nil {
+			return written, true, err
+		}
+		perHour := demoOldPerHour
+		if end.Sub(next) < demoRecent {
+			perHour = demoNewPerHour
+		}
+		n := int(next.Sub(t).Hours() * perHour)
+		for _, b := range d.cfg.Boards {
+			events := make([]ranking.Event, 0, n)
+			for i := range n {
+				ev := d.event(b)
+				// Oldest first, so best/latest boards evolve forwards in time.
+				ev.At = t.Add(time.Duration(float64(next.Sub(t)) * float64(i+1) / float64(n+1)))
+				events = append(events, ev)
+			}
+			for len(events) > 0 {
+				k := min(len(events), ranking.MaxBatch)
+				if _, err := d.store.Apply(ctx, b.ID, events[:k], ranking.ApplyOptions{NoRanks: true}); err != nil {
+					return written, true, err
+				}
+				written += k
+				events = events[k:]
+			}
+		}
+		// Once a simulated day: the results that became final.
+		if _, err := d.store.RecordResults(ctx); err != nil {
+			return written, true, err
+		}
+		t = next
+	}
+	return written, true, nil
 }

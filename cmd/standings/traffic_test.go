@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"testing"
@@ -111,5 +112,65 @@ func TestDemoTraffic(t *testing.T) {
 	case <-done:
 	case <-time.After(30 * time.Second):
 		t.Fatal("the generator did not stop")
+	}
+}
+
+// TestDemoHistory starts the binary as `make run` does (embedded Redis,
+// demo on) and checks what a newcomer sees in the first minute: last
+// week's podium, results of every view, and 7-day movement.
+func TestDemoHistory(t *testing.T) {
+	m := MustRun(t)
+	get := func(path string, into any) {
+		t.Helper()
+		code, body := call(t, "GET", m.URL+path, "")
+		if code != 200 {
+			t.Fatalf("GET %s: %d %s", path, code, body)
+		}
+		if err := json.Unmarshal([]byte(body), into); err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+	}
+	type results struct {
+		Results []struct {
+			Period  string            `json:"period"`
+			Total   int64             `json:"total"`
+			Entries []json.RawMessage `json:"entries"`
+		} `json:"results"`
+	}
+	now, err := m.Store.Now(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := m.Config.Board("points")
+	week, _ := b.View("week")
+	cal := m.Config.Calendar
+	// The week before last is final whatever the weekday (lateness 26 h).
+	final := cal.Shift(week, cal.PeriodAt(week, now), -2)
+	var r results
+	get("/api/v1/boards/points/week/results?limit=3", &r)
+	if len(r.Results) == 0 || r.Results[0].Period < final.ID || len(r.Results[0].Entries) < 3 {
+		t.Fatalf("points week: want a podium for %s or later, got %+v", final.ID, r.Results)
+	}
+	for _, c := range []struct{ board, view string }{{"points", "hour"}, {"points", "day"}, {"points", "month"}, {"points", "7d"}, {"reads", "30d"}, {"speedrun", "week"}, {"rating", "week"}} {
+		var r results
+		get("/api/v1/boards/"+c.board+"/"+c.view+"/results?limit=1", &r)
+		if len(r.Results) == 0 || r.Results[0].Total == 0 {
+			t.Errorf("%s %s: no finished period with scores: %+v", c.board, c.view, r.Results)
+		}
+	}
+	var page struct {
+		Entries []struct {
+			PreviousRank *int64 `json:"previous_rank"`
+		} `json:"entries"`
+	}
+	get("/api/v1/boards/points/7d?limit=20", &page)
+	moved := 0
+	for _, e := range page.Entries {
+		if e.PreviousRank != nil {
+			moved++
+		}
+	}
+	if moved == 0 {
+		t.Errorf("points 7d: no row has a previous rank (%d rows)", len(page.Entries))
 	}
 }
