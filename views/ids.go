@@ -68,6 +68,16 @@ const (
 	HookBoard     = "data-board"
 	// HookCopy is a copy button's source element id.
 	HookCopy = "data-copy"
+	// HookRollover carries a live board page's results API and recap
+	// URLs (with {period} for the period that ended), read when its
+	// period ends to announce the winners; HookFormat and HookUnit say how
+	// it shows their scores, HookNext its way on to the new period.
+	HookRollover = "data-rollover-api"
+	HookRecap    = "data-rollover-recap"
+	HookFormat   = "data-score-format"
+	HookUnit     = "data-score-unit"
+	HookNext     = "data-rollover-next"
+	HookLate     = "data-rollover-late"
 )
 
 // TableID is the id of the top-N table of one board view shown with limit
@@ -164,4 +174,17 @@ const (
 	TestWidgetPreview = "widget-preview"
 	TestWidgetSnippet = "widget-snippet"
 	TestWidgetCopy    = "widget-copy"
+	// The period's end: results, recap and the rollover announcement.
+	TestResultGap         = "result-gap"
+	TestResultRecap       = "result-recap"
+	TestProvisional       = "provisional"
+	TestRecap             = "recap"
+	TestRecapStatus       = "recap-status"
+	TestRecapClimbers     = "recap-climbers"
+	TestRecapRace         = "recap-race"
+	TestRecapTotal        = "recap-total"
+	TestWinnersLine       = "winners-line"
+	TestTimeLeft          = "time-left"
+	TestRolloverAnnounced = "rollover"
+	TestUpcoming          = "upcoming"
 )

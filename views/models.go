@@ -33,7 +33,10 @@ type IndexPage struct {
 type BoardSummary struct {
 	ID          string
 	Title       string
-	Description string // e.g. "Highest first · points add up"
+	Description string // what the board is for, in plain words
+	URL         string // the board's most meaningful view
+	Unit        string // what its scores count, e.g. "reads"; empty for plain scores
+	TimeLeft    string // "Week ends in 2d 4h", for the view the card opens; empty for all time
 	Views       []Link
 	LeadersOf   string // label of the view the leaders come from
 	Leaders     []Row
@@ -45,6 +48,8 @@ type BoardSummary struct {
 	Winners      []Row
 	WinnersLabel string
 	WinnersURL   string // the result on the results page
+	WinnersLine  string // "Won by Amara Okafor with 9,842"
+	Provisional  bool   // the winners' period is not final yet
 }
 
 // Row is one row of a standings table.
@@ -100,6 +105,7 @@ type PeriodNav struct {
 	Range      string // e.g. "16 Nov – 22 Nov 2026"; empty for all time
 	Final      bool
 	IsCurrent  bool
+	Upcoming   bool // a period that has not started: neither current nor closing
 	PrevURL    string // empty when there is none
 	NextURL    string
 	CurrentURL string
@@ -217,6 +223,41 @@ type ResultItem struct {
 	CSVURL   string
 	JSONURL  string
 	Recorded string
+	RecapURL string
+	// Provisional says a period that ended is not final yet: "Leading
+	// when the hour closed; late scores may still arrive until …".
+	Provisional string
+	// Gap, when set, stands for a run of results nobody scored in:
+	// "12 weeks with no scores" (ID is the newest of them).
+	Gap      string
+	GapRange string // e.g. "Week of 7 Sep 2026 – week of 30 Nov 2026"
+}
+
+// RecapPage is GET /boards/{board}/{view}/recap?period=: how one period
+// went.
+type RecapPage struct {
+	Layout
+	BoardTitle  string
+	ViewLabel   string
+	BoardURL    string // the period on the board
+	ResultsURL  string
+	PeriodLabel string // e.g. "Week of 16 Nov 2026"
+	Status      string // "Final results", or the provisional sentence
+	Final       bool
+	Winner      string // "Won by Amara Okafor with 9,842 points"
+	Podium      []Row
+	Climbers    []Climber
+	ClimbSince  string // "against the week of 9 Nov 2026"
+	Race        string // the closest race in the top 10, in a sentence
+	Total       string // "135 members · 4,210 points in all"
+	PrevURL     string // the recap of the period before; empty when none
+	NextURL     string
+}
+
+// Climber is one of a recap's biggest climbers.
+type Climber struct {
+	Row
+	Text string // "up 12 places, from #19"
 }
 
 // CardPage is GET /boards/{board}/{view}/members/{member}.

@@ -320,7 +320,11 @@ func (s *Server) periodEnds(ctx context.Context, b *ranking.Board, v ranking.Vie
 		if b.ResultsKeep == 0 {
 			return views.Ends{Final: f}, nil
 		}
-		_, err := store.Result(ctx, b.ID, v.Name, p.ID)
+		raw, err := store.Result(ctx, b.ID, v.Name, p.ID)
+		if st.Total == 0 && !recordedScores(raw, err) {
+			// The table says nobody scored: no results heading over nothing.
+			return views.Ends{}, nil
+		}
 		switch {
 		case err == nil:
 			f.Recorded = true
@@ -344,6 +348,15 @@ func (s *Server) periodEnds(ctx context.Context, b *ranking.Board, v ranking.Vie
 			capitalize(periodInline(v, p, loc)), zoned(p.End.Add(b.Lateness), loc, "Mon 2 Jan 15:04"))}, nil
 	}
 	return views.Ends{}, nil // a future period
+}
+
+// recordedScores reports a recorded result that lists somebody.
+func recordedScores(raw []byte, err error) bool {
+	if err != nil {
+		return false
+	}
+	r, err := parseResult(raw)
+	return err == nil && r.Total > 0
 }
 
 // resultAnchor links a final period to its result on the results page:

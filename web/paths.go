@@ -46,6 +46,11 @@ func liveURL(board, view string, seg ranking.Segment, kv ...string) string {
 // resultsPath is a view's results page; resultJSONPath one result's JSON.
 func resultsPath(board, view string) string { return boardPath(board, view) + "/results" }
 
+// recapPath is one period's recap page.
+func recapPath(board, view, period string) string {
+	return withQuery(boardPath(board, view)+"/recap", "period", period)
+}
+
 func resultJSONPath(board, view, period string) string {
 	return apiPrefix + resultsPath(board, view) + "/" + url.PathEscape(period)
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -69,15 +70,27 @@ func (s *Server) handleResultsPage(c echo.Context) error {
 	if older {
 		list = list[:ResultsPageSize]
 	}
+	if before == "" {
+		// The period that just ended leads while late scores may arrive.
+		lead, err := s.provisional(ctx, b, v)
+		if err != nil {
+			return err
+		}
+		if lead != nil {
+			p.Results = append(p.Results, *lead)
+		}
+	}
+	var items []views.ResultItem
 	for _, raw := range list {
 		item, err := s.resultItem(b, v, raw)
 		if err != nil {
 			return err
 		}
-		p.Results = append(p.Results, item)
+		items = append(items, item)
 	}
+	p.Results = append(p.Results, collapseEmpty(v, items)...)
 	if older {
-		p.OlderURL = withQuery(resultsPath(b.ID, v.Name), "before", p.Results[len(p.Results)-1].ID)
+		p.OlderURL = withQuery(resultsPath(b.ID, v.Name), "before", items[len(items)-1].ID)
 	}
 	if len(p.Results) == 0 {
 		p.Empty, err = s.noResults(c, b, v, before)
@@ -104,6 +117,7 @@ func (s *Server) resultItem(b *ranking.Board, v ranking.View, raw json.RawMessag
 		Label:    periodLabel(v, per, cal.Location()),
 		Podium:   resultRows(b, v.Name, r, podiumSize),
 		Total:    fmt.Sprintf("%d ranked", r.Total),
+		RecapURL: recapPath(b.ID, v.Name, r.Period),
 		BoardURL: withQuery(boardPath(b.ID, v.Name), "period", r.Period),
 		CSVURL:   withQuery(boardPath(b.ID, v.Name)+".csv", "period", r.Period),
 		JSONURL:  resultJSONPath(b.ID, v.Name, r.Period),
@@ -126,8 +140,9 @@ func resultRows(b *ranking.Board, view string, r storedResult, n int) []views.Ro
 			name = *e.Name
 		}
 		out = append(out, views.Row{
-			Rank: e.Rank, Member: e.Member, Name: name, Score: string(e.Score),
-			CardURL: withQuery(cardPath(b.ID, view, e.Member), "period", r.Period),
+			Rank: e.Rank, Member: e.Member, Name: name, Score: withUnit(b, resultScore(b, e.Score)),
+			CardURL:  withQuery(cardPath(b.ID, view, e.Member), "period", r.Period),
+			Initials: initials(name), Hue: hue(e.Member),
 		})
 	}
 	return out
@@ -164,4 +179,89 @@ func periodNoun(v ranking.View) string {
 		return "month"
 	}
 	return fmt.Sprintf("%d-day window", v.Days)
+}
+
+// collapseEmpty folds each run of results nobody scored in into one line,
+// "12 weeks with no scores", so that the periods before a board was used
+// do not bury the ones that matter.
+func collapseEmpty(v ranking.View, items []views.ResultItem) []views.ResultItem {
+	out := make([]views.ResultItem, 0, len(items))
+	for i := 0; i < len(items); {
+		if len(items[i].Podium) > 0 {
+			out = append(out, items[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(items) && len(items[j].Podium) == 0 {
+			j++
+		}
+		n := int64(j - i)
+		gap := views.ResultItem{ID: items[i].ID, Gap: fmt.Sprintf("%d %s with no scores", n, either(n, periodNoun(v), periodNouns(v)))}
+		if n == 1 {
+			gap.GapRange = items[i].Label
+		} else {
+			gap.GapRange = items[j-1].Label + " – " + items[i].Label
+		}
+		out = append(out, gap)
+		i = j
+	}
+	return out
+}
+
+// periodNouns is periodNoun's plural: "weeks", "7-day windows".
+func periodNouns(v ranking.View) string { return periodNoun(v) + "s" }
+
+// provisional is the period that ended last while it is not final yet:
+// who leads it, and until when late scores may change that; nil once it
+// is final (its result follows) or when nobody scored in it.
+func (s *Server) provisional(ctx context.Context, b *ranking.Board, v ranking.View) (*views.ResultItem, error) {
+	var store pageReader = s.reads
+	cal := s.cfg.Calendar
+	cur, err := store.Page(ctx, b.ID, v.Name, ranking.PageQuery{Limit: 1, NoPrevRanks: true})
+	if err != nil {
+		return nil, err
+	}
+	prev := cal.Prev(v, cur.Period)
+	if b.Final(prev, cur.Now) {
+		return nil, nil
+	}
+	pg, err := store.Page(ctx, b.ID, v.Name, ranking.PageQuery{Period: prev.ID, Limit: podiumSize, NoPrevRanks: true})
+	if err != nil || pg.Total == 0 {
+		return nil, err
+	}
+	loc := cal.Location()
+	item := &views.ResultItem{
+		ID:          prev.ID,
+		Label:       periodLabel(v, prev, loc),
+		Podium:      withUnits(b, rows(b, v.Name, ranking.Segment{}, prev.ID, pg.Entries, "")),
+		Total:       fmt.Sprintf("%d ranked so far", pg.Total),
+		BoardURL:    withQuery(boardPath(b.ID, v.Name), "period", prev.ID),
+		RecapURL:    recapPath(b.ID, v.Name, prev.ID),
+		Provisional: provisionalText(b, v, prev, loc),
+	}
+	return item, nil
+}
+
+// provisionalText says who leads a period that ended and is not final:
+// "Leading when the hour closed; late scores may still arrive until …".
+func provisionalText(b *ranking.Board, v ranking.View, p ranking.Period, loc *time.Location) string {
+	return fmt.Sprintf("Leading when %s closed; late scores may still arrive until %s.",
+		closedNoun(v), zoned(p.End.Add(b.Lateness), loc, "Mon 2 Jan 15:04"))
+}
+
+// closedNoun names a period that closed: "the hour", "the 7 days".
+func closedNoun(v ranking.View) string {
+	if v.Kind == ranking.Window {
+		return fmt.Sprintf("the %d days", v.Days)
+	}
+	return "the " + periodNoun(v)
+}
+
+// withUnits adds the board's unit to rows' scores.
+func withUnits(b *ranking.Board, rs []views.Row) []views.Row {
+	for i := range rs {
+		rs[i].Score = withUnit(b, rs[i].Score)
+	}
+	return rs
 }

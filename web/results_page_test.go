@@ -36,12 +36,15 @@ func (f *fixture) MustRecord(tb testing.TB, boards string, at time.Time) {
 func day(d int) time.Time { return time.Date(2026, 11, d, 0, 0, 0, 0, time.UTC) }
 
 // mustResults records results of the points board's days up to 21 Nov:
-// more than a page of them, the last two with scores. On 21 Nov ann
+// more than a page of them, 30 Oct and the last two with scores. On 21 Nov ann
 // leads, bob and cy tie on 20 (cy second to get there) and dee is 4th.
 func mustResults(tb testing.TB) *fixture {
 	tb.Helper()
 	f := MustFixture(tb)
 	for _, at := range []time.Time{day(1).AddDate(0, 0, -7), day(1).Add(-time.Hour), day(6), day(12), day(18)} {
+		if at == day(1).Add(-time.Hour) {
+			f.MustWriteAt(tb, day(1).AddDate(0, 0, -2).Add(10*time.Hour), "points", `{"member":"early","value":3}`)
+		}
 		f.MustRecord(tb, testBoards, at)
 	}
 	f.MustWriteAt(tb, day(20).Add(10*time.Hour), "points", `{"member":"zed","value":7}`)
@@ -60,8 +63,13 @@ func mustResults(tb testing.TB) *fixture {
 // resultIDs lists the period ids of the results on a results page.
 func resultIDs(doc *goquery.Document) []string {
 	var out []string
-	doc.Find(testid(views.TestResult)).Each(func(_ int, s *goquery.Selection) { out = append(out, s.AttrOr("id", "")) })
+	doc.Find(testid(views.TestResult) + "," + testid(views.TestResultGap)).Each(func(_ int, s *goquery.Selection) { out = append(out, s.AttrOr("id", "")) })
 	return out
+}
+
+// resultIDs' first result's recap link.
+func first21Recap(doc *goquery.Document) string {
+	return doc.Find("#2026-11-21 " + testid(views.TestResultRecap)).AttrOr("href", "")
 }
 
 func podium(s *goquery.Selection) []string {
@@ -79,9 +87,18 @@ func TestResultsPage(t *testing.T) {
 	if title := doc.Find("title").Text(); !strings.HasPrefix(title, "Results") {
 		t.Errorf("title %q", title)
 	}
+	// The days nobody scored between them collapse into one line (they
+	// were a card each, "Nobody scored", which buried the two that count).
 	ids := resultIDs(doc)
-	if len(ids) != web.ResultsPageSize || ids[0] != "2026-11-21" || ids[1] != "2026-11-20" {
+	if len(ids) != 3 || ids[0] != "2026-11-21" || ids[1] != "2026-11-20" || ids[2] != "2026-11-19" {
 		t.Fatalf("first page %v", ids)
+	}
+	gap := doc.Find(testid(views.TestResultGap))
+	if got := strings.Join(strings.Fields(gap.Text()), " "); gap.Length() != 1 || got != "18 days with no scores Monday 2 Nov 2026 – Thursday 19 Nov 2026" {
+		t.Errorf("gap %q", got)
+	}
+	if got := first21Recap(doc); got != "/boards/points/day/recap?period=2026-11-21" {
+		t.Errorf("recap link %q", got)
 	}
 	for i := 1; i < len(ids); i++ {
 		if ids[i] >= ids[i-1] {
@@ -107,22 +124,18 @@ func TestResultsPage(t *testing.T) {
 	if n := doc.Find("main script, main b").Length(); n != 0 {
 		t.Errorf("a name rendered as markup: %d elements", n)
 	}
-	// A day nobody scored is a result too, shown as such.
-	if got := doc.Find("#2026-11-19").Text(); !strings.Contains(got, "Nobody scored") || !strings.Contains(got, "0 ranked") {
-		t.Errorf("empty day: %q", got)
-	}
 	if doc.Find(testid(views.TestNewest)).Length() != 0 {
 		t.Error("a Newest link on the newest page")
 	}
 
 	t.Run("older", func(t *testing.T) {
 		older := doc.Find(testid(views.TestOlder)).AttrOr("href", "")
-		if want := "/boards/points/day/results?before=" + ids[len(ids)-1]; older != want {
+		if want := "/boards/points/day/results?before=2026-11-02"; older != want {
 			t.Fatalf("older link %q, want %q", older, want)
 		}
 		next := MustOK(t, f.get(t, older)).Doc(t)
 		more := resultIDs(next)
-		if len(more) == 0 || more[0] >= ids[len(ids)-1] {
+		if len(more) == 0 || more[0] >= "2026-11-02" {
 			t.Fatalf("older page %v after %v", more, ids)
 		}
 		if got := next.Find(testid(views.TestNewest)).AttrOr("href", ""); got != "/boards/points/day/results" {
@@ -234,6 +247,7 @@ func TestFinalPeriodPage(t *testing.T) {
 
 	t.Run("not recorded yet", func(t *testing.T) {
 		f := MustFixture(t)
+		f.MustWriteAt(t, day(21).Add(time.Hour), "points", `{"member":"a","value":1}`)
 		f.mr.SetTime(day(22).Add(time.Hour + 30*time.Second))
 		doc := MustOK(t, f.get(t, "/boards/points/day?period=2026-11-21")).Doc(t)
 		if doc.Find(testid(views.TestFinalTitle)).Length() != 1 || doc.Find(testid(views.TestResultLink)).Length() != 0 {

@@ -41,6 +41,7 @@ func (s *Server) routes() {
 	s.get(pages, "/boards/:board/:view/members", s.handleFindMember)
 	s.get(pages, "/boards/:board/:view/members/:member", s.handleRankCard)
 	s.get(pages, "/boards/:board/:view/results", s.handleResultsPage)
+	s.get(pages, "/boards/:board/:view/recap", s.handleRecapPage)
 	s.get(pages, "/boards/:board/:view/widget", s.handleWidgetPage)
 	s.get(pages, "/api", s.handleAPIPage)
 

@@ -53,3 +53,22 @@ func unitWords(b *ranking.Board) (one, many string) {
 	}
 	return strings.TrimSuffix(b.Unit, "s"), b.Unit
 }
+
+// resultScore is a recorded result's score (exact number text) as pages
+// show it; text that does not parse is shown as it is.
+func resultScore(b *ranking.Board, raw []byte) string {
+	v, err := b.ParseScore(string(raw))
+	if err != nil {
+		return string(raw)
+	}
+	return scoreText(b, v)
+}
+
+// withUnit is a shown score with the board's unit: "1024 reads"; a
+// duration or a unitless score stays as it is.
+func withUnit(b *ranking.Board, score string) string {
+	if b.Unit == "" || b.Format == "duration" {
+		return score
+	}
+	return score + " " + b.Unit
+}

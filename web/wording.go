@@ -125,6 +125,7 @@ func (s *Server) periodNav(b *ranking.Board, v ranking.View, st ranking.Standing
 	}
 	cur := cal.PeriodAt(v, st.Now)
 	nav.IsCurrent = p.ID == cur.ID
+	nav.Upcoming = cur.End.Before(p.End) // a future period: never "closing"
 	nav.CurrentURL = link("")
 	oldest := cal.Shift(v, cur, -b.Keep)
 	if prev := cal.Prev(v, p); !prev.Start.Before(oldest.Start) {
