@@ -60,7 +60,7 @@
       if (!cur) return;
       // The current period rolled over: the page around the table is stale.
       if (cur.dataset.period && next.dataset.period && cur.dataset.period !== next.dataset.period) {
-        location.reload();
+        periodEnded(cur.dataset.period);
         return;
       }
       var before = rowsOf(cur), after = rowsOf(next);
@@ -132,6 +132,105 @@
     connect();
   }
 
+  // The current period of a live page ended: whoever announces it may
+  // keep the page (standings:rollover, cancelable); else it reloads.
+  var ended = false;
+  function periodEnded(period) {
+    if (ended) return;
+    ended = true;
+    var box = document.getElementById("rollover");
+    var ev = new CustomEvent("standings:rollover", { cancelable: true,
+      detail: { period: period, board: box ? box.dataset.board : "", view: box ? box.dataset.view : "" } });
+    if (document.dispatchEvent(ev)) location.reload();
+  }
+
+  // A score from the JSON API as the board shows it: a time for
+  // format: duration (194.727 -> 3:14.727), else the number and unit.
+  function shownScore(raw, format, unit) {
+    var text = String(raw);
+    if (format !== "duration") return unit ? text + " " + unit : text;
+    var neg = text.charAt(0) === "-";
+    if (neg) text = text.slice(1);
+    var parts = text.split("."), secs = Number(parts[0]), frac = parts[1] ? "." + parts[1] : "";
+    var h = Math.floor(secs / 3600), m = Math.floor(secs % 3600 / 60), sec = secs % 60;
+    var pad = function (n) { return (n < 10 ? "0" : "") + n; };
+    return (neg ? "-" : "") + (h > 0 ? h + ":" + pad(m) : String(m)) + ":" + pad(sec) + frac;
+  }
+
+  // When a live board's period ends, announce its winners in place of
+  // a silent reload: the podium read from the JSON API, "Won by …" (or
+  // who led when it closed, while late scores may arrive), the recap,
+  // and a way on to the new period, taken by itself after a while.
+  function announceRollover(box) {
+    document.addEventListener("standings:rollover", function (e) {
+      if (!e.detail || !e.detail.period || !window.fetch) return;
+      e.preventDefault();
+      var period = e.detail.period, d = box.dataset, late = d.rolloverLate === "true";
+      var q = "period=" + encodeURIComponent(period);
+      var wait = 30, timer = 0;
+      function el(tag, cls, text) {
+        var n = document.createElement(tag);
+        if (cls) n.className = cls;
+        if (text) n.textContent = text;
+        return n;
+      }
+      function show(entries) {
+        var h = el("h2", "", "The " + d.rolloverNoun + " has ended");
+        var parts = [h];
+        if (entries.length) {
+          var top = entries[0], name = top.name || top.member;
+          parts.push(el("p", "rollover-winner", (late ? "Leading when the " + d.rolloverNoun + " closed: " : "Won by ") +
+            name + " with " + shownScore(top.score, d.scoreFormat, d.scoreUnit)));
+          var ol = el("ol", "podium");
+          entries.slice(0, 3).forEach(function (x) {
+            var li = el("li", "place-" + Math.min(x.rank, 4));
+            li.value = x.rank;
+            li.appendChild(el("span", "rank", String(x.rank)));
+            li.appendChild(el("span", "", x.name || x.member));
+            li.appendChild(el("span", "score", shownScore(x.score, d.scoreFormat, d.scoreUnit)));
+            ol.appendChild(li);
+          });
+          parts.push(ol);
+          if (late) parts.push(el("p", "muted", "Late scores may still change it; the results become final later."));
+        } else {
+          parts.push(el("p", "", "Nobody scored."));
+        }
+        var links = el("p", "rollover-links");
+        var on = el("a", "btn primary", "Go to the new " + d.rolloverNoun);
+        on.href = d.rolloverNext;
+        links.appendChild(on);
+        if (entries.length) {
+          var recap = el("a", "btn", "See the recap");
+          recap.href = d.rolloverRecap + "?" + q;
+          links.appendChild(recap);
+        }
+        var stay = el("button", "btn", "Stay here");
+        stay.type = "button";
+        links.appendChild(stay);
+        var note = el("p", "muted rollover-auto");
+        parts.push(links, note);
+        box.replaceChildren.apply(box, parts);
+        box.hidden = false;
+        function tick() {
+          if (wait <= 0) { location.href = d.rolloverNext; return; }
+          note.textContent = "Moving on to the new " + d.rolloverNoun + " in " + wait + " s.";
+          wait--;
+        }
+        tick();
+        timer = setInterval(tick, 1000);
+        stay.addEventListener("click", function () {
+          clearInterval(timer);
+          note.textContent = "Staying on the " + d.rolloverNoun + " that ended.";
+          stay.remove();
+        });
+      }
+      fetch(d.rolloverApi + "?" + q + "&limit=3", { headers: { Accept: "application/json" } })
+        .then(function (r) { return r.ok ? r.json() : { entries: [] }; })
+        .then(function (body) { show(body.entries || []); })
+        .catch(function () { location.reload(); });
+    });
+  }
+
   // Countdowns: "Ends in 2d 4h 12m", the same text the server renders
   // (web/board_page.go countdownText). The page carries Redis's clock at
   // the read, so a browser with a wrong clock still counts right.
@@ -165,7 +264,8 @@
         // clock behind) never reloads in a loop.
         if (left <= 0 && it.running && !reloading) {
           reloading = true;
-          setTimeout(function () { location.reload(); }, 1500 + Math.random() * 1500);
+          var shown = document.querySelector("table[data-period], [data-period]");
+          setTimeout(function () { periodEnded(shown ? shown.dataset.period : ""); }, 1500 + Math.random() * 1500);
         }
       });
     }
@@ -281,6 +381,8 @@
 
   function start() {
     copyButtons();
+    var rollover = document.getElementById("rollover");
+    if (rollover) announceRollover(rollover);
     var status = document.getElementById("live-status");
     if (status && status.dataset.ws && "WebSocket" in window) live(status);
     countdowns();

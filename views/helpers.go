@@ -43,3 +43,10 @@ func orDefault(s, def string) string {
 	}
 	return s
 }
+
+func boolText(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}

@@ -33,6 +33,12 @@ const (
 	// IDWidgetSnippet is the snippet its copy button copies.
 	IDSnippetHeading = "h-snippet"
 	IDWidgetSnippet  = "widget-snippet"
+	// IDRollover is a live board page's announcement of its period's end.
+	IDRollover = "rollover"
+	// Headings of the recap's sections, which name them.
+	IDRecapPodium   = "recap-podium"
+	IDRecapClimbers = "recap-climbers"
+	IDRecapRace     = "recap-race"
 )
 
 // Hooks are the data- attributes static/app.js reads. Templates write them
@@ -78,6 +84,8 @@ const (
 	HookUnit     = "data-score-unit"
 	HookNext     = "data-rollover-next"
 	HookLate     = "data-rollover-late"
+	HookNoun     = "data-rollover-noun"
+	HookView     = "data-view"
 )
 
 // TableID is the id of the top-N table of one board view shown with limit

@@ -145,6 +145,20 @@ type BoardPage struct {
 	EmbedURL   string
 	ResultsURL string // the view's results page; empty for all time
 	Ends       Ends
+	Rollover   *Rollover // a live current calendar period: how its end is announced
+}
+
+// Rollover is what a live board page needs to announce the winners when
+// its period ends (static/app.js, announceRollover).
+type Rollover struct {
+	Board, View string
+	API         string // the JSON standings of the view; ?period= is added
+	Recap       string // the recap page; ?period= is added
+	Next        string // the board's current period
+	Format      string // "duration" or ""
+	Unit        string
+	Noun        string // "hour", "week"
+	Late        bool   // late scores may still change the ended period
 }
 
 // SegmentPicker is the board page's choice of segment board: a plain GET

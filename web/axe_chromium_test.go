@@ -52,6 +52,7 @@ func TestAccessibilityInChromium(t *testing.T) {
 		"/boards/points/week?members=ann,bob",
 		"/boards/points/day/members/ann",
 		"/boards/points/day/results",
+		"/boards/points/day/recap?period=2026-11-21",
 		"/",
 		"/boards/nosuch/day",
 		"/embed/points/week?limit=10&theme=light",

@@ -167,6 +167,12 @@ func (s *Server) boardPageModel(b *ranking.Board, v ranking.View, seg ranking.Se
 	}
 	if nav.IsCurrent && pageNo == 1 {
 		p.Live = &views.Live{URL: liveURL(b.ID, v.Name, seg, "limit", strconv.Itoa(PageSize)), TableID: p.Table.ID}
+		if seg.IsZero() && v.Kind != ranking.All && v.Kind != ranking.Window {
+			p.Rollover = &views.Rollover{
+				Board: b.ID, View: v.Name, API: apiBoardPath(b.ID, v.Name), Recap: boardPath(b.ID, v.Name) + "/recap",
+				Next: boardPath(b.ID, v.Name), Format: b.Format, Unit: b.Unit, Noun: periodNoun(v), Late: b.Lateness > 0,
+			}
+		}
 	}
 	return p
 }

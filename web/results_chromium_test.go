@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/standings/standings/internal/browsertest"
@@ -71,9 +72,9 @@ func TestResultPagesInChromium(t *testing.T) {
 		}
 	})
 
-	t.Run("final week leads to its result", func(t *testing.T) {
-		navigate(t, tab, srv.URL+"/boards/points/week?period=2026-11-09")
-		if got := innerText(t, tab, testid(views.TestFinalTitle)); got != "Final results — Week of 9 Nov 2026" {
+	t.Run("final day leads to its result", func(t *testing.T) {
+		navigate(t, tab, srv.URL+"/boards/points/day?period=2026-11-20")
+		if got := innerText(t, tab, testid(views.TestFinalTitle)); got != "Final results — Friday 20 Nov 2026" {
 			t.Errorf("heading %q", got)
 		}
 		ctx, cancel := context.WithTimeout(tab, browsertest.Step)
@@ -83,11 +84,51 @@ func TestResultPagesInChromium(t *testing.T) {
 			t.Fatalf("follow the result link: %v %v", res, err)
 		}
 		loc := browsertest.Run(t, tab, "location", chromedp.Location())
-		if !strings.HasSuffix(loc, "/boards/points/week/results#2026-11-09") {
+		if !strings.HasSuffix(loc, "/boards/points/day/results#2026-11-20") {
 			t.Fatalf("landed on %s", loc)
 		}
-		if got := innerText(t, tab, `[id="2026-11-09"] h2`); got != "Week of 9 Nov 2026" {
+		if got := innerText(t, tab, `[id="2026-11-20"] h2`); got != "Friday 20 Nov 2026" {
 			t.Errorf("the linked result is %q", got)
 		}
 	})
+}
+
+// TestRolloverInChromium: when the open board's day ends, the page stays,
+// announces who led when it closed (the board's format, a status region),
+// links the recap and the new day, and moves on by itself.
+func TestRolloverInChromium(t *testing.T) {
+	t.Parallel() // its own Chromium and its own server
+	tab := browsertest.MustBrowser(t)
+	f := MustFixture(t)
+	for _, ev := range []string{`{"member":"ann","value":30,"name":"Ann"}`, `{"member":"bob","value":20}`, `{"member":"cy","value":10}`} {
+		f.MustWrite(t, "points", ev)
+	}
+	// Two seconds before the day ends, on Redis's clock.
+	f.mr.SetTime(day(23).Add(-2 * time.Second))
+	srv := httptest.NewServer(f.handler)
+	t.Cleanup(srv.Close)
+	navigate(t, tab, srv.URL+"/boards/points/day")
+	browsertest.Run(t, tab, "mark the page", chromedp.Evaluate[bool](`window.samePage = true`))
+	sel := testid(views.TestRolloverAnnounced)
+	var text string
+	testsupport.WaitFor(t, "the winners announced", func() bool {
+		text = innerText(t, tab, sel)
+		return strings.Contains(text, "Moving on")
+	})
+	for _, want := range []string{"The day has ended", "Leading when the day closed: Ann with 30", "Go to the new day", "See the recap"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("announcement %q lacks %q", text, want)
+		}
+	}
+	if !browsertest.Run(t, tab, "still the same page", chromedp.Evaluate[bool](`window.samePage === true`)) {
+		t.Fatal("the page reloaded instead of announcing")
+	}
+	role := browsertest.Run(t, tab, "role", chromedp.Evaluate[string](fmt.Sprintf(`document.querySelector(%s).getAttribute("role")`, jsQuote(sel))))
+	if role != "status" {
+		t.Errorf("role %q", role)
+	}
+	recap := browsertest.Run(t, tab, "recap link", chromedp.Evaluate[string](fmt.Sprintf(`Array.from(document.querySelectorAll(%s + " a")).map(a => a.getAttribute("href")).join(" ")`, jsQuote(sel))))
+	if !strings.Contains(recap, "/boards/points/day/recap?period=2026-11-22") {
+		t.Errorf("links %q", recap)
+	}
 }
