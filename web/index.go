@@ -22,17 +22,20 @@ func (s *Server) handleIndex(c echo.Context) error {
 	ctx := c.Request().Context()
 	p := views.IndexPage{Layout: s.layout("Leaderboards")}
 	for _, b := range s.cfg.Boards {
-		sum := views.BoardSummary{ID: b.ID, Title: b.Title, Description: describe(b)}
+		v := mainView(b)
+		sum := views.BoardSummary{ID: b.ID, Title: b.Title, Description: describe(b), URL: boardPath(b.ID, v.Name), Unit: b.Unit}
 		for _, v := range b.Views {
 			sum.Views = append(sum.Views, views.Link{Label: viewLabel(v), URL: boardPath(b.ID, v.Name)})
 		}
-		v := b.Views[0]
 		sum.LeadersOf = periodPhrase(v, ranking.Period{}, true, nil)
 		sum.LeadersLabel = leadersLabel(v)
 		pg, err := store.Page(ctx, b.ID, v.Name, ranking.PageQuery{Limit: leadersShown})
 		switch {
 		case err == nil:
-			sum.Leaders = rows(b, v.Name, ranking.Segment{}, "", pg.Entries, "")
+			sum.Leaders = withUnits(b, rows(b, v.Name, ranking.Segment{}, "", pg.Entries, ""))
+			if v.Kind != ranking.All && v.Kind != ranking.Window {
+				sum.TimeLeft = capitalize(periodNoun(v)) + " " + strings.ToLower(countdownText(pg.Period.End.Sub(pg.Now)))
+			}
 		case unavailable(ctx, err):
 			// The rest of the page is still useful without Redis.
 			sum.Unavailable = true
@@ -40,7 +43,7 @@ func (s *Server) handleIndex(c echo.Context) error {
 			return err
 		}
 		if !sum.Unavailable {
-			if err := s.winners(ctx, b, &sum); err != nil && !unavailable(ctx, err) {
+			if err := s.winners(ctx, b, v, &sum); err != nil && !unavailable(ctx, err) {
 				return err
 			}
 		}
@@ -65,13 +68,24 @@ func leadersLabel(v ranking.View) string {
 	return currentName(v) + " (so far)"
 }
 
-// winners adds the podium of the latest result of the board's first view
-// that records results; nothing when there is none yet.
-func (s *Server) winners(ctx context.Context, b *ranking.Board, sum *views.BoardSummary) error {
+// mainView is the view a board's card opens and takes its winners from:
+// the first that is not an hour (too volatile to say what a board is about).
+func mainView(b *ranking.Board) ranking.View {
+	for _, v := range b.Views {
+		if v.Kind != ranking.Hour {
+			return v
+		}
+	}
+	return b.Views[0]
+}
+
+// winners adds the podium of the latest recorded result of the board's
+// main view (its latest finished period); nothing when there is none yet.
+func (s *Server) winners(ctx context.Context, b *ranking.Board, main ranking.View, sum *views.BoardSummary) error {
 	if b.ResultsKeep == 0 {
 		return nil
 	}
-	for _, v := range b.Views {
+	for _, v := range []ranking.View{main} {
 		if v.Kind == ranking.All {
 			continue
 		}
@@ -88,6 +102,9 @@ func (s *Server) winners(ctx context.Context, b *ranking.Board, sum *views.Board
 			return err
 		}
 		sum.Winners = resultRows(b, v.Name, r, leadersShown)
+		if len(sum.Winners) > 0 {
+			sum.WinnersLine = "Won by " + sum.Winners[0].Name + " with " + sum.Winners[0].Score
+		}
 		sum.WinnersLabel = periodLabel(v, per, s.cfg.Calendar.Location()) + " — winners"
 		sum.WinnersURL = resultsPath(b.ID, v.Name) + "#" + r.Period
 		return nil
@@ -141,8 +158,35 @@ func (l *latestResults) Latest(ctx context.Context, boardID, viewName string) (j
 	return e.raw, nil
 }
 
-// describe says in a few words how a board ranks.
+// describe says in plain words what a board is for.
 func describe(b *ranking.Board) string {
+	what := "score"
+	if b.Unit != "" {
+		what = b.Unit
+	}
+	switch {
+	case b.Update == ranking.Increment && b.Order == ranking.Desc:
+		return "Who gathers the most " + plural(what) + "."
+	case b.Update == ranking.Best && b.Format == "duration" && b.Order == ranking.Asc:
+		return "Who sets the fastest time."
+	case b.Update == ranking.Best && b.Order == ranking.Desc:
+		return "Who sets the best " + what + "."
+	case b.Update == ranking.Latest:
+		return "Where everyone's current " + what + " stands."
+	}
+	return rules(b)
+}
+
+// plural is "points" for a board without a unit, else its unit.
+func plural(what string) string {
+	if what == "score" {
+		return "points"
+	}
+	return what
+}
+
+// rules says in a few words how a board ranks.
+func rules(b *ranking.Board) string {
 	var parts []string
 	if b.Order == ranking.Desc {
 		parts = append(parts, "Highest first")

@@ -190,3 +190,23 @@ boards:
 		}
 	}
 }
+
+// TestIndexLastWinners: each board card says what it is for, how long its
+// period has left, and who won its latest finished period.
+func TestIndexLastWinners(t *testing.T) {
+	f := mustResults(t)
+	doc := MustOK(t, f.get(t, "/")).Doc(t)
+	points := doc.Find(`[data-board="points"]`)
+	if got := points.Find(testid(views.TestWinnersLine)).Text(); got != "Won by Ann <b>&</b> with 30" {
+		t.Errorf("winners line %q", got)
+	}
+	if got := points.Find(testid(views.TestTimeLeft)).Text(); got != "Day ends in 14h 0m 0s" {
+		t.Errorf("time left %q", got)
+	}
+	if got := points.Find("p.muted").First().Text(); got != "Who gathers the most points." {
+		t.Errorf("blurb %q", got)
+	}
+	if got := points.Find("h2 a").AttrOr("href", ""); got != "/boards/points/day" {
+		t.Errorf("card opens %q", got)
+	}
+}
