@@ -105,7 +105,7 @@ type PeriodNav struct {
 	Range      string // e.g. "16 Nov – 22 Nov 2026"; empty for all time
 	Final      bool
 	IsCurrent  bool
-	Upcoming   bool // a period that has not started: neither current nor closing
+	Upcoming   bool   // a period that has not started: neither current nor closing
 	PrevURL    string // empty when there is none
 	NextURL    string
 	CurrentURL string

@@ -69,7 +69,7 @@ func resultIDs(doc *goquery.Document) []string {
 
 // resultIDs' first result's recap link.
 func first21Recap(doc *goquery.Document) string {
-	return doc.Find("#2026-11-21 " + testid(views.TestResultRecap)).AttrOr("href", "")
+	return doc.Find("#2026-11-21 "+testid(views.TestResultRecap)).AttrOr("href", "")
 }
 
 func podium(s *goquery.Selection) []string {
