@@ -92,7 +92,11 @@ func (mb *modelBoard) prevRank(mv *modelView, period, member string, rank int64,
 	}
 	prev := mb.cal.Prev(v, p)
 	exp := mb.cal.Shift(v, prev, mb.b.Keep).End
-	if final := prev.End.Add(mb.b.Lateness); final.After(exp) {
+	final := prev.End.Add(mb.b.Lateness)
+	if mb.b.ResultsKeep > 0 {
+		final = final.Add(time.Hour) // store.go resultGrace
+	}
+	if final.After(exp) {
 		exp = final
 	}
 	if !now.Before(exp) {

@@ -630,3 +630,24 @@ func TestRecordResultRereadsAfterARemoval(t *testing.T) {
 		t.Fatalf("after %d reads: %s", calls, raw)
 	}
 }
+
+// TestResultRecordedWhenKeepEndsBeforeLateness: an hour view keeping fewer
+// periods than its lateness spans still has its data when it turns final,
+// so its result is recorded (the data used to expire at that very moment).
+func TestResultRecordedWhenKeepEndsBeforeLateness(t *testing.T) {
+	at := time.Date(2026, 11, 22, 10, 15, 0, 0, time.UTC)
+	m, rdb := MustMiniredis(t, at)
+	cfg := MustConfig(t, "boards: [{id: g, views: [hour], keep: 1, results_keep: 1, lateness: 3h}]\n")
+	s := newStore(t, rdb, cfg, func() time.Time { return at })
+	if _, err := s.Write(context.Background(), "g", ranking.Event{Member: "a", Value: 4}); err != nil {
+		t.Fatal(err)
+	}
+	m.SetTime(time.Date(2026, 11, 22, 14, 0, 30, 0, time.UTC)) // 10:00 is final since 14:00
+	if n, err := s.RecordResults(context.Background()); err != nil || n != 1 {
+		t.Fatalf("recorded %d, %v", n, err)
+	}
+	raw, err := s.Result(context.Background(), "g", "hour", "2026-11-22T10")
+	if err != nil || !strings.Contains(string(raw), `"entries":[{"rank":1,"member":"a","name":null,"score":4}]`) {
+		t.Fatalf("result %s, %v", raw, err)
+	}
+}

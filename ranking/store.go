@@ -415,8 +415,15 @@ func (s *Store) entry(b *Board, v View, p Period) periodEntry {
 	return e
 }
 
+// resultGrace keeps a final period's data a while after it becomes final
+// when the board records results: without it a period whose keep ends
+// before its lateness (an hour view with keep 12 and lateness 26h) would
+// expire the moment it turned final, before any recorder could read it.
+const resultGrace = time.Hour
+
 // expireAt is when a period's data goes: keep periods of its view after its
-// end, and never before it is final.
+// end, and never before it is final (plus resultGrace when results are
+// recorded).
 func (s *Store) expireAt(b *Board, v View, p Period) time.Time {
 	cal := s.cfg.Calendar
 	last := p
@@ -424,6 +431,9 @@ func (s *Store) expireAt(b *Board, v View, p Period) time.Time {
 		last = cal.Next(v, last)
 	}
 	final := p.End.Add(b.Lateness)
+	if b.ResultsKeep > 0 {
+		final = final.Add(resultGrace)
+	}
 	if last.End.After(final) {
 		return last.End
 	}
