@@ -8,6 +8,12 @@ type Layout struct {
 	Title      string // the page's own title; the site name is appended
 	NotDurable bool   // the store is the embedded, in-memory Redis
 	Live       *Live  // set when the page follows the live feed
+	// Description is the page's meta description and link-preview text:
+	// a plain sentence of what it shows.
+	Description string
+	// Image is the absolute URL of the page's 1200×630 preview image
+	// (og:image), or "" for none.
+	Image string
 }
 
 // Live says which live feed a page follows and which table it replaces.
@@ -342,6 +348,8 @@ type EmbedPage struct {
 	BoardURL   string
 	NotDurable bool
 	Countdown  *Countdown // nil for windows and all time
+	// Description is the widget's meta description (as Layout's).
+	Description string
 }
 
 // ErrorPage is an HTML error.

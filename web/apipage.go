@@ -20,6 +20,7 @@ var apiPageModel = sync.OnceValue(func() views.APIPage { return buildAPIPage(ope
 func (s *Server) handleAPIPage(c echo.Context) error {
 	p := apiPageModel()
 	p.Layout = s.layout("API")
+	p.Layout.Description = apiDescription
 	return s.renderPage(c, http.StatusOK, views.API(p))
 }
 

@@ -130,6 +130,7 @@ func (s *Server) boardPageModel(b *ranking.Board, v ranking.View, seg ranking.Se
 		APIURL:     withQuery(apiBoardPath(b.ID, v.Name), "period", linkPeriod, "segment", sg),
 		EmbedURL:   withQuery(boardPath(b.ID, v.Name)+"/widget", "segment", sg),
 	}
+	p.Description = boardDescription(b, v, seg, pg, nav.IsCurrent, s.cfg.Calendar.Location())
 	if !seg.IsZero() {
 		p.WholeURL = withQuery(boardPath(b.ID, v.Name), "period", linkPeriod)
 	}
@@ -299,6 +300,7 @@ func (s *Server) handleFindMember(c echo.Context) error {
 	for _, m := range found {
 		p.Matches = append(p.Matches, views.MemberMatch{Name: m.Name, Member: m.Member, URL: withQuery(cardPath(b.ID, view, m.Member), "period", period, "segment", sg)})
 	}
+	p.Layout.Description = searchDescription(b, text, len(found))
 	status := http.StatusOK
 	if len(found) == 0 {
 		status = http.StatusNotFound
@@ -570,6 +572,7 @@ func (s *Server) pastLastPage(c echo.Context, b *ranking.Board, v ranking.View, 
 		Heading: "Past the last page", Message: msg,
 		Ways: []views.Link{{Label: fmt.Sprintf("Go to the last page (%d)", last), URL: withQuery(boardPath(b.ID, v.Name), "period", period, "segment", seg.String(), "page", pageArg)}},
 	}
+	p.Description = errorDescription(p)
 	return s.renderAnswer(c, http.StatusNotFound, views.Error(p), "", false)
 }
 

@@ -56,6 +56,7 @@ func (s *Server) handleRankCard(c echo.Context) error {
 		return err
 	}
 	p := s.cardModel(b, v, seg, rc)
+	p.Image = absURL(c, previewPath(b.ID, v.Name, rc.Card.Member, p.Period, seg))
 	cacheFor(c, rc.Final)
 	return s.renderPage(c, http.StatusOK, views.Card(p))
 }
@@ -94,6 +95,7 @@ func (s *Server) cardModel(b *ranking.Board, v ranking.View, seg ranking.Segment
 	for _, ov := range b.Views {
 		p.Tabs = append(p.Tabs, views.Link{Label: viewLabel(ov), URL: withQuery(cardPath(b.ID, ov.Name, card.Member), "segment", sg), Current: ov.Name == v.Name})
 	}
+	p.Description = cardDescription(b, v, seg, card, name, nav.IsCurrent, loc)
 	p.Summary = s.cardSummary(b, v, card, hist, nav.IsCurrent)
 	if nav.IsCurrent {
 		p.Summary.Passed = passedLine(rc.PassedBy, rc.Now)

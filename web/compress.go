@@ -84,7 +84,7 @@ func (g *gzipWriter) WriteHeader(code int) {
 	}
 	g.code = code
 	h := g.w.Header()
-	if code < http.StatusOK || code == http.StatusNoContent || code == http.StatusNotModified || h.Get(echo.HeaderContentEncoding) != "" {
+	if code < http.StatusOK || code == http.StatusNoContent || code == http.StatusNotModified || h.Get(echo.HeaderContentEncoding) != "" || compressed(h.Get(echo.HeaderContentType)) {
 		g.passThrough()
 	}
 }
@@ -104,6 +104,12 @@ func (g *gzipWriter) Write(p []byte) (int, error) {
 	}
 	g.startGzip()
 	return g.zw.Write(p)
+}
+
+// compressed says whether answers of a type are compressed already (a
+// preview PNG): gzip would cost CPU and save nothing.
+func compressed(ctype string) bool {
+	return ctype == "image/png" || ctype == "image/jpeg" || ctype == "image/webp"
 }
 
 // passThrough decides to write the answer as it is.

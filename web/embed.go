@@ -55,6 +55,7 @@ func (s *Server) embed(c echo.Context, keep bool) (*answer, error) {
 		Table:      s.table(b, v, seg, pg, id, ""),
 		NotDurable: s.notDurable,
 	}
+	p.Description = embedDescription(b, v, seg, pg.Period, limit, s.cfg.Calendar.Location())
 	if v.Kind != ranking.All && v.Kind != ranking.Window {
 		p.Countdown = s.countdown(v, pg.Period, pg.Now)
 	}

@@ -21,6 +21,7 @@ func (s *Server) handleIndex(c echo.Context) error {
 	var store pageReader = s.reads
 	ctx := c.Request().Context()
 	p := views.IndexPage{Layout: s.layout("Leaderboards")}
+	p.Description = indexDescription(s.cfg)
 	for _, b := range s.cfg.Boards {
 		v := mainView(b)
 		sum := views.BoardSummary{ID: b.ID, Title: b.Title, Description: describe(b), URL: boardPath(b.ID, v.Name), Unit: b.Unit}

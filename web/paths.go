@@ -4,6 +4,7 @@ import (
 	"net/url"
 
 	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/views"
 )
 
 // Every URL the server puts in a page is built here, from the route
@@ -35,6 +36,20 @@ func withQuery(path string, kv ...string) string {
 		return path
 	}
 	return path + "?" + q.Encode()
+}
+
+// previewPath is a rank card's preview image (og:image) in period p.
+func previewPath(board, view, member string, p views.PeriodNav, seg ranking.Segment) string {
+	period := p.ID
+	if p.IsCurrent {
+		period = ""
+	}
+	return withQuery(cardPath(board, view, member)+"/preview.png", "period", period, "segment", seg.String())
+}
+
+// recapImagePath is a period's recap image (og:image of its recap).
+func recapImagePath(board, view, period string, seg ranking.Segment) string {
+	return withQuery(boardPath(board, view)+"/recap.png", "period", period, "segment", seg.String())
 }
 
 // liveURL is the live feed of a board view (or segment board view) with

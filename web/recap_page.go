@@ -85,6 +85,12 @@ func (s *Server) handleRecapPage(c echo.Context) error {
 		}
 		p.Winner = verb + lead.Name + " with " + lead.Score
 	}
+	p.Description = "How " + b.Title + " · " + viewLabel(v) + " went, " + p.PeriodLabel + ": " + p.Winner + "; " + p.Total + "."
+	if pg.Total > 0 {
+		// The preview draws the period's own standings, retained as long
+		// as the page reads them.
+		p.Image = absURL(c, recapImagePath(b.ID, v.Name, per.ID, ranking.Segment{}))
+	}
 	if prev := cal.Prev(v, per); !prev.Start.Before(cal.Shift(v, cal.PeriodAt(v, now), -max(b.Keep, b.ResultsKeep)).Start) {
 		p.PrevURL = recapPath(b.ID, v.Name, prev.ID)
 	}

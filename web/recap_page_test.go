@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -208,5 +209,24 @@ func TestIndexLastWinners(t *testing.T) {
 	}
 	if got := points.Find("h2 a").AttrOr("href", ""); got != "/boards/points/day" {
 		t.Errorf("card opens %q", got)
+	}
+}
+
+// TestRecapPageShares: a recap says who won in its description and
+// points og:image at its preview image, which draws.
+func TestRecapPageShares(t *testing.T) {
+	f := mustResults(t)
+	doc := MustOK(t, f.get(t, "/boards/points/day/recap?period=2026-11-21")).Doc(t)
+	desc, _ := doc.Find(`meta[name="description"]`).Attr("content")
+	if !strings.Contains(desc, "Won by Ann") || !strings.Contains(desc, "4 members") {
+		t.Fatalf("description %q", desc)
+	}
+	img, ok := doc.Find(`meta[property="og:image"]`).Attr("content")
+	if !ok || !strings.HasSuffix(img, "/boards/points/day/recap.png?period=2026-11-21") {
+		t.Fatalf("og:image %q", img)
+	}
+	u, _ := url.Parse(img)
+	if rec := f.get(t, u.RequestURI()); rec.Status != http.StatusOK || rec.Header.Get("Content-Type") != "image/png" {
+		t.Fatalf("preview: %d %s", rec.Status, rec.Header.Get("Content-Type"))
 	}
 }

@@ -41,9 +41,9 @@ func (s *Server) renderAnswer(c echo.Context, status int, comp templ.Component, 
 
 // renderComponent renders a component. Rendering is CPU work on data already read;
 // the error funnel renders after the request's deadline was released, so
-// it must not be canceled.
+// it must not be canceled. The page learns its own address (og:url).
 func renderComponent(c echo.Context, comp templ.Component, w io.Writer) error {
-	return comp.Render(context.WithoutCancel(c.Request().Context()), w)
+	return comp.Render(views.WithPageURL(context.WithoutCancel(c.Request().Context()), pageURL(c)), w)
 }
 
 // layout is the shared part of every page model.
@@ -75,6 +75,7 @@ func (s *Server) renderErrorPage(c echo.Context, status int, detail errorDetail)
 	default:
 		p.Heading, p.Message = http.StatusText(status), detail.Message
 	}
+	p.Description = errorDescription(p)
 	if status == http.StatusServiceUnavailable {
 		c.Response().Header().Set("Retry-After", "2")
 	}

@@ -58,6 +58,7 @@ func (s *Server) handleResultsPage(c echo.Context) error {
 		ViewLabel:  viewLabel(v),
 		BoardURL:   boardPath(b.ID, v.Name),
 	}
+	p.Description = resultsDescription(b, v)
 	for _, ov := range b.Views {
 		if ov.Kind != ranking.All {
 			p.Tabs = append(p.Tabs, views.Link{Label: viewLabel(ov), URL: resultsPath(b.ID, ov.Name), Current: ov.Name == v.Name})

@@ -40,6 +40,8 @@ func (s *Server) routes() {
 	s.get(pages, "/boards/:board/:view", s.handleBoardPage) // also {view}.csv
 	s.get(pages, "/boards/:board/:view/members", s.handleFindMember)
 	s.get(pages, "/boards/:board/:view/members/:member", s.handleRankCard)
+	s.get(pages, "/boards/:board/:view/members/:member/preview.png", s.handleRankPreview)
+	s.get(pages, "/boards/:board/:view/recap.png", s.handleRecapPreview)
 	s.get(pages, "/boards/:board/:view/results", s.handleResultsPage)
 	s.get(pages, "/boards/:board/:view/recap", s.handleRecapPage)
 	s.get(pages, "/boards/:board/:view/widget", s.handleWidgetPage)

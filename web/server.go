@@ -173,6 +173,8 @@ type Server struct {
 	answers    *answerCache // current-period pages shared per tick
 	// latest holds the index's latest results, shared per tick.
 	latest *latestResults
+	// previews draws and keeps preview images (og:image).
+	previews *previewCache
 
 	hub          *hub
 	writeTimeout time.Duration
@@ -230,6 +232,7 @@ func NewServer(opts Options) *Server {
 	s.reads = newPageCache(opts.Store, tick)
 	s.answers = newAnswerCache(tick, s.reads.generation)
 	s.latest = newLatestResults(opts.Store, tick)
+	s.previews = newPreviewCache()
 	s.writeTimeout = orDefault(opts.LiveWriteTimeout, DefaultWriteTimeout)
 	s.pingInterval = orDefault(opts.LivePingInterval, DefaultPingInterval)
 	s.echo.IPExtractor = clientIPExtractor(opts.TrustedProxies)

@@ -65,7 +65,8 @@ func shareKey(c echo.Context, page string, params ...string) (string, bool) {
 			return "", false
 		}
 	}
-	key := page + "\x00" + c.Param("board") + "\x00" + c.Param("view")
+	// The page names its own address (og:url), so each host gets its own.
+	key := page + "\x00" + origin(c) + "\x00" + c.Param("board") + "\x00" + c.Param("view")
 	for _, p := range params {
 		key += "\x00" + q.Get(p)
 	}

@@ -44,7 +44,6 @@ func (s *Server) handleWidgetPage(c echo.Context) error {
 		return err
 	}
 	src := withQuery(embedPath(b.ID, v.Name), "limit", strconv.Itoa(limit), "theme", theme, "segment", seg.String())
-	origin := c.Scheme() + "://" + c.Request().Host
 	title := boardTitle(b, seg) + " · " + viewLabel(v)
 	p := views.WidgetPage{
 		Layout:     s.layout("Widget · " + title),
@@ -53,7 +52,8 @@ func (s *Server) handleWidgetPage(c echo.Context) error {
 		Limit: limit, Theme: theme, Width: width, Height: height, Fit: widgetHeight(limit),
 		PreviewURL: src,
 		Snippet: fmt.Sprintf(`<iframe src="%s" title="%s" width="%d" height="%d" style="border:0" loading="lazy"></iframe>`,
-			html.EscapeString(origin+src), html.EscapeString(title), width, height),
+			html.EscapeString(absURL(c, src)), html.EscapeString(title), width, height),
 	}
+	p.Description = widgetDescription(title)
 	return s.renderPage(c, http.StatusOK, views.Widget(p))
 }
