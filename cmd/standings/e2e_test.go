@@ -106,8 +106,12 @@ func TestBrowser(t *testing.T) {
 		if got := textOf(t, tab, item+" h2"); got != "Points" {
 			t.Errorf("board title on the index = %q, want Points", got)
 		}
+		// The card opens the board's main view: the day, not the volatile hour.
 		click(t, tab, item+" h2 a")
-		assertPath(t, tab, "/boards/points/hour", "")
+		assertPath(t, tab, "/boards/points/day", "")
+		assertTabs(t, tab, []string{"Hour", "Day", "All time"}, "Day")
+
+		open(t, tab, m.URL+"/boards/points/hour")
 		assertRows(t, tab, testid(views.TestTable), pointsHour)
 		assertTabs(t, tab, []string{"Hour", "Day", "All time"}, "Hour")
 		if got := attrOf(t, tab, testid(views.TestPeriod), "data-period"); got != hourNow {
