@@ -33,6 +33,12 @@ const (
 	// IDWidgetSnippet is the snippet its copy button copies.
 	IDSnippetHeading = "h-snippet"
 	IDWidgetSnippet  = "widget-snippet"
+	// IDWidgetPreview is the builder's preview frame, IDWidgetFit its
+	// "rows fit" note and IDWidgetMeHint the hint of its member field:
+	// app.js updates the first two as the controls change.
+	IDWidgetPreview = "widget-preview-frame"
+	IDWidgetFit     = "widget-fit"
+	IDWidgetMeHint  = "widget-me-hint"
 )
 
 // Hooks are the data- attributes static/app.js reads. Templates write them
@@ -68,6 +74,15 @@ const (
 	HookBoard     = "data-board"
 	// HookCopy is a copy button's source element id.
 	HookCopy = "data-copy"
+	// HookSubmit marks a form's submit button that app.js hides where the
+	// form follows its controls by itself.
+	HookSubmit = "data-submit"
+	// HookMe is the member a widget highlights (?me=), re-marked after
+	// each live frame.
+	HookMe = "data-me"
+	// HookBuilder marks the embed builder's form, which updates its
+	// preview and snippet as its controls change.
+	HookBuilder = "data-builder"
 )
 
 // TableID is the id of the top-N table of one board view shown with limit
@@ -147,6 +162,11 @@ const (
 	TestCardNotRanked = "card-not-ranked"
 	TestCardPastViews = "card-past-views"
 	TestBoardPodium   = "board-podium"
+	TestMore          = "more"
+	TestDevLinks      = "dev-links"
+	TestJSON          = "json-link"
+	TestFullBoard     = "full-board"
+	TestLiveNoScript  = "live-noscript"
 
 	// The API page.
 	TestAPISpec   = "api-spec"
@@ -164,4 +184,7 @@ const (
 	TestWidgetPreview = "widget-preview"
 	TestWidgetSnippet = "widget-snippet"
 	TestWidgetCopy    = "widget-copy"
+	TestWidgetView    = "widget-view"
+	TestWidgetSegment = "widget-segment"
+	TestWidgetMe      = "widget-me"
 )

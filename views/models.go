@@ -119,7 +119,7 @@ type BoardPage struct {
 	Layout
 	BoardID    string
 	BoardTitle string
-	Segment    string // the segment board shown ("country FR"); empty for the whole board
+	Segment    string // the segment board shown ("France", "Team: red"); empty for the whole board
 	WholeURL   string // the whole board, from a segment board
 	ViewLabel  string
 	Tabs       []Link
@@ -150,6 +150,7 @@ type SegmentPicker struct {
 	Members     string // kept: the compare list
 	Current     string // "NAME:VALUE"; empty for the whole board
 	Names       string // the board's segment names, for the field's hint
+	Label       string // the field's label in words: "Country", or "Group" for several names
 	Groups      []SegmentGroup
 	Typed       bool     // too many values for a list
 	SuggestURLs []string // the segment values API of each name (Typed)
@@ -287,6 +288,7 @@ type EmbedPage struct {
 	BoardURL   string
 	NotDurable bool
 	Countdown  *Countdown // nil for windows and all time
+	Me         string     // the member highlighted for the host site (?me=); "" for none
 }
 
 // ErrorPage is an HTML error.
