@@ -94,7 +94,7 @@ boards:
 	}
 	// With JavaScript the picker needs no Show button (it stays in the
 	// markup for pages without it).
-	if hidden := browsertest.Run(t, tab, "show button", chromedp.Evaluate[bool](`document.querySelector('[data-testid="`+views.TestSegmentPicker+`"] button[type=submit]').hidden`)); !hidden {
+	if hidden := browsertest.Run(t, tab, "show button", chromedp.Evaluate[bool](`document.querySelector('[data-testid="`+views.TestSegmentPicker+`"] button[type=submit]').getBoundingClientRect().height === 0`)); !hidden {
 		t.Error("the picker's Show button is visible with JavaScript")
 	}
 	// Choosing a value submits the picker (app.js); no button press.
