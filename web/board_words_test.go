@@ -70,7 +70,7 @@ func TestBoardPageWords(t *testing.T) {
 		t.Errorf("JSON link %q", got)
 	}
 	// Results is one tap away on a phone too: outside the More menu.
-	if doc.Find(".actions > " + testid(views.TestResultsLink)).Length() != 1 || doc.Find(".more-menu a[href$=results]").Length() != 0 {
+	if doc.Find(".actions > "+testid(views.TestResultsLink)).Length() != 1 || doc.Find(".more-menu a[href$=results]").Length() != 0 {
 		t.Error("Results is not beside the More menu")
 	}
 
@@ -160,7 +160,7 @@ func TestWidgetBuilderControls(t *testing.T) {
 	f.MustWrite(t, "points", `{"member":"ann","value":5,"name":"Ann","segments":{"country":"FR"}}`)
 	doc := MustOK(t, f.get(t, "/boards/points/week/widget?segment=country:FR&me=ann&limit=5")).Doc(t)
 	form := doc.Find(testid(views.TestWidgetForm))
-	if got := form.Find(testid(views.TestWidgetView) + " option[selected]").AttrOr("value", ""); got != "week" {
+	if got := form.Find(testid(views.TestWidgetView)+" option[selected]").AttrOr("value", ""); got != "week" {
 		t.Errorf("selected view %q", got)
 	}
 	if got := form.Find(testid(views.TestWidgetView) + " option").Length(); got != 4 {

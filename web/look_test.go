@@ -270,7 +270,7 @@ func TestBoardPodium(t *testing.T) {
 	}
 	doc := MustOK(t, f.get(t, "/boards/points/week")).Doc(t)
 	var got []string
-	doc.Find(testid(views.TestBoardPodium) + " tbody tr").Slice(0, 4).Each(func(_ int, s *goquery.Selection) {
+	doc.Find(testid(views.TestBoardPodium)+" tbody tr").Slice(0, 4).Each(func(_ int, s *goquery.Selection) {
 		got = append(got, s.AttrOr("class", "")+" "+s.Find("a").Text())
 	})
 	if strings.Join(got, ", ") != "podium medal-1 m104, podium medal-2 m103, podium medal-3 m102,  m101" {
