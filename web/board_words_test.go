@@ -203,3 +203,18 @@ func TestWidgetBuilderControls(t *testing.T) {
 		t.Errorf("an empty member field: %d", r.Status)
 	}
 }
+
+// TestBreadcrumbsEndOnALink: no page's breadcrumbs end in a bare " /".
+func TestBreadcrumbsEndOnALink(t *testing.T) {
+	f := mustResults(t)
+	for _, path := range []string{"/boards/points/day", "/boards/points/day/members/ann", "/boards/points/day/results", "/boards/points/day/widget", "/boards/points/day/members?member=nobody"} {
+		r := f.get(t, path)
+		crumbs := r.Doc(t).Find(".crumbs")
+		if crumbs.Length() == 0 {
+			continue
+		}
+		if got := squash(crumbs); strings.HasSuffix(got, "/") || !crumbs.Children().Last().Is("a") {
+			t.Errorf("%s: breadcrumbs %q", path, got)
+		}
+	}
+}
