@@ -226,7 +226,7 @@ type CardPage struct {
 	BoardID    string
 	BoardTitle string
 	BoardURL   string
-	Segment    string // the segment board of the card ("country FR"); empty for the whole board
+	Segment    string // the segment board of the card ("Country: France"); empty for the whole board
 	WholeURL   string // the same card on the whole board, from a segment board
 	ViewLabel  string
 	Tabs       []Link // the same card in each view
@@ -259,7 +259,7 @@ type CardSummary struct {
 // CardSegment is the member's standing in one segment board of the
 // card's view and period.
 type CardSegment struct {
-	Label   string // "country FR"
+	Label   string // "Country: France"
 	URL     string // the card on that segment board
 	Rank    int64
 	Total   int64
