@@ -310,6 +310,8 @@
     var select = form.querySelector("select");
     if (select) {
       select.addEventListener("change", function () { form.submit(); });
+      var show = form.querySelector("button[data-submit]");
+      if (show) show.hidden = true;
       return;
     }
     var input = form.querySelector("input[data-segment-values]");
@@ -379,6 +381,69 @@
     });
   }
 
+  // On a narrow screen the view tabs scroll sideways: the current one is
+  // brought into sight (the tab strip scrolls, not the page).
+  function currentTab(nav) {
+    var ul = nav.querySelector("ul"), cur = nav.querySelector("a[aria-current]");
+    if (!ul || !cur) return;
+    var u = ul.getBoundingClientRect(), c = cur.parentElement.getBoundingClientRect();
+    if (c.left >= u.left && c.right <= u.right) return;
+    ul.scrollLeft += c.left - u.left - (u.width - c.width) / 2;
+  }
+
+  // A widget's highlighted member (?me=) stays marked whatever live
+  // frames do to its rows: rows are re-marked whenever rows change.
+  function widgetMe(me) {
+    function mark() {
+      document.querySelectorAll("tr[data-member]").forEach(function (tr) {
+        var self = tr.dataset.member === me;
+        if (tr.classList.contains("self") !== self) tr.classList.toggle("self", self);
+      });
+    }
+    mark();
+    document.addEventListener("standings:frame", mark);
+    if (window.MutationObserver) new MutationObserver(mark).observe(document.body, { childList: true, subtree: true });
+  }
+
+  // The embed builder follows its controls: a change reads the builder
+  // again with the form's values and takes its snippet, preview and fit
+  // note; choosing another view opens that view's builder. Without
+  // JavaScript the Update button does the same.
+  function widgetBuilder(form) {
+    if (!window.fetch || !window.DOMParser || !window.URLSearchParams) return;
+    var update = form.querySelector("button[data-submit]");
+    if (update) update.hidden = true;
+    var timer = 0, seq = 0;
+    function query() { return new URLSearchParams(new FormData(form)).toString(); }
+    function refresh() {
+      if (!form.checkValidity()) return; // wait for a value the server takes
+      var url = form.action + "?" + query(), mine = ++seq;
+      fetch(url, { headers: { Accept: "text/html" } })
+        .then(function (r) { return r.ok ? r.text() : null; })
+        .then(function (html) {
+          if (!html || mine !== seq) return;
+          var doc = new DOMParser().parseFromString(html, "text/html");
+          ["widget-snippet", "widget-fit"].forEach(function (id) {
+            var from = doc.getElementById(id), to = document.getElementById(id);
+            if (from && to && to.textContent !== from.textContent) to.textContent = from.textContent;
+          });
+          var next = doc.getElementById("widget-preview-frame"), frame = document.getElementById("widget-preview-frame");
+          if (next && frame) {
+            ["width", "height"].forEach(function (a) { frame.setAttribute(a, next.getAttribute(a)); });
+            if (frame.getAttribute("src") !== next.getAttribute("src")) frame.setAttribute("src", next.getAttribute("src"));
+          }
+          history.replaceState(null, "", url);
+        })
+        .catch(function () {});
+    }
+    function later() { clearTimeout(timer); timer = setTimeout(refresh, 300); }
+    form.addEventListener("input", later);
+    form.addEventListener("change", function (e) {
+      if (e.target.name === "view") { form.submit(); return; }
+      later();
+    });
+  }
+
   function start() {
     copyButtons();
     var rollover = document.getElementById("rollover");
@@ -392,6 +457,11 @@
     if (index) liveIndex(index);
     var picker = document.querySelector("form[data-autosubmit]");
     if (picker) segmentPicker(picker);
+    var tabs = document.querySelector("nav.tabs");
+    if (tabs) currentTab(tabs);
+    if (document.body.dataset.me) widgetMe(document.body.dataset.me);
+    var builder = document.querySelector("form[data-builder]");
+    if (builder) widgetBuilder(builder);
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

@@ -39,6 +39,12 @@ const (
 	IDRecapPodium   = "recap-podium"
 	IDRecapClimbers = "recap-climbers"
 	IDRecapRace     = "recap-race"
+	// IDWidgetPreview is the builder's preview frame, IDWidgetFit its
+	// "rows fit" note and IDWidgetMeHint the hint of its member field:
+	// app.js updates the first two as the controls change.
+	IDWidgetPreview = "widget-preview-frame"
+	IDWidgetFit     = "widget-fit"
+	IDWidgetMeHint  = "widget-me-hint"
 )
 
 // Hooks are the data- attributes static/app.js reads. Templates write them
@@ -86,6 +92,15 @@ const (
 	HookLate     = "data-rollover-late"
 	HookNoun     = "data-rollover-noun"
 	HookView     = "data-view"
+	// HookSubmit marks a form's submit button that app.js hides where the
+	// form follows its controls by itself.
+	HookSubmit = "data-submit"
+	// HookMe is the member a widget highlights (?me=), re-marked after
+	// each live frame.
+	HookMe = "data-me"
+	// HookBuilder marks the embed builder's form, which updates its
+	// preview and snippet as its controls change.
+	HookBuilder = "data-builder"
 )
 
 // TableID is the id of the top-N table of one board view shown with limit
@@ -165,6 +180,11 @@ const (
 	TestCardNotRanked = "card-not-ranked"
 	TestCardPastViews = "card-past-views"
 	TestBoardPodium   = "board-podium"
+	TestMore          = "more"
+	TestDevLinks      = "dev-links"
+	TestJSON          = "json-link"
+	TestFullBoard     = "full-board"
+	TestLiveNoScript  = "live-noscript"
 
 	// The API page.
 	TestAPISpec   = "api-spec"
@@ -195,4 +215,7 @@ const (
 	TestTimeLeft          = "time-left"
 	TestRolloverAnnounced = "rollover"
 	TestUpcoming          = "upcoming"
+	TestWidgetView        = "widget-view"
+	TestWidgetSegment     = "widget-segment"
+	TestWidgetMe          = "widget-me"
 )

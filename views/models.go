@@ -131,7 +131,7 @@ type BoardPage struct {
 	Layout
 	BoardID    string
 	BoardTitle string
-	Segment    string // the segment board shown ("country FR"); empty for the whole board
+	Segment    string // the segment board shown ("France", "Team: red"); empty for the whole board
 	WholeURL   string // the whole board, from a segment board
 	ViewLabel  string
 	Tabs       []Link
@@ -176,6 +176,7 @@ type SegmentPicker struct {
 	Members     string // kept: the compare list
 	Current     string // "NAME:VALUE"; empty for the whole board
 	Names       string // the board's segment names, for the field's hint
+	Label       string // the field's label in words: "Country", or "Group" for several names
 	Groups      []SegmentGroup
 	Typed       bool     // too many values for a list
 	SuggestURLs []string // the segment values API of each name (Typed)
@@ -286,7 +287,7 @@ type CardPage struct {
 	BoardID    string
 	BoardTitle string
 	BoardURL   string
-	Segment    string // the segment board of the card ("country FR"); empty for the whole board
+	Segment    string // the segment board of the card ("Country: France"); empty for the whole board
 	WholeURL   string // the same card on the whole board, from a segment board
 	ViewLabel  string
 	Tabs       []Link // the same card in each view
@@ -319,7 +320,7 @@ type CardSummary struct {
 // CardSegment is the member's standing in one segment board of the
 // card's view and period.
 type CardSegment struct {
-	Label   string // "country FR"
+	Label   string // "Country: France"
 	URL     string // the card on that segment board
 	Rank    int64
 	Total   int64
@@ -348,6 +349,7 @@ type EmbedPage struct {
 	BoardURL   string
 	NotDurable bool
 	Countdown  *Countdown // nil for windows and all time
+	Me         string     // the member highlighted for the host site (?me=); "" for none
 	// Description is the widget's meta description (as Layout's).
 	Description string
 }

@@ -58,6 +58,9 @@ func TestAccessibilityInChromium(t *testing.T) {
 		"/embed/points/week?limit=10&theme=light",
 		"/embed/points/week?limit=10&theme=dark",
 		"/embed/points/week?limit=10&theme=auto",
+		"/embed/points/week?limit=10&theme=dark&me=ann",
+		"/boards/points/day/widget?me=ann",
+		"/boards/points/week?phone", // at 390 px, More open
 	}
 	for _, scheme := range []string{"light", "dark"} {
 		if _, err := chromedp.Call(tab, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
@@ -66,13 +69,23 @@ func TestAccessibilityInChromium(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, page := range pages {
-			browsertest.Run(t, tab, "open "+page, chromedp.Navigate(srv.URL+page))
+			phone := strings.HasSuffix(page, "?phone")
+			if phone {
+				browsertest.Run(t, tab, "phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+			}
+			browsertest.Run(t, tab, "open "+page, chromedp.Navigate(srv.URL+strings.TrimSuffix(page, "?phone")))
+			if phone {
+				browsertest.Run(t, tab, "open More", chromedp.Evaluate[bool](`document.querySelector("details.more").open = true; true`))
+			}
 			browsertest.Run(t, tab, "load axe", chromedp.Evaluate[bool](axe+";true"))
 			found := browsertest.Run(t, tab, "run axe on "+page, chromedp.Evaluate[[]string](`axe.run(document, {resultTypes: ["violations"]}).then(r =>
 				r.violations.filter(v => v.impact === "serious" || v.impact === "critical")
 					.map(v => v.impact + " " + v.id + ": " + v.help + " — " + v.nodes.slice(0, 3).map(n => n.target.join(" ")).join(", ")))`, chromedp.EvalAwaitPromise))
 			if len(found) > 0 {
 				t.Errorf("%s (%s): %d serious or critical violations:\n%s", page, scheme, len(found), strings.Join(found, "\n"))
+			}
+			if phone {
+				browsertest.Run(t, tab, "desktop", chromedp.EmulateViewport(1280, 900))
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -119,7 +120,7 @@ func (s *Server) boardPageModel(b *ranking.Board, v ranking.View, seg ranking.Se
 		Layout:     s.layout(title + " · " + viewLabel(v)),
 		BoardID:    b.ID,
 		BoardTitle: b.Title,
-		Segment:    segmentLabel(seg),
+		Segment:    segmentShort(seg),
 		ViewLabel:  viewLabel(v),
 		Period:     nav,
 		SearchURL:  findPath(b.ID, v.Name),
@@ -194,21 +195,12 @@ func (s *Server) table(b *ranking.Board, v ranking.View, seg ranking.Segment, pg
 }
 
 // boardTitle names a board or one of its segment boards:
-// "Points — country FR".
+// "Points — France".
 func boardTitle(b *ranking.Board, seg ranking.Segment) string {
 	if seg.IsZero() {
 		return b.Title
 	}
-	return b.Title + " — " + segmentLabel(seg)
-}
-
-// segmentLabel is a segment as pages show it: "country FR" ("" for the
-// whole board).
-func segmentLabel(seg ranking.Segment) string {
-	if seg.IsZero() {
-		return ""
-	}
-	return seg.Name + " " + seg.Value
+	return b.Title + " — " + segmentShort(seg)
 }
 
 // pickerMaxOptions is the most segment values the board page's picker
@@ -231,6 +223,10 @@ func (s *Server) segmentPicker(ctx context.Context, b *ranking.Board, v ranking.
 	p := &views.SegmentPicker{
 		FormURL: boardPath(b.ID, v.Name), Period: period, Members: members,
 		Current: seg.String(), Names: strings.Join(b.Segments, ", "),
+		Label: "Group",
+	}
+	if len(b.Segments) == 1 {
+		p.Label = segmentName(b.Segments[0])
 	}
 	n := 0
 	for _, vals := range values {
@@ -244,11 +240,13 @@ func (s *Server) segmentPicker(ctx context.Context, b *ranking.Board, v ranking.
 		return p, nil
 	}
 	for i, name := range b.Segments {
-		g := views.SegmentGroup{Name: name}
+		g := views.SegmentGroup{Name: segmentName(name)}
 		for _, val := range values[i] {
 			sv := ranking.Segment{Name: name, Value: val}.String()
-			g.Options = append(g.Options, views.Option{Value: sv, Label: val, Selected: sv == p.Current})
+			g.Options = append(g.Options, views.Option{Value: sv, Label: segmentValue(name, val), Selected: sv == p.Current})
 		}
+		// People look for a country by its name, not its code.
+		slices.SortStableFunc(g.Options, func(a, b views.Option) int { return strings.Compare(a.Label, b.Label) })
 		p.Groups = append(p.Groups, g)
 	}
 	return p, nil

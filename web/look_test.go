@@ -259,8 +259,10 @@ func TestPastCardSpeaksOfItsOwnPeriod(t *testing.T) {
 	}
 }
 
-// TestBoardPodium: a board's first page shows its top three on a podium
-// (ties by rank); other pages and widgets do not.
+// TestBoardPodium: a board's first page shows its top three as a podium:
+// the table's own first rows, styled, so that ranks 1-3 are not repeated
+// right under a separate podium (and live frames patch one set of rows);
+// other pages and widgets have none.
 func TestBoardPodium(t *testing.T) {
 	f := MustFixture(t)
 	for i := range 105 {
@@ -268,11 +270,18 @@ func TestBoardPodium(t *testing.T) {
 	}
 	doc := MustOK(t, f.get(t, "/boards/points/week")).Doc(t)
 	var got []string
-	doc.Find(testid(views.TestBoardPodium) + " li").Each(func(_ int, s *goquery.Selection) {
-		got = append(got, strings.TrimSpace(s.Find(".podium-rank").Text())+" "+s.Find("a").Text())
+	doc.Find(testid(views.TestBoardPodium)+" tbody tr").Slice(0, 4).Each(func(_ int, s *goquery.Selection) {
+		got = append(got, s.AttrOr("class", "")+" "+s.Find("a").Text())
 	})
-	if strings.Join(got, ", ") != "#1 m104, #2 m103, #3 m102" {
-		t.Errorf("podium %v", got)
+	if strings.Join(got, ", ") != "podium medal-1 m104, podium medal-2 m103, podium medal-3 m102,  m101" {
+		t.Errorf("podium rows %v", got)
+	}
+	// Each of the top three is on the page once (the ticker aside).
+	if n := doc.Find(`main a[href="/boards/points/week/members/m104"]`).Not(testid(views.TestTicker) + " a").Length(); n != 1 {
+		t.Errorf("the leader is linked %d times", n)
+	}
+	if doc.Find(".podium-block").Length() != 0 {
+		t.Error("a separate podium block repeats the top rows")
 	}
 	if MustOK(t, f.get(t, "/boards/points/week?page=2")).Doc(t).Find(testid(views.TestBoardPodium)).Length() != 0 {
 		t.Error("page 2 has a podium")

@@ -21,7 +21,7 @@ func TestSegmentPages(t *testing.T) {
 	const fr = "segment=country%3AFR"
 
 	doc := MustOK(t, f.get(t, "/boards/points/day?segment=country:FR")).Doc(t)
-	if got := strings.Join(strings.Fields(doc.Find("h1").Text()), " "); !strings.HasPrefix(got, "points — country FR") {
+	if got := strings.Join(strings.Fields(doc.Find("h1").Text()), " "); !strings.HasPrefix(got, "points — France") {
 		t.Errorf("heading %q", got)
 	}
 	if got := tableRows(doc.Selection); fmt.Sprint(got) != "[1 ann 5 2 cy 3]" {
@@ -57,7 +57,8 @@ func TestSegmentPages(t *testing.T) {
 		}
 		opts = append(opts, o)
 	})
-	if got := strings.Join(opts, " "); got != " country:DE country:FR* team:red" {
+	// Countries by name (France before Germany), not by code.
+	if got := strings.Join(opts, " "); got != " country:FR* country:DE team:red" {
 		t.Errorf("picker options %q", got)
 	}
 	if whole := doc.Find(testid(views.TestSegmentWhole)).AttrOr("href", ""); whole != "/boards/points/day" {
@@ -87,14 +88,14 @@ func TestSegmentPages(t *testing.T) {
 	card.Find(testid(views.TestCardSegments) + " tbody tr").Each(func(_ int, s *goquery.Selection) {
 		segs = append(segs, cells(s)+" "+s.Find("a").AttrOr("href", ""))
 	})
-	if got := strings.Join(segs, " | "); got != "country FR #1 of 2 5 /boards/points/day/members/ann?segment=country%3AFR | team red #1 of 1 5 /boards/points/day/members/ann?segment=team%3Ared" {
+	if got := strings.Join(segs, " | "); got != "Country: France #1 of 2 5 /boards/points/day/members/ann?segment=country%3AFR | Team: red #1 of 1 5 /boards/points/day/members/ann?segment=team%3Ared" {
 		t.Errorf("card segments %q", got)
 	}
 	if crumb := card.Find(".crumbs a").Last().AttrOr("href", ""); !strings.Contains(crumb, fr) {
 		t.Errorf("card's board link %q", crumb)
 	}
 	wholeCard := MustOK(t, f.get(t, "/boards/points/day/members/cy")).Doc(t)
-	if got := cells(wholeCard.Find(testid(views.TestCardSegments) + " tbody tr")); got != "country FR #2 of 2 3" {
+	if got := cells(wholeCard.Find(testid(views.TestCardSegments) + " tbody tr")); got != "Country: France #2 of 2 3" {
 		t.Errorf("whole board card segments %q", got)
 	}
 	if MustOK(t, f.get(t, "/boards/points/day/members/dee")).Doc(t).Find(testid(views.TestCardSegments)).Length() != 0 {

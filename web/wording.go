@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/standings/standings/ranking"
@@ -106,9 +107,79 @@ func periodRange(v ranking.View, p ranking.Period, loc *time.Location) string {
 		}
 		return first.Format("2 Jan") + " – " + last.Format("2 Jan 2006")
 	case ranking.Hour:
-		return "Local time, " + p.Start.In(loc).Format("MST -07:00")
+		return "Times in " + zoneWords(loc, p.Start)
 	}
 	return ""
+}
+
+// zoneWords names the board's zone at t as a person says it: "UTC", or
+// "Paris time (UTC+01:00)" (the city of the zone's name, then its offset).
+func zoneWords(loc *time.Location, t time.Time) string {
+	name := loc.String()
+	_, off := t.In(loc).Zone()
+	if name == "UTC" || name == "Etc/UTC" || (off == 0 && !strings.Contains(name, "/")) {
+		return "UTC"
+	}
+	city := name[strings.LastIndex(name, "/")+1:]
+	city = strings.ReplaceAll(city, "_", " ")
+	offset := "UTC" + t.In(loc).Format("-07:00")
+	if !strings.Contains(name, "/") { // "Local", "EST": no city to name
+		return offset
+	}
+	return city + " time (" + offset + ")"
+}
+
+// segmentLabel is a segment as people read it: "Country: France",
+// "Team: red" ("" for the whole board).
+func segmentLabel(seg ranking.Segment) string {
+	if seg.IsZero() {
+		return ""
+	}
+	return segmentName(seg.Name) + ": " + segmentValue(seg.Name, seg.Value)
+}
+
+// segmentShort names a segment board after its board's title: the
+// country alone for a country ("Points — France"), else the label.
+func segmentShort(seg ranking.Segment) string {
+	if _, ok := countryName(seg.Name, seg.Value); ok {
+		return segmentValue(seg.Name, seg.Value)
+	}
+	return segmentLabel(seg)
+}
+
+// segmentName is a segment name in words: "country" is "Country",
+// "skill_tier" is "Skill Tier".
+func segmentName(name string) string {
+	words := strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '-' || r == ' ' || r == '.' })
+	for i, w := range words {
+		words[i] = capitalize(w)
+	}
+	return strings.Join(words, " ")
+}
+
+// segmentValue is a segment value in words: a country-like segment's
+// ISO 3166 code is the country's name ("FR" is France); other values are
+// shown as written.
+func segmentValue(name, value string) string {
+	if c, ok := countryName(name, value); ok {
+		return c
+	}
+	return value
+}
+
+// countryName is the country a value names when its segment is a country
+// ("country", "country_code", "nation", "cc") and the value a known
+// two-letter code, in either case.
+func countryName(name, value string) (string, bool) {
+	n := strings.ToLower(name)
+	if !strings.Contains(n, "country") && n != "nation" && n != "cc" {
+		return "", false
+	}
+	if len(value) != 2 {
+		return "", false
+	}
+	c, ok := countryNames[strings.ToUpper(value)]
+	return c, ok
 }
 
 // periodNav builds previous / next / current links for period p of a view

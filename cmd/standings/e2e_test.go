@@ -300,8 +300,12 @@ func TestBrowser(t *testing.T) {
 		}))
 		open(t, tab, m.URL+"/boards/points/hour")
 		assertRows(t, tab, testid(views.TestTable), pointsHour)
-		if got := textOf(t, tab, "#"+views.IDLiveStatus); got != "Live updates need JavaScript" {
+		// Without JavaScript the page says how it updates, not what it lacks.
+		if got := textOf(t, tab, "#"+views.IDLiveStatus); got != "" {
 			t.Errorf("live status without JavaScript = %q", got)
+		}
+		if got := textOf(t, tab, testid(views.TestLiveNoScript)); got != "Updated when you reload" {
+			t.Errorf("no-script note = %q", got)
 		}
 		clickLink(t, tab, testid(views.TestViewTabs), "All time")
 		assertPath(t, tab, "/boards/points/all", "")

@@ -242,6 +242,12 @@ func (m *Main) Run(ctx context.Context) error {
 		return fmt.Errorf("redis: %w", err)
 	}
 	m.Logger.Info("boards loaded", "boards", len(m.Config.Boards), "timezone", m.Config.Timezone)
+	// Bind before any background work starts, so that a busy port is the
+	// one thing reported and no demo traffic is started for nobody.
+	ln, err := net.Listen("tcp", m.Addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
 
 	var d *demo
 	if m.Demo {
@@ -307,16 +313,17 @@ func (m *Main) Run(ctx context.Context) error {
 		wg.Wait()
 		close(m.done)
 	}()
-	return m.serve()
+	return m.serve(ln)
 }
 
-// serve starts the HTTP server. Writes are never open to anonymous callers:
-// with no key configured, one is generated and logged once.
-func (m *Main) serve() error {
+// serve starts the HTTP server on ln. Writes are never open to anonymous
+// callers: with no key configured, one is generated and logged once.
+func (m *Main) serve(ln net.Listener) error {
 	writeKeys := m.WriteKeys
 	if len(writeKeys) == 0 && len(m.AdminKeys) == 0 {
 		key, err := generateKey()
 		if err != nil {
+			ln.Close()
 			return err
 		}
 		writeKeys = []string{key}
@@ -335,10 +342,6 @@ func (m *Main) serve() error {
 		WriteRate:        m.WriteRate,
 		StreamStats:      m.streamStats,
 	})
-	ln, err := net.Listen("tcp", m.Addr)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
 	ln = m.web.Listener(ln) // bad escapes in paths get the contract's error body
 	m.http = &http.Server{
 		Handler:           m.web.Handler(),

@@ -4,10 +4,12 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -186,4 +188,50 @@ func TestShutdownClosesLiveFeeds(t *testing.T) {
 	if err := <-closed; err != nil {
 		t.Error(err)
 	}
+}
+
+// TestBusyPortStartsNothing: on a port already in use, start-up reports
+// the bind error and starts no demo traffic (nothing logs "demo traffic on"
+// after the failure).
+func TestBusyPortStartsNothing(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	var logs syncBuffer
+	m := NewMain()
+	m.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	if err := m.ParseFlags([]string{"--addr", busy.Addr().String()}); err != nil {
+		t.Fatal(err)
+	}
+	err = m.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "listen") {
+		t.Errorf("Run on a busy port: %v", err)
+	}
+	if err := m.Close(); err != nil {
+		t.Error(err)
+	}
+	time.Sleep(50 * time.Millisecond) // a demo started anyway would log by now
+	if strings.Contains(logs.String(), "demo traffic") {
+		t.Errorf("demo traffic started on a busy port:\n%s", logs.String())
+	}
+}
+
+// syncBuffer is a log sink safe for goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
