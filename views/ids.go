@@ -29,6 +29,8 @@ const (
 	// IDCompareTitle names the compare section; IDCompareAdd is its field.
 	IDCompareTitle = "compare-title"
 	IDCompareAdd   = "compare-add"
+	// IDCompareLive is the compare table's box, which app.js refreshes.
+	IDCompareLive = "compare-live"
 	// IDSnippetHeading names the embed builder's snippet section;
 	// IDWidgetSnippet is the snippet its copy button copies.
 	IDSnippetHeading = "h-snippet"
@@ -68,6 +70,12 @@ const (
 	HookBoard     = "data-board"
 	// HookCopy is a copy button's source element id.
 	HookCopy = "data-copy"
+	// HookTicker marks the overtakes ticker; HookMover and HookPassed name
+	// the two members of each entry, so that entries about me and my
+	// friends can be brought out.
+	HookTicker = "data-ticker"
+	HookMover  = "data-mover"
+	HookPassed = "data-passed"
 )
 
 // TableID is the id of the top-N table of one board view shown with limit
@@ -139,6 +147,9 @@ const (
 	TestCardSegments  = "card-segments"
 	TestMove          = "move"
 	TestTicker        = "ticker"
+	TestTickerTop     = "ticker-top"
+	TestTickerMore    = "ticker-more"
+	TestTickerItem    = "ticker-item"
 	TestPassed        = "card-passed"
 	TestErrorWay      = "error-way"
 	TestErrorBoards   = "error-boards"
@@ -156,6 +167,7 @@ const (
 	TestCompare    = "compare"
 	TestCompareRow = "compare-row"
 	TestCompareAdd = "compare-add"
+	TestCompareGap = "compare-gap"
 	// The search answer.
 	TestMatches = "search-matches"
 	TestNoMatch = "search-no-match"

@@ -73,6 +73,11 @@ type Move struct {
 type Overtake struct {
 	Text string // "Leila passed Diego for #2"
 	Ago  string // "2 min ago"
+	// Member passed Passed for Rank; names and card links for each.
+	Member, Name, CardURL         string
+	Passed, PassedName, PassedURL string
+	Rank                          int64
+	Lead                          bool // the lead changed hands
 }
 
 // Table is a standings table: a whole fragment, as sent live.
@@ -83,7 +88,8 @@ type Table struct {
 	Period  string // the period shown; a live frame of another period means the page is stale
 	Empty   string // shown when there are no rows
 	// Ticker is the newest overtakes of the current period (board pages
-	// only; nil shows no ticker).
+	// only; nil shows no ticker), the ones that matter most first: the
+	// first TickerOpen show, the rest collapse (ticker.templ).
 	Ticker []Overtake
 	// ScoreHeader heads the score column: the board's unit, or Score.
 	ScoreHeader string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -514,17 +515,19 @@ func (s *Server) compareModel(c echo.Context, b *ranking.Board, v ranking.View, 
 	if err != nil {
 		return nil, "", err
 	}
+	cmp.ScoreHeader = scoreHeader(b)
 	ranked := map[string]bool{}
-	for _, e := range pg.Entries {
-		ranked[e.Member] = true
-		name := e.Name
-		if name == "" {
-			name = e.Member
+	es := slices.Clone(pg.Entries)
+	slices.SortStableFunc(es, func(x, y ranking.Entry) int { return int(x.Rank - y.Rank) })
+	for i, r := range rows(b, v.Name, seg, period, es, "") {
+		ranked[r.Member] = true
+		row := views.CompareRow{Row: r}
+		if i > 0 {
+			above := es[i-1]
+			row.Gap = gapText(b, abs64(above.Score-es[i].Score))
+			row.GapLabel = row.Gap + " behind " + displayName(above.Name, above.Member)
 		}
-		cmp.Rows = append(cmp.Rows, views.CompareRow{
-			Rank: strconv.FormatInt(e.Rank, 10), Name: name, Member: e.Member, Score: scoreText(b, e.Score),
-			CardURL: withQuery(cardPath(b.ID, v.Name, e.Member), "period", period, "segment", sg),
-		})
+		cmp.Rows = append(cmp.Rows, row)
 	}
 	for _, m := range members {
 		if !ranked[m] {
