@@ -76,6 +76,30 @@ const (
 	HookTicker = "data-ticker"
 	HookMover  = "data-mover"
 	HookPassed = "data-passed"
+	// Me and friends (kept in the browser): HookMeControls is a rank
+	// card's member, whose HookMeToggle and HookFriendToggle buttons mark
+	// it; HookFriendsLink is the board page's "You & friends" link, a
+	// board page URL the script adds members= to.
+	HookMeControls   = "data-me-controls"
+	HookMeToggle     = "data-me-toggle"
+	HookFriendToggle = "data-friend-toggle"
+	HookMeNote       = "data-me-note"
+	HookFriendsLink  = "data-friends-link"
+	// The pinned "You: #412" bar: HookMeBar is the member API URL (ending
+	// in /members/), HookMeQuery its query, HookMeTable the table my row
+	// is looked for in, HookPageSize its rows a page; HookScoreFormat
+	// ("duration" or "number"), HookDecimals and HookOrder ("asc" or
+	// "desc") write scores and gaps as the board means them; HookMeText
+	// and HookMeJump are its text and "Jump to me".
+	HookMeBar       = "data-me-bar"
+	HookMeQuery     = "data-me-query"
+	HookMeTable     = "data-me-table"
+	HookPageSize    = "data-page-size"
+	HookScoreFormat = "data-score-format"
+	HookDecimals    = "data-decimals"
+	HookOrder       = "data-order"
+	HookMeText      = "data-me-text"
+	HookMeJump      = "data-me-jump"
 )
 
 // TableID is the id of the top-N table of one board view shown with limit
@@ -168,6 +192,12 @@ const (
 	TestCompareRow = "compare-row"
 	TestCompareAdd = "compare-add"
 	TestCompareGap = "compare-gap"
+	// Me and friends.
+	TestMeBar        = "me-bar"
+	TestMeJump       = "me-jump"
+	TestMeControls   = "me-controls"
+	TestMeToggle     = "me-toggle"
+	TestFriendToggle = "friend-toggle"
 	// The search answer.
 	TestMatches = "search-matches"
 	TestNoMatch = "search-no-match"

@@ -145,6 +145,21 @@ type BoardPage struct {
 	EmbedURL   string
 	ResultsURL string // the view's results page; empty for all time
 	Ends       Ends
+	Me         MeBar // what app.js needs to pin my row and list my friends
+}
+
+// MeBar is what app.js needs, on a board page, to show "me" (kept in the
+// browser) when my row is out of view: where to read my standing and how
+// to write a score as the board means it.
+type MeBar struct {
+	APIURL     string // the member API of this view, ending in "/members/"
+	Query      string // its query: the period and segment shown, one neighbour ("?around=1&…")
+	FriendsURL string // this board page, without a member list, for "You & friends"
+	TableID    string // the standings table my row is looked for in
+	PageSize   int
+	Format     string // "duration" or "number"
+	Decimals   int
+	Order      string // "asc" (lower is better) or "desc"
 }
 
 // SegmentPicker is the board page's choice of segment board: a plain GET

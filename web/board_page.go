@@ -141,6 +141,7 @@ func (s *Server) boardPageModel(b *ranking.Board, v ranking.View, seg ranking.Se
 		p.Tabs = append(p.Tabs, views.Link{Label: viewLabel(ov), URL: withQuery(boardPath(b.ID, ov.Name), "segment", sg), Current: ov.Name == v.Name})
 	}
 	p.Table = s.table(b, v, seg, pg, views.TableID(b.ID, v.Name, PageSize), linkPeriod)
+	p.Me = meBar(b, v, seg, linkPeriod, p.Table.ID)
 	switch {
 	case pg.Total > 0:
 		p.Table.Empty = fmt.Sprintf("No rows on page %d: this period has %d members.", pageNo, pg.Total)
@@ -170,6 +171,29 @@ func (s *Server) boardPageModel(b *ranking.Board, v ranking.View, seg ranking.Se
 		p.Live = &views.Live{URL: liveURL(b.ID, v.Name, seg, "limit", strconv.Itoa(PageSize)), TableID: p.Table.ID}
 	}
 	return p
+}
+
+// meBar is what the board page's script needs to pin my row: the member
+// API of the period and segment shown, and the board's way of writing
+// scores.
+func meBar(b *ranking.Board, v ranking.View, seg ranking.Segment, linkPeriod, tableID string) views.MeBar {
+	m := views.MeBar{
+		APIURL:     apiBoardPath(b.ID, v.Name) + "/members/",
+		Query:      withQuery("", "around", "1", "period", linkPeriod, "segment", seg.String()),
+		FriendsURL: withQuery(boardPath(b.ID, v.Name), "period", linkPeriod, "segment", seg.String()),
+		TableID:    tableID,
+		PageSize:   PageSize,
+		Format:     "number",
+		Decimals:   b.Decimals,
+		Order:      "desc",
+	}
+	if b.Format == "duration" {
+		m.Format = "duration"
+	}
+	if b.Order == ranking.Asc {
+		m.Order = "asc"
+	}
+	return m
 }
 
 // table lays out a standings table. Board pages, embeds and live frames
