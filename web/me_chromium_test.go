@@ -163,4 +163,28 @@ boards:
 	if got := rowClass("m048"); !strings.Contains(got, "friend") {
 		t.Errorf("my friend after the refresh: %q", got)
 	}
+	if axe := axeSourceOrEmpty(t); axe != "" {
+		for _, scheme := range []string{"light", "dark"} {
+			if _, err := chromedp.Call(tab, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+				Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if found := runAxe(t, tab, axe); len(found) > 0 {
+				t.Errorf("You & friends (%s): %s", scheme, strings.Join(found, "\n"))
+			}
+		}
+	}
+
+	// On a 390 px phone the ticker's "just now" stays on one line and the
+	// bar fits the screen.
+	browsertest.Run(t, tab, "phone", chromedp.EmulateViewport(390, 844))
+	navigate(t, tab, srv.URL+"/boards/points/week")
+	if got := js("ticker", `Array.from(document.querySelectorAll('[data-ticker] .ago')).map(e => e.getClientRects().length).join(",")`); got == "" || strings.Trim(got, "1,") != "" {
+		t.Errorf("ticker times take %q lines", got)
+	}
+	browsertest.WaitJS(t, tab, 5*time.Second, "the pinned bar", `!document.querySelector('`+bar+`').hidden`)
+	if w := browsertest.Run(t, tab, "bar width", chromedp.Evaluate[float64](`(r => r.left < 0 ? 9999 : r.right)(document.querySelector('`+bar+`').getBoundingClientRect())`)); w > 390 {
+		t.Errorf("the bar ends at %v px on a 390 px phone", w)
+	}
 }
