@@ -176,6 +176,24 @@ boards:
 		}
 	}
 
+	// The ticker collapses a move deep in the board, unless it is about a
+	// friend.
+	for _, m := range []string{"m090", "m010", "m009", "m008", "m007"} {
+		f.MustWrite(t, "points", fmt.Sprintf(`{"member":%q,"value":3}`, m))
+	}
+	ticker := func() string {
+		return js("ticker", `["ol", "details"].map(s => Array.from(document.querySelectorAll("[data-ticker] > " + s + " li")).map(li => li.dataset.mover + (li.classList.contains("mine") ? "*" : "")).join(",")).join(" | ") + " | " + (document.querySelector("[data-ticker] summary") || {}).textContent`)
+	}
+	navigate(t, tab, srv.URL+"/boards/points/week")
+	if got := ticker(); got != "m048*,m007,m008 | m009,m010,m090 | 3 more moves" {
+		t.Errorf("ticker %q", got)
+	}
+	js("befriend m090", `localStorage.setItem("standings.people.points", JSON.stringify({me: "m120", friends: ["m048", "m090"]})); ""`)
+	navigate(t, tab, srv.URL+"/boards/points/week")
+	if got := ticker(); got != "m048*,m007,m008,m090* | m009,m010 | 2 more moves" {
+		t.Errorf("ticker with a friend's move %q", got)
+	}
+
 	// On a 390 px phone the ticker's "just now" stays on one line and the
 	// bar fits the screen.
 	browsertest.Run(t, tab, "phone", chromedp.EmulateViewport(390, 844))
