@@ -336,11 +336,17 @@
   }
 
   // Overtakes about me or my friends are shown even when the ticker
-  // collapses the rest.
+  // collapses the rest; "12 more moves", once opened, stays open across
+  // live frames.
+  var tickerOpen = false;
+  document.addEventListener("toggle", function (e) {
+    if (e.target.matches && e.target.matches("[data-ticker] details")) tickerOpen = e.target.open;
+  }, true);
   function tickerPeople(p) {
     var t = document.querySelector("[data-ticker]");
     var top = t && t.querySelector("ol"), more = t && t.querySelector("details");
     if (!top) return;
+    if (more && tickerOpen && !more.open) more.open = true;
     var mine = {};
     if (p.me) mine[p.me] = true;
     p.friends.forEach(function (f) { mine[f] = true; });

@@ -193,6 +193,14 @@ boards:
 	if got := ticker(); got != "m048*,m007,m008,m090* | m009,m010 | 2 more moves" {
 		t.Errorf("ticker with a friend's move %q", got)
 	}
+	// Opened, "2 more moves" stays open when a live frame brings a move.
+	testsupport.WaitFor(t, "the live feed", func() bool { return strings.HasPrefix(innerText(t, tab, "#"+views.IDLiveStatus), "Live") })
+	click("[data-ticker] summary")
+	f.MustWrite(t, "points", `{"member":"m006","value":3}`)
+	browsertest.WaitJS(t, tab, 10*time.Second, "the new move", `document.querySelector('[data-ticker] li[data-mover="m006"]') !== null`)
+	if got := js("open", `String(document.querySelector("[data-ticker] details").open)`); got != "true" {
+		t.Errorf("the opened ticker closed on a live frame")
+	}
 
 	// On a 390 px phone the ticker's "just now" stays on one line and the
 	// bar fits the screen.
