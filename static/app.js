@@ -89,6 +89,7 @@
       var nh = next.querySelector("dl.headline"), ch = cur.querySelector("dl.headline");
       if (nh && ch && nh.textContent !== ch.textContent) nh.classList.add("changed");
       cur.replaceWith(next);
+      document.dispatchEvent(new CustomEvent("standings:frame", { detail: { el: next } }));
       updated = Date.now();
       freshness();
       var still = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
@@ -444,10 +445,342 @@
     });
   }
 
+  // Me and friends, with no account: kept in this browser only, one
+  // localStorage entry a board, {"me": ID, "friends": [ID, ...]}. A stored
+  // value of any other shape, or too big, is ignored, never trusted.
+  var FRIENDS_MAX = 100, ID_MAX = 128, STORED_MAX = 16384, LIST_MAX = 100;
+
+  // The board a page belongs to, from its path (/boards/B/… or /embed/B/…).
+  function pageBoard() {
+    var m = /^\/(?:boards|embed)\/([^\/]+)/.exec(location.pathname);
+    if (!m) return "";
+    try { return decodeURIComponent(m[1]); } catch (e) { return ""; }
+  }
+
+  function peopleKey(board) { return "standings.people." + board; }
+
+  function readPeople(board) {
+    var none = { me: "", friends: [] }, raw, v;
+    try { raw = window.localStorage.getItem(peopleKey(board)); } catch (e) { return none; }
+    if (!raw || raw.length > STORED_MAX) return none;
+    try { v = JSON.parse(raw); } catch (e) { return none; }
+    var isID = function (x) { return typeof x === "string" && x.length > 0 && x.length <= ID_MAX; };
+    if (!v || typeof v !== "object" || (v.me !== "" && !isID(v.me))) return none;
+    if (!Array.isArray(v.friends) || v.friends.length > FRIENDS_MAX || !v.friends.every(isID)) return none;
+    return { me: v.me, friends: v.friends.filter(function (f, i, all) { return f !== v.me && all.indexOf(f) === i; }) };
+  }
+
+  function writePeople(board, p) {
+    try {
+      window.localStorage.setItem(peopleKey(board), JSON.stringify({ me: p.me, friends: p.friends }));
+      return true;
+    } catch (e) { return false; }
+  }
+
+  // Marks my row and my friends' rows in every standings table under
+  // root (board, neighbours, compare, widget), with a word as well as a
+  // colour; run again after every live frame.
+  function highlightPeople(root, p) {
+    var friends = {};
+    p.friends.forEach(function (f) { friends[f] = true; });
+    root.querySelectorAll("tr[data-member]").forEach(function (tr) {
+      var m = tr.dataset.member, me = m === p.me, friend = !me && friends[m] === true;
+      tr.classList.toggle("me", me);
+      tr.classList.toggle("friend", friend);
+      var who = tr.querySelector(".who");
+      if (!who) return;
+      var tag = who.querySelector(".tag"), word = me ? "You" : friend ? "Friend" : "";
+      if (!word) { if (tag) tag.remove(); return; }
+      if (!tag) {
+        tag = document.createElement("span");
+        tag.className = "tag";
+        who.appendChild(tag);
+      }
+      if (tag.textContent !== word) tag.textContent = word;
+    });
+  }
+
+  // Overtakes about me or my friends are shown even when the ticker
+  // collapses the rest; "12 more moves", once opened, stays open across
+  // live frames.
+  var tickerOpen = false;
+  document.addEventListener("toggle", function (e) {
+    if (e.target.matches && e.target.matches("[data-ticker] details")) tickerOpen = e.target.open;
+  }, true);
+  function tickerPeople(p) {
+    var t = document.querySelector("[data-ticker]");
+    var top = t && t.querySelector("ol"), more = t && t.querySelector("details");
+    if (!top) return;
+    if (more && tickerOpen && !more.open) more.open = true;
+    var mine = {};
+    if (p.me) mine[p.me] = true;
+    p.friends.forEach(function (f) { mine[f] = true; });
+    t.querySelectorAll("li[data-mover]").forEach(function (li) {
+      var is = mine[li.dataset.mover] === true || mine[li.dataset.passed] === true;
+      li.classList.toggle("mine", is);
+      if (is && more && more.contains(li)) top.appendChild(li);
+    });
+    if (!more) return;
+    var left = more.querySelectorAll("li").length;
+    more.hidden = left === 0;
+    var summary = more.querySelector("summary");
+    if (summary && left) summary.textContent = left + (left === 1 ? " more move" : " more moves");
+  }
+
+  // A rank card's "This is me" and "Add to friends" buttons.
+  function meControls(box, board, changed) {
+    var member = box.dataset.meControls;
+    var meBtn = box.querySelector("[data-me-toggle]"), friendBtn = box.querySelector("[data-friend-toggle]"),
+      note = box.querySelector("[data-me-note]");
+    if (!member || !meBtn || !friendBtn) return;
+    function show() {
+      var p = readPeople(board), isMe = p.me === member;
+      meBtn.setAttribute("aria-pressed", isMe ? "true" : "false");
+      friendBtn.hidden = isMe;
+      friendBtn.textContent = p.friends.indexOf(member) >= 0 ? "Remove from friends" : "Add to friends";
+    }
+    function save(p, said) {
+      if (note) note.textContent = writePeople(board, p) ? said : "This browser does not let the page remember it.";
+      show();
+      changed();
+    }
+    meBtn.addEventListener("click", function () {
+      var p = readPeople(board);
+      if (p.me === member) { p.me = ""; save(p, "No longer marked as you."); return; }
+      p.me = member;
+      p.friends = p.friends.filter(function (f) { return f !== member; });
+      save(p, "Marked as you, in this browser only.");
+    });
+    friendBtn.addEventListener("click", function () {
+      var p = readPeople(board), i = p.friends.indexOf(member);
+      if (i >= 0) { p.friends.splice(i, 1); save(p, "Removed from your friends."); return; }
+      if (p.friends.length >= FRIENDS_MAX) {
+        if (note) note.textContent = "You can follow up to " + FRIENDS_MAX + " friends; remove one first.";
+        return;
+      }
+      p.friends.push(member);
+      save(p, "Added to your friends, in this browser only.");
+    });
+    box.hidden = false;
+    show();
+  }
+
+  // The board page's "You & friends" link: the member list of me and my
+  // friends on this board.
+  function friendsLink(a, p) {
+    var list = (p.me ? [p.me] : []).concat(p.friends).slice(0, LIST_MAX);
+    a.hidden = list.length === 0;
+    if (!list.length) return;
+    var u = new URL(a.getAttribute("href"), location.href);
+    u.searchParams.set("members", list.join(","));
+    a.href = u.pathname + u.search;
+    var title = document.getElementById("compare-title");
+    var shown = new URL(location.href).searchParams.get("members");
+    if (title && p.me && shown && shown.split(",").indexOf(p.me) >= 0) title.textContent = "You & friends";
+  }
+
+  // Scores as the board writes them (web/score.go scoreText): scaled
+  // integers, in seconds for format: duration ("1:02.250").
+  function scaledText(v, decimals) {
+    var neg = v < 0, scale = Math.pow(10, decimals);
+    v = Math.abs(v);
+    var ip = Math.floor(v / scale), fp = v % scale, s = String(ip);
+    if (fp) s += "." + String(fp + scale).slice(1).replace(/0+$/, "");
+    return (neg ? "-" : "") + s;
+  }
+
+  function durationText(v, decimals) {
+    var neg = v < 0, scale = Math.pow(10, decimals);
+    v = Math.abs(v);
+    var secs = Math.floor(v / scale), fp = v % scale, h = Math.floor(secs / 3600), m = Math.floor(secs % 3600 / 60), s = secs % 60;
+    var two = function (n) { return (n < 10 ? "0" : "") + n; };
+    var out = h > 0 ? h + ":" + two(m) + ":" + two(s) : m + ":" + two(s);
+    if (decimals > 0) out += "." + String(fp + scale).slice(1);
+    return (neg ? "-" : "") + out;
+  }
+
+  // A score's text back to a scaled integer ("1:02.250" and "1,024.5" too).
+  function textScaled(text, decimals) {
+    var parts = text.replace(/[^0-9.:-]/g, "").split(":"), v = 0;
+    parts.forEach(function (x) { v = v * 60 + Number(x); });
+    return Math.round(v * Math.pow(10, decimals));
+  }
+
+  // The pinned bar: while my row is out of view, "You: #412 · 1,024 · 36
+  // to pass #411" and "Jump to me". My row on the page gives the numbers;
+  // else the member API does, at most every few seconds and only while
+  // the page is visible.
+  function meBar(bar, board) {
+    var text = bar.querySelector("[data-me-text]"), jump = bar.querySelector("[data-me-jump]");
+    var dec = Number(bar.dataset.decimals) || 0, asc = bar.dataset.order === "asc",
+      duration = bar.dataset.scoreFormat === "duration", pageSize = Number(bar.dataset.pageSize) || 100;
+    var fetched = null, fetchedFor = "", lastFetch = 0, busy = false, queued = false;
+    if (!text || !jump) return function () {};
+
+    function myRow(me) {
+      var t = document.getElementById(bar.dataset.meTable);
+      return t && me ? t.querySelector('tr[data-member="' + CSS.escape(me) + '"]') : null;
+    }
+    function rankOf(tr) {
+      var r = tr.querySelector("[data-live-rank]");
+      return r ? Number(r.textContent) : NaN;
+    }
+    function gapText(d, rank) {
+      if (!asc) return scaledText(d, dec) + " to pass #" + rank;
+      if (duration) {
+        var t = d < 60 * Math.pow(10, dec) ? scaledText(d, dec) + " s" : durationText(d, dec);
+        return t + " faster to pass #" + rank;
+      }
+      return scaledText(d, dec) + " lower to pass #" + rank;
+    }
+    function say(rank, scoreText, score, above) {
+      var parts = ["You: #" + rank, scoreText];
+      if (above) parts.push(gapText(Math.abs(above.score - score) + 1, above.rank));
+      else if (rank === 1) parts.push("leading");
+      text.textContent = parts.join(" · ");
+      var u = new URL(location.href), page = Math.ceil(rank / pageSize);
+      if (page > 1) u.searchParams.set("page", page); else u.searchParams.delete("page");
+      jump.href = u.pathname + u.search + "#me";
+    }
+    function showBar(on) {
+      bar.hidden = !on;
+      document.body.classList.toggle("with-me-bar", on);
+    }
+    function fromAPI(me) {
+      if (fetchedFor === me && fetched) {
+        if (fetched.rank > 0) say(fetched.rank, fetched.text, fetched.score, fetched.above);
+        showBar(fetched.rank > 0);
+      }
+      if (busy || document.hidden || !window.fetch) return;
+      var wait = lastFetch + 5000 - Date.now();
+      if (wait > 0) {
+        if (!queued) { queued = true; setTimeout(function () { queued = false; update(); }, wait); }
+        return;
+      }
+      busy = true;
+      lastFetch = Date.now();
+      fetch(bar.dataset.meBar + encodeURIComponent(me) + bar.dataset.meQuery, { headers: { Accept: "application/json" }, cache: "no-cache" })
+        .then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (c) {
+          busy = false;
+          fetchedFor = me;
+          fetched = { rank: 0 };
+          if (c && c.rank > 0) {
+            var score = Math.round(Number(c.score) * Math.pow(10, dec)), above = null;
+            (c.around || []).forEach(function (e) {
+              if (e.rank < c.rank && (!above || e.rank > above.rank)) above = { rank: e.rank, score: Math.round(Number(e.score) * Math.pow(10, dec)) };
+            });
+            fetched = { rank: c.rank, score: score, above: above, text: duration ? durationText(score, dec) : scaledText(score, dec) };
+          }
+          update();
+        })
+        .catch(function () { busy = false; });
+    }
+    function update() {
+      var me = readPeople(board).me;
+      if (!me) { showBar(false); return; }
+      var tr = myRow(me);
+      if (!tr) { fromAPI(me); return; }
+      var box = tr.getBoundingClientRect(), rank = rankOf(tr);
+      if ((box.bottom > 0 && box.top < window.innerHeight) || isNaN(rank)) { showBar(false); return; }
+      var scoreEl = tr.querySelector("[data-live-score]"), scoreText = scoreEl ? scoreEl.textContent.trim() : "";
+      var above = null;
+      for (var up = tr.previousElementSibling; up; up = up.previousElementSibling) {
+        var r = rankOf(up), s = up.querySelector("[data-live-score]");
+        if (r < rank && s) { above = { rank: r, score: textScaled(s.textContent, dec) }; break; }
+      }
+      say(rank, scoreText, textScaled(scoreText, dec), above);
+      showBar(true);
+    }
+    jump.addEventListener("click", function (e) {
+      var tr = myRow(readPeople(board).me);
+      if (!tr) return; // the link opens the page that has my row
+      e.preventDefault();
+      tr.scrollIntoView({ block: "center" });
+      var a = tr.querySelector("a");
+      if (a) a.focus({ preventScroll: true });
+      update();
+    });
+    var pending = false;
+    window.addEventListener("scroll", function () {
+      if (pending) return;
+      pending = true;
+      requestAnimationFrame(function () { pending = false; update(); });
+    }, { passive: true });
+    window.addEventListener("resize", update);
+    document.addEventListener("visibilitychange", function () { if (!document.hidden) update(); });
+    if (location.hash === "#me") {
+      var tr = myRow(readPeople(board).me);
+      if (tr) tr.scrollIntoView({ block: "center" });
+    }
+    update();
+    return update;
+  }
+
+  // The member list (?members=) follows the live table: after a frame it
+  // reads the page again, at most every few seconds and only while the
+  // page is visible, and swaps in its table when it changed.
+  function compareLive(box, after) {
+    if (!window.fetch || !window.DOMParser) return;
+    var served = box.innerHTML, last = 0, timer = 0, missed = false;
+    function refresh() {
+      timer = 0;
+      if (document.hidden) { missed = true; return; }
+      last = Date.now();
+      // no-cache: pages are kept stale for a few seconds, and this wants now.
+      fetch(location.href, { headers: { Accept: "text/html" }, cache: "no-cache" })
+        .then(function (r) { return r.ok ? r.text() : null; })
+        .then(function (html) {
+          if (!html) return;
+          var next = new DOMParser().parseFromString(html, "text/html").getElementById("compare-live");
+          if (!next || next.innerHTML === served) return;
+          served = next.innerHTML;
+          var focused = document.activeElement, row = focused && box.contains(focused) ? focused.closest("tr[data-member]") : null;
+          box.innerHTML = served;
+          after();
+          if (row) {
+            var again = box.querySelector('tr[data-member="' + CSS.escape(row.dataset.member) + '"] a');
+            if (again) again.focus({ preventScroll: true });
+          }
+        })
+        .catch(function () {});
+    }
+    document.addEventListener("standings:frame", function () {
+      if (!timer) timer = setTimeout(refresh, Math.max(0, last + 3000 - Date.now()));
+    });
+    document.addEventListener("visibilitychange", function () {
+      if (!document.hidden && missed) { missed = false; refresh(); }
+    });
+  }
+
+  // Sets up me and friends on a board page, rank card or widget.
+  function people() {
+    var board = pageBoard();
+    if (!board) return;
+    var bar = document.querySelector("[data-me-bar]"), link = document.querySelector("a[data-friends-link]");
+    var updateBar = function () {};
+    function apply() {
+      var p = readPeople(board);
+      highlightPeople(document, p);
+      tickerPeople(p);
+      if (link) friendsLink(link, p);
+      updateBar();
+    }
+    var cmp = document.getElementById("compare-live");
+    if (cmp) compareLive(cmp, apply);
+    var controls = document.querySelector("[data-me-controls]");
+    if (controls) meControls(controls, board, apply);
+    if (bar) updateBar = meBar(bar, board);
+    apply();
+    document.addEventListener("standings:frame", apply);
+    window.addEventListener("storage", function (e) { if (e.key === peopleKey(board)) apply(); });
+  }
+
   function start() {
     copyButtons();
     var rollover = document.getElementById("rollover");
     if (rollover) announceRollover(rollover);
+    people();
     var status = document.getElementById("live-status");
     if (status && status.dataset.ws && "WebSocket" in window) live(status);
     countdowns();

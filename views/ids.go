@@ -29,6 +29,8 @@ const (
 	// IDCompareTitle names the compare section; IDCompareAdd is its field.
 	IDCompareTitle = "compare-title"
 	IDCompareAdd   = "compare-add"
+	// IDCompareLive is the compare table's box, which app.js refreshes.
+	IDCompareLive = "compare-live"
 	// IDSnippetHeading names the embed builder's snippet section;
 	// IDWidgetSnippet is the snippet its copy button copies.
 	IDSnippetHeading = "h-snippet"
@@ -101,6 +103,36 @@ const (
 	// HookBuilder marks the embed builder's form, which updates its
 	// preview and snippet as its controls change.
 	HookBuilder = "data-builder"
+	// HookTicker marks the overtakes ticker; HookMover and HookPassed name
+	// the two members of each entry, so that entries about me and my
+	// friends can be brought out.
+	HookTicker = "data-ticker"
+	HookMover  = "data-mover"
+	HookPassed = "data-passed"
+	// Me and friends (kept in the browser): HookMeControls is a rank
+	// card's member, whose HookMeToggle and HookFriendToggle buttons mark
+	// it; HookFriendsLink is the board page's "You & friends" link, a
+	// board page URL the script adds members= to.
+	HookMeControls   = "data-me-controls"
+	HookMeToggle     = "data-me-toggle"
+	HookFriendToggle = "data-friend-toggle"
+	HookMeNote       = "data-me-note"
+	HookFriendsLink  = "data-friends-link"
+	// The pinned "You: #412" bar: HookMeBar is the member API URL (ending
+	// in /members/), HookMeQuery its query, HookMeTable the table my row
+	// is looked for in, HookPageSize its rows a page; HookScoreFormat
+	// ("duration" or "number"), HookDecimals and HookOrder ("asc" or
+	// "desc") write scores and gaps as the board means them; HookMeText
+	// and HookMeJump are its text and "Jump to me".
+	HookMeBar       = "data-me-bar"
+	HookMeQuery     = "data-me-query"
+	HookMeTable     = "data-me-table"
+	HookPageSize    = "data-page-size"
+	HookScoreFormat = "data-score-format"
+	HookDecimals    = "data-decimals"
+	HookOrder       = "data-order"
+	HookMeText      = "data-me-text"
+	HookMeJump      = "data-me-jump"
 )
 
 // TableID is the id of the top-N table of one board view shown with limit
@@ -172,6 +204,9 @@ const (
 	TestCardSegments  = "card-segments"
 	TestMove          = "move"
 	TestTicker        = "ticker"
+	TestTickerTop     = "ticker-top"
+	TestTickerMore    = "ticker-more"
+	TestTickerItem    = "ticker-item"
 	TestPassed        = "card-passed"
 	TestErrorWay      = "error-way"
 	TestErrorBoards   = "error-boards"
@@ -194,6 +229,13 @@ const (
 	TestCompare    = "compare"
 	TestCompareRow = "compare-row"
 	TestCompareAdd = "compare-add"
+	TestCompareGap = "compare-gap"
+	// Me and friends.
+	TestMeBar        = "me-bar"
+	TestMeJump       = "me-jump"
+	TestMeControls   = "me-controls"
+	TestMeToggle     = "me-toggle"
+	TestFriendToggle = "friend-toggle"
 	// The search answer.
 	TestMatches = "search-matches"
 	TestNoMatch = "search-no-match"

@@ -84,6 +84,11 @@ type Move struct {
 type Overtake struct {
 	Text string // "Leila passed Diego for #2"
 	Ago  string // "2 min ago"
+	// Member passed Passed for Rank; names and card links for each.
+	Member, Name, CardURL         string
+	Passed, PassedName, PassedURL string
+	Rank                          int64
+	Lead                          bool // the lead changed hands
 }
 
 // Table is a standings table: a whole fragment, as sent live.
@@ -94,7 +99,8 @@ type Table struct {
 	Period  string // the period shown; a live frame of another period means the page is stale
 	Empty   string // shown when there are no rows
 	// Ticker is the newest overtakes of the current period (board pages
-	// only; nil shows no ticker).
+	// only; nil shows no ticker), the ones that matter most first: the
+	// first TickerOpen show, the rest collapse (ticker.templ).
 	Ticker []Overtake
 	// ScoreHeader heads the score column: the board's unit, or Score.
 	ScoreHeader string
@@ -152,6 +158,7 @@ type BoardPage struct {
 	ResultsURL string // the view's results page; empty for all time
 	Ends       Ends
 	Rollover   *Rollover // a live current calendar period: how its end is announced
+	Me         MeBar     // what app.js needs to pin my row and list my friends
 }
 
 // Rollover is what a live board page needs to announce the winners when
@@ -165,6 +172,20 @@ type Rollover struct {
 	Unit        string
 	Noun        string // "hour", "week"
 	Late        bool   // late scores may still change the ended period
+}
+
+// MeBar is what app.js needs, on a board page, to show "me" (kept in the
+// browser) when my row is out of view: where to read my standing and how
+// to write a score as the board means it.
+type MeBar struct {
+	APIURL     string // the member API of this view, ending in "/members/"
+	Query      string // its query: the period and segment shown, one neighbour ("?around=1&…")
+	FriendsURL string // this board page, without a member list, for "You & friends"
+	TableID    string // the standings table my row is looked for in
+	PageSize   int
+	Format     string // "duration" or "number"
+	Decimals   int
+	Order      string // "asc" (lower is better) or "desc"
 }
 
 // SegmentPicker is the board page's choice of segment board: a plain GET

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -33,6 +34,36 @@ func axeSource(t *testing.T) string {
 		t.Skipf("axe-core not available at %s (make deps installs it): %v", path, err)
 	}
 	return string(src)
+}
+
+// axeSourceOrEmpty is axeSource for a test that checks more than
+// accessibility: "" (and a log line) where axeSource would skip.
+func axeSourceOrEmpty(t *testing.T) string {
+	t.Helper()
+	path := os.Getenv("STANDINGS_AXE")
+	if path == "" {
+		_, here, _, _ := runtime.Caller(0)
+		path = filepath.Join(filepath.Dir(here), "..", ".cache", "axe", "node_modules", "axe-core", "axe.min.js")
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		if redistest.Required() {
+			t.Fatalf("%s=1 but axe-core is not at %s (make deps installs it): %v", redistest.RequireEnv, path, err)
+		}
+		t.Logf("axe-core not available at %s: accessibility not checked", path)
+		return ""
+	}
+	return string(src)
+}
+
+// runAxe runs axe-core on the open page: its serious and critical
+// violations, one line each.
+func runAxe(t *testing.T, tab context.Context, axe string) []string {
+	t.Helper()
+	browsertest.Run(t, tab, "load axe", chromedp.Evaluate[bool](axe+";true"))
+	return browsertest.Run(t, tab, "run axe", chromedp.Evaluate[[]string](`axe.run(document, {resultTypes: ["violations"]}).then(r =>
+		r.violations.filter(v => v.impact === "serious" || v.impact === "critical")
+			.map(v => v.impact + " " + v.id + ": " + v.help + " — " + v.nodes.slice(0, 3).map(n => n.target.join(" ")).join(", ")))`, chromedp.EvalAwaitPromise))
 }
 
 // TestAccessibilityInChromium runs axe-core, a maintained accessibility

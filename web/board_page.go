@@ -142,6 +142,7 @@ func (s *Server) boardPageModel(b *ranking.Board, v ranking.View, seg ranking.Se
 		p.Tabs = append(p.Tabs, views.Link{Label: viewLabel(ov), URL: withQuery(boardPath(b.ID, ov.Name), "segment", sg), Current: ov.Name == v.Name})
 	}
 	p.Table = s.table(b, v, seg, pg, views.TableID(b.ID, v.Name, PageSize), linkPeriod)
+	p.Me = meBar(b, v, seg, linkPeriod, p.Table.ID)
 	switch {
 	case pg.Total > 0:
 		p.Table.Empty = fmt.Sprintf("No rows on page %d: this period has %d members.", pageNo, pg.Total)
@@ -177,6 +178,29 @@ func (s *Server) boardPageModel(b *ranking.Board, v ranking.View, seg ranking.Se
 		}
 	}
 	return p
+}
+
+// meBar is what the board page's script needs to pin my row: the member
+// API of the period and segment shown, and the board's way of writing
+// scores.
+func meBar(b *ranking.Board, v ranking.View, seg ranking.Segment, linkPeriod, tableID string) views.MeBar {
+	m := views.MeBar{
+		APIURL:     apiBoardPath(b.ID, v.Name) + "/members/",
+		Query:      withQuery("", "around", "1", "period", linkPeriod, "segment", seg.String()),
+		FriendsURL: withQuery(boardPath(b.ID, v.Name), "period", linkPeriod, "segment", seg.String()),
+		TableID:    tableID,
+		PageSize:   PageSize,
+		Format:     "number",
+		Decimals:   b.Decimals,
+		Order:      "desc",
+	}
+	if b.Format == "duration" {
+		m.Format = "duration"
+	}
+	if b.Order == ranking.Asc {
+		m.Order = "asc"
+	}
+	return m
 }
 
 // table lays out a standings table. Board pages, embeds and live frames
@@ -533,17 +557,19 @@ func (s *Server) compareModel(c echo.Context, b *ranking.Board, v ranking.View, 
 	if err != nil {
 		return nil, "", err
 	}
+	cmp.ScoreHeader = scoreHeader(b)
 	ranked := map[string]bool{}
-	for _, e := range pg.Entries {
-		ranked[e.Member] = true
-		name := e.Name
-		if name == "" {
-			name = e.Member
+	es := slices.Clone(pg.Entries)
+	slices.SortStableFunc(es, func(x, y ranking.Entry) int { return int(x.Rank - y.Rank) })
+	for i, r := range rows(b, v.Name, seg, period, es, "") {
+		ranked[r.Member] = true
+		row := views.CompareRow{Row: r}
+		if i > 0 {
+			above := es[i-1]
+			row.Gap = gapText(b, abs64(above.Score-es[i].Score))
+			row.GapLabel = row.Gap + " behind " + displayName(above.Name, above.Member)
 		}
-		cmp.Rows = append(cmp.Rows, views.CompareRow{
-			Rank: strconv.FormatInt(e.Rank, 10), Name: name, Member: e.Member, Score: scoreText(b, e.Score),
-			CardURL: withQuery(cardPath(b.ID, v.Name, e.Member), "period", period, "segment", sg),
-		})
+		cmp.Rows = append(cmp.Rows, row)
 	}
 	for _, m := range members {
 		if !ranked[m] {

@@ -58,7 +58,7 @@ actions:
 		browsertest.Run(t, tab, "add by name", chromedp.SendKeys(chromedp.CSS(testid(views.TestCompareAdd)), "élodie\n"))
 		testsupport.WaitFor(t, "compare rows #1 Élodie e1 4 | #4 Zoë z 1", func() bool {
 			rows := browsertest.Run(t, tab, "read compare rows", chromedp.Evaluate[[]string](
-				`Array.from(document.querySelectorAll('[data-testid="compare-row"]')).map(r => Array.from(r.cells).map(c => c.innerText.trim()).join(" "))`))
+				`Array.from(document.querySelectorAll('[data-testid="compare-row"]')).map(r => ["#" + r.cells[0].firstChild.textContent.trim(), r.querySelector("th a").innerText, r.dataset.member, r.querySelector("td.score").innerText].join(" "))`))
 			return strings.Join(rows, " | ") == "#1 Élodie e1 4 | #4 Zoë z 1"
 		})
 	})

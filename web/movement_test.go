@@ -95,3 +95,48 @@ func TestMedalsFollowRanks(t *testing.T) {
 		t.Errorf("medals %v", got)
 	}
 }
+
+// TestTickerOrder: the ticker shows the overtakes that matter first (the
+// lead changing hands, the podium, the top 10), newest first within each,
+// and collapses the rest under "3 more moves", a <details> that opens
+// without JavaScript; names link to rank cards.
+func TestTickerOrder(t *testing.T) {
+	f := MustFixture(t)
+	for i := 1; i <= 20; i++ {
+		f.MustWrite(t, "points", fmt.Sprintf(`{"member":"m%02d","value":%d}`, i, 1000-10*i))
+	}
+	// Each write moves one member up, past the member now right behind it.
+	for _, w := range []struct {
+		member string
+		add    int
+	}{
+		{"m12", 45},  // to #8
+		{"m15", 15},  // to #14
+		{"m20", 200}, // to #1: the lead changes hands
+		{"m18", 55},  // to #14
+		{"m19", 175}, // to #3
+		{"m17", 46},  // to #15
+	} {
+		f.MustWrite(t, "points", fmt.Sprintf(`{"member":%q,"value":%d}`, w.member, w.add))
+	}
+	tk := MustOK(t, f.get(t, "/boards/points/week")).Doc(t).Find(testid(views.TestTicker))
+	movers := func(sel *goquery.Selection) string {
+		return strings.Join(sel.Find(testid(views.TestTickerItem)).Map(func(_ int, li *goquery.Selection) string {
+			return li.AttrOr("data-mover", "") + strings.TrimSpace(li.Find(".what").Contents().Last().Text())
+		}), ", ")
+	}
+	if got := movers(tk.Find(testid(views.TestTickerTop))); got != "m20for #1, m19for #3, m12for #8" {
+		t.Errorf("ticker shows %q", got)
+	}
+	more := tk.Find("details" + testid(views.TestTickerMore))
+	if got := movers(more); got != "m17for #15, m18for #14, m15for #14" {
+		t.Errorf("ticker collapses %q", got)
+	}
+	if got := strings.TrimSpace(more.Find("summary").Text()); got != "3 more moves" {
+		t.Errorf("collapsed under %q", got)
+	}
+	first := tk.Find(testid(views.TestTickerItem)).First()
+	if !first.HasClass("lead") || first.Find("a").First().AttrOr("href", "") != "/boards/points/week/members/m20" || first.Find("a").Eq(1).AttrOr("href", "") != "/boards/points/week/members/m01" {
+		t.Errorf("first entry %s", first.Text())
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -17,8 +18,9 @@ type movesReader interface {
 	Moves(ctx context.Context, boardID, viewName string, limit int) ([]ranking.Move, ranking.Period, error)
 }
 
-// tickerLines is how many overtakes the board page's ticker shows.
-const tickerLines = 3
+// tickerRead is how many of the newest overtakes the board page's ticker
+// ranks; views.TickerOpen of them show, the rest collapse.
+const tickerRead = 20
 
 type moveJSON struct {
 	Member     string  `json:"member"`
@@ -62,20 +64,49 @@ func (s *Server) handleMoves(c echo.Context) error {
 
 // ticker lays out the newest overtakes for a board page's table, read
 // from store: the page cache for pages (shared for a tick, like the page
-// read), the store itself for live frames (fresh, like theirs).
+// read), the store itself for live frames (fresh, like theirs). The ones
+// that matter most come first (tickerOrder).
 func (s *Server) ticker(ctx context.Context, store movesReader, b *ranking.Board, v ranking.View, now time.Time) ([]views.Overtake, error) {
-	moves, _, err := store.Moves(ctx, b.ID, v.Name, tickerLines)
+	moves, _, err := store.Moves(ctx, b.ID, v.Name, tickerRead)
 	if err != nil {
 		return nil, err
 	}
+	tickerOrder(moves)
 	out := make([]views.Overtake, 0, len(moves))
 	for _, m := range moves {
+		name, passed := displayName(m.Name, m.Member), displayName(m.PassedName, m.Passed)
 		out = append(out, views.Overtake{
-			Text: fmt.Sprintf("%s passed %s for #%d", displayName(m.Name, m.Member), displayName(m.PassedName, m.Passed), m.Rank),
-			Ago:  ago(now.Sub(m.At)),
+			Text:       fmt.Sprintf("%s passed %s for #%d", name, passed, m.Rank),
+			Ago:        ago(now.Sub(m.At)),
+			Member:     m.Member,
+			Name:       name,
+			CardURL:    cardPath(b.ID, v.Name, m.Member),
+			Passed:     m.Passed,
+			PassedName: passed,
+			PassedURL:  cardPath(b.ID, v.Name, m.Passed),
+			Rank:       m.Rank,
+			Lead:       m.Rank == 1,
 		})
 	}
 	return out, nil
+}
+
+// tickerOrder sorts overtakes, newest first, by what they mean to the
+// board: the lead changing hands, then the podium, the top 10, the rest;
+// newest first within each.
+func tickerOrder(moves []ranking.Move) {
+	weight := func(rank int64) int {
+		switch {
+		case rank == 1:
+			return 0
+		case rank <= 3:
+			return 1
+		case rank <= 10:
+			return 2
+		}
+		return 3
+	}
+	slices.SortStableFunc(moves, func(a, b ranking.Move) int { return weight(a.Rank) - weight(b.Rank) })
 }
 
 // passedLine says who last passed a member in the view's current period

@@ -452,8 +452,9 @@ func TestStaticFiles(t *testing.T) {
 }
 
 // TestCompareTable: ?members= on the board page shows the listed members
-// ranked on the whole board, with ids and names, the unranked ones named;
-// the add form takes an id or a name.
+// ranked on the whole board as a standings table (names and avatars, not
+// ids; movement; the gap to the listed member above), the unranked ones
+// named; the add form takes an id or a name.
 func TestCompareTable(t *testing.T) {
 	f := MustFixture(t)
 	for i, m := range []string{"a", "b", "c", "d"} {
@@ -464,12 +465,17 @@ func TestCompareTable(t *testing.T) {
 	doc := r.Doc(t)
 	var rows []string
 	doc.Find(testid(views.TestCompareRow)).Each(func(_ int, s *goquery.Selection) {
-		rows = append(rows, strings.Join(s.Find("td").Map(func(_ int, td *goquery.Selection) string { return td.Text() }), " "))
+		rows = append(rows, strings.Join([]string{s.AttrOr("data-member", ""), s.Find("[data-live-rank], td.rank").First().Contents().First().Text(),
+			s.Find(testid(views.TestMove) + " [aria-hidden]").Text(), s.Find(".avatar").Text(), s.Find("th a").Text(),
+			s.Find(testid(views.TestCompareGap) + " .visually-hidden").Text(), s.Find("td.score").Text()}, "/"))
 	})
-	if got := strings.Join(rows, " | "); got != "#2 Name B b 30 | #4 Name D d 10" {
+	if got := strings.Join(rows, " | "); got != "b/2 /new/NB/Name B//30 | d/4 /new/ND/Name D/20 points behind Name B/10" {
 		t.Errorf("compare rows %q", got)
 	}
-	if !strings.Contains(doc.Find(testid(views.TestCompare)+" p.muted").Text(), "Not ranked in this period") || doc.Find(testid(views.TestCompare)+" p.muted code").Text() != "ghost" {
+	if n := doc.Find(testid(views.TestCompare) + " code").Length(); n != 0 {
+		t.Errorf("the compare table shows %d ids in monospace", n)
+	}
+	if !strings.Contains(doc.Find(testid(views.TestCompare)+" p.muted").Text(), "Not ranked in this period") || doc.Find(testid(views.TestCompare)+" p.muted span").Text() != "ghost" {
 		t.Errorf("unranked not named: %s", r.Body)
 	}
 	for add, loc := range map[string]string{

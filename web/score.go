@@ -72,3 +72,34 @@ func withUnit(b *ranking.Board, score string) string {
 	}
 	return score + " " + b.Unit
 }
+
+// gapText is a difference of two scores as a person reads it: "36
+// points", "1 point", "4.915 s" (a lap time under a minute), "1:02.250",
+// "level" when there is none.
+func gapText(b *ranking.Board, d int64) string {
+	if d == 0 {
+		return "level"
+	}
+	if b.Format == "duration" {
+		scale := int64(1)
+		for range b.Decimals {
+			scale *= 10
+		}
+		if d < 60*scale {
+			return b.FormatScore(d) + " s"
+		}
+		return scoreText(b, d)
+	}
+	one, many := unitWords(b)
+	if b.FormatScore(d) == "1" {
+		return "1 " + one
+	}
+	return b.FormatScore(d) + " " + many
+}
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
