@@ -17,8 +17,8 @@ import (
 // TestScreenshots write docs/screenshots/*.png (make screenshots).
 const ScreenshotsEnv = "STANDINGS_SCREENSHOTS"
 
-// TestScreenshots renders the board page, a rank card, the results page
-// and the widget at 390 and 1280 px wide, light and dark, from a board
+// TestScreenshots renders the board page, a rank card, the results page,
+// a recap and the widget at 390 and 1280 px wide, light and dark, from a board
 // with results, movement and an overtake.
 func TestScreenshots(t *testing.T) {
 	if os.Getenv(ScreenshotsEnv) != "1" {
@@ -52,6 +52,7 @@ func TestScreenshots(t *testing.T) {
 				{"board", "/boards/points/day"},
 				{"card", "/boards/points/day/members/u03"},
 				{"results", "/boards/points/day/results"},
+				{"recap", "/boards/points/day/recap?period=" + testNow.Add(-24*time.Hour).Format("2006-01-02")},
 				{"embed", "/embed/points/day?limit=10&theme=auto"},
 			} {
 				w, h := size.w, size.h
