@@ -159,6 +159,11 @@ const (
 	// The search answer.
 	TestMatches = "search-matches"
 	TestNoMatch = "search-no-match"
+	// The rank card's plain-words states.
+	TestCardMemberID  = "card-member-id"
+	TestCardNotPlayed = "card-not-played"
+	TestChartFew      = "chart-few"
+	TestCardLate      = "card-late"
 	// The embed builder.
 	TestWidgetForm    = "widget-form"
 	TestWidgetPreview = "widget-preview"
