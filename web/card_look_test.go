@@ -49,8 +49,8 @@ func text(doc *goquery.Document, id string) string {
 func TestCardPreviousNeverDeadEnds(t *testing.T) {
 	f := MustFixtureOf(t, cardBoards, web.Options{WriteRate: -1})
 	f.MustWriteAt(t, testNow.Add(-14*24*time.Hour), "points", `{"member":"ana","value":5,"name":"Ana Sato"}`) // week of 2 Nov
-	f.MustWrite(t, "points", `{"member":"ana","value":7,"name":"Ana Sato"}`)                                    // week of 16 Nov
-	f.MustWriteAt(t, testNow.Add(-7*24*time.Hour), "points", `{"member":"bob","value":1}`)                     // week of 9 Nov
+	f.MustWrite(t, "points", `{"member":"ana","value":7,"name":"Ana Sato"}`)                                  // week of 16 Nov
+	f.MustWriteAt(t, testNow.Add(-7*24*time.Hour), "points", `{"member":"bob","value":1}`)                    // week of 9 Nov
 
 	now := MustOK(t, f.get(t, "/boards/points/week/members/ana")).Doc(t)
 	prev := now.Find(testid(views.TestPeriodPrev)).AttrOr("href", "")

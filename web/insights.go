@@ -15,7 +15,7 @@ type facts struct {
 	period      string // "this week", "on Wednesday 25 Nov", "in the week of 16 Nov"
 	of          string // the field's period: "this week", "of Wednesday 25 Nov"
 	asc         bool
-	duration    bool   // scores are times: a smaller gap reads "0.409 s faster"
+	duration    bool  // scores are times: a smaller gap reads "0.409 s faster"
 	unit        int64 // the smallest score step (scaled)
 	format      func(int64) string
 	one, many   string // the gap's noun: point/points, or the board's unit
