@@ -2,8 +2,8 @@ package web
 
 import (
 	"bytes"
-	"fmt"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
