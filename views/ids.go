@@ -157,8 +157,11 @@ const (
 	TestCompareRow = "compare-row"
 	TestCompareAdd = "compare-add"
 	// The search answer.
-	TestMatches = "search-matches"
-	TestNoMatch = "search-no-match"
+	TestMatches    = "search-matches"
+	TestNoMatch    = "search-no-match"
+	TestMatchID    = "match-id"
+	TestMatchRank  = "match-rank"
+	TestMatchScore = "match-score"
 	// The rank card's plain-words states.
 	TestCardMemberID  = "card-member-id"
 	TestCardNotPlayed = "card-not-played"
