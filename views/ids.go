@@ -149,9 +149,12 @@ const (
 	TestBoardPodium   = "board-podium"
 
 	// The API page.
-	TestAPISpec   = "api-spec"
-	TestAPIOp     = "api-op"
-	TestFooterAPI = "footer-api"
+	TestAPISpec    = "api-spec"
+	TestAPIOp      = "api-op"
+	TestFooterAPI  = "footer-api"
+	TestAPIVersion = "api-version"
+	TestAPIExample = "api-example"
+	TestAPIAnswer  = "api-answer"
 	// The compare table.
 	TestCompare    = "compare"
 	TestCompareRow = "compare-row"
