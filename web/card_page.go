@@ -240,14 +240,16 @@ func latestLine(c *ranking.Card, name string, m *ranking.Move, now time.Time) st
 // it has no score: it keeps the period navigation, so that "← Previous"
 // walks on through the periods it skipped, and the current one follows
 // the live feed to fill in with its first score. An id the board does not
-// know stays not found.
+// know, or a segment board's card, stays not found.
 func (s *Server) cardNotPlayed(c echo.Context, b *ranking.Board, v ranking.View, seg ranking.Segment, member, period string, notFound error) error {
 	var store interface {
 		memberSearcher
 		pageReader
 	} = s.store
 	ctx := c.Request().Context()
-	if utf8.RuneCountInString(member) > 64 || v.Kind == ranking.All {
+	if utf8.RuneCountInString(member) > 64 || v.Kind == ranking.All || !seg.IsZero() {
+		// A segment board's card of someone outside that segment is not
+		// a period they skipped: it stays not found.
 		return notFound
 	}
 	found, err := store.SearchMembers(ctx, b.ID, member)
@@ -296,9 +298,6 @@ func (s *Server) cardNotPlayed(c echo.Context, b *ranking.Board, v ranking.View,
 	}
 	if name != member {
 		p.MemberID = member
-	}
-	if !seg.IsZero() {
-		p.WholeURL = withQuery(cardPath(b.ID, v.Name, member), "period", linkPeriod)
 	}
 	for _, ov := range b.Views {
 		p.Tabs = append(p.Tabs, views.Link{Label: viewLabel(ov), URL: withQuery(cardPath(b.ID, ov.Name, member), "segment", sg), Current: ov.Name == v.Name})

@@ -189,6 +189,15 @@ func (f facts) lead(verb string) string {
 	return fmt.Sprintf("%s %s by %s", verb, f.period, f.format(d))
 }
 
+// field names the period a member's place in the field is of ("Top 5%
+// of Wednesday 25 Nov"): the period itself when it is current.
+func (f facts) field() string {
+	if f.of == "" {
+		return f.period
+	}
+	return f.of
+}
+
 // rule is one candidate line: when it applies and what it says.
 type rule struct {
 	when func(f facts) bool
@@ -210,11 +219,11 @@ var lineRules = [][]rule{
 		// Below #1 the headline's "Next rank" says the gap: no line repeats it.
 	},
 	{ // the field: said only where it flatters, and not of #1 (its rank says more)
-		{func(f facts) bool { return f.rank > 1 && f.total >= 100 && f.topPercent <= 1 }, func(f facts) string { return "Top 1% " + f.of }},
-		{func(f facts) bool { return f.rank > 1 && f.total >= 20 && f.topPercent <= 5 }, func(f facts) string { return "Top 5% " + f.of }},
-		{func(f facts) bool { return f.rank > 1 && f.total >= 10 && f.topPercent <= 10 }, func(f facts) string { return "Top 10% " + f.of }},
-		{func(f facts) bool { return f.rank > 1 && f.total >= 4 && f.topPercent <= 25 }, func(f facts) string { return "In the top quarter " + f.of }},
-		{func(f facts) bool { return f.rank > 1 && f.total >= 2 && f.topPercent <= 50 }, func(f facts) string { return "In the top half " + f.of }},
+		{func(f facts) bool { return f.rank > 1 && f.total >= 100 && f.topPercent <= 1 }, func(f facts) string { return "Top 1% " + f.field() }},
+		{func(f facts) bool { return f.rank > 1 && f.total >= 20 && f.topPercent <= 5 }, func(f facts) string { return "Top 5% " + f.field() }},
+		{func(f facts) bool { return f.rank > 1 && f.total >= 10 && f.topPercent <= 10 }, func(f facts) string { return "Top 10% " + f.field() }},
+		{func(f facts) bool { return f.rank > 1 && f.total >= 4 && f.topPercent <= 25 }, func(f facts) string { return "In the top quarter " + f.field() }},
+		{func(f facts) bool { return f.rank > 1 && f.total >= 2 && f.topPercent <= 50 }, func(f facts) string { return "In the top half " + f.field() }},
 	},
 	{ // the trend
 		{func(f facts) bool { return f.prevKnown && f.prevRank == 0 }, func(f facts) string { return "New " + f.period }},

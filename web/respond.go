@@ -121,6 +121,8 @@ func invalidWords(c echo.Context, detail errorDetail) (heading, message string) 
 	switch {
 	case strings.Contains(msg, "is given") && strings.Contains(msg, "times"):
 		return "This address repeats itself", "A setting appears more than once in this address. Open the page from the board again."
+	case strings.Contains(msg, "escape"):
+		return "We can't read that address", "The address has a broken escape (a % not followed by two hexadecimal digits). Check the link, or open the page from the board again."
 	case has("page must"):
 		return "We can't show that page", "That page number isn't valid: pages start at 1."
 	case has("period") || has("invalid period"):
