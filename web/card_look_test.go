@@ -73,6 +73,11 @@ func TestCardPreviousNeverDeadEnds(t *testing.T) {
 		t.Errorf("the week before: rank %q (%s)", got, older)
 	}
 
+	future := MustOK(t, f.get(t, "/boards/points/week/members/ana?period=2026-11-30")).Doc(t)
+	if got := text(future, views.TestCardNotPlayed); !strings.HasPrefix(got, "The week of 30 Nov 2026 hasn't started yet.") {
+		t.Errorf("a week to come says %q", got)
+	}
+
 	// This week: bob has no score yet; his card waits live for one.
 	r := MustOK(t, f.get(t, "/boards/points/week/members/bob"))
 	bob := r.Doc(t)

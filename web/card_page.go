@@ -305,6 +305,9 @@ func (s *Server) cardNotPlayed(c echo.Context, b *ranking.Board, v ranking.View,
 	if nav.IsCurrent {
 		p.NotPlayed = fmt.Sprintf("%s has no score %s yet.", name, p.ViewLabel)
 		p.Live = &views.Live{URL: liveURL(b.ID, v.Name, seg, "member", member), TableID: p.Summary.ID}
+	} else if pg.Now.Before(pg.Period.Start) {
+		p.NotPlayed = capitalize(periodInline(v, pg.Period, loc)) + " hasn't started yet."
+		p.NowURL = withQuery(cardPath(b.ID, v.Name, member), "segment", sg)
 	} else {
 		in, _ := pastPeriod(v, pg.Period, pg.Now, loc)
 		p.NotPlayed = fmt.Sprintf("%s didn't play %s.", name, in)
