@@ -274,13 +274,26 @@
     setInterval(tick, 1000);
   }
 
-  // The member search suggests names and ids as you type, from the name
-  // search API; without JavaScript the form still takes an id or a name.
+  // The member search suggests names as you type, from the name search
+  // API; without JavaScript the form still takes an id or a name. A
+  // suggestion puts the member's name in the field and its id in a hidden
+  // "id" field, so that a name that is also the start of others still
+  // opens the card of the member picked; a name several members share
+  // sends no id, and the answer lists them with their ranks.
   function suggest(input) {
     var list = document.getElementById(input.getAttribute("list"));
-    if (!list || !window.fetch) return;
-    var timer = 0, seq = 0;
+    if (!list || !window.fetch || !input.form) return;
+    var timer = 0, seq = 0, byName = Object.create(null);
+    var id = document.createElement("input");
+    id.type = "hidden";
+    id.name = "id";
+    input.form.appendChild(id);
+    function pick() {
+      var m = byName[input.value];
+      id.value = m || "";
+    }
     input.addEventListener("input", function () {
+      pick();
       clearTimeout(timer);
       var q = input.value.trim();
       if (q === "" || q.length > 64) { list.replaceChildren(); return; }
@@ -290,14 +303,17 @@
           .then(function (r) { return r.ok ? r.json() : { members: [] }; })
           .then(function (body) {
             if (mine !== seq) return; // a newer keystroke answered first
+            byName = Object.create(null);
             var opts = (body.members || []).map(function (m) {
+              var name = m.name || m.member;
+              byName[name] = name in byName ? null : m.member;
               var o = document.createElement("option");
-              o.value = m.member;
-              o.label = m.name ? m.name + " (" + m.member + ")" : m.member;
-              o.textContent = o.label;
+              o.value = name;
+              if (m.name && m.name !== m.member) o.label = m.member;
               return o;
             });
             list.replaceChildren.apply(list, opts);
+            pick();
           })
           .catch(function () {});
       }, 150);

@@ -5,34 +5,53 @@ package views
 type APIPage struct {
 	Layout      Layout
 	Title       string
-	Version     string
-	Description []string // paragraphs
+	Version     string     // the version in every path: "v1"
+	Prefix      string     // the paths' common start: "/api/v1"
+	Description [][]Inline // paragraphs
 	SpecURL     string
 	Groups      []APIGroup
 }
 
+// Inline is a run of text from the description's Markdown: plain, a code
+// span, or a link.
+type Inline struct {
+	Text string
+	Code bool
+	URL  string // set for a link
+}
+
 // APIGroup is one tag of the description with its operations.
 type APIGroup struct {
-	ID, Name, Description string
-	Ops                   []APIOp
+	ID, Name    string
+	Description []Inline
+	Ops         []APIOp
 }
 
 // APIOp is one operation (method and path).
 type APIOp struct {
-	ID, Method, Path, Summary, Description string
-	Auth                                   bool
-	Params                                 []APIField
-	Body                                   []APIField
-	Responses                              []APIResponse
+	ID, Method, Path     string
+	Summary, Description []Inline
+	Auth                 bool
+	Params               []APIField
+	Body                 []APIField
+	Responses            []APIResponse
+	Example              *APIExample
+}
+
+// APIExample is a request of an operation and the answer it got.
+type APIExample struct {
+	Curl, Answer string
 }
 
 // APIField is a parameter or a top-level field of a request body.
 type APIField struct {
-	Name, In, Type, Description string
-	Required                    bool
+	Name, In, Type string
+	Description    []Inline
+	Required       bool
 }
 
 // APIResponse is one documented answer.
 type APIResponse struct {
-	Status, Description string
+	Status      string
+	Description []Inline
 }

@@ -222,9 +222,12 @@ const (
 	TestLiveNoScript  = "live-noscript"
 
 	// The API page.
-	TestAPISpec   = "api-spec"
-	TestAPIOp     = "api-op"
-	TestFooterAPI = "footer-api"
+	TestAPISpec    = "api-spec"
+	TestAPIOp      = "api-op"
+	TestFooterAPI  = "footer-api"
+	TestAPIVersion = "api-version"
+	TestAPIExample = "api-example"
+	TestAPIAnswer  = "api-answer"
 	// The compare table.
 	TestCompare    = "compare"
 	TestCompareRow = "compare-row"
@@ -237,8 +240,16 @@ const (
 	TestMeToggle     = "me-toggle"
 	TestFriendToggle = "friend-toggle"
 	// The search answer.
-	TestMatches = "search-matches"
-	TestNoMatch = "search-no-match"
+	TestMatches    = "search-matches"
+	TestNoMatch    = "search-no-match"
+	TestMatchID    = "match-id"
+	TestMatchRank  = "match-rank"
+	TestMatchScore = "match-score"
+	// The rank card's plain-words states.
+	TestCardMemberID  = "card-member-id"
+	TestCardNotPlayed = "card-not-played"
+	TestChartFew      = "chart-few"
+	TestCardLate      = "card-late"
 	// The embed builder.
 	TestWidgetForm    = "widget-form"
 	TestWidgetPreview = "widget-preview"

@@ -324,6 +324,9 @@ type CardPage struct {
 	ChartLabel string        // its heading: the board's unit, or Score
 	RankChart  Chart         // the rank over the same periods, #1 at the top
 	Lines      []string
+	MemberID   string // the member's id, said quietly when it has a name
+	ChartFew   string // why no chart is drawn ("-": say nothing); "" when they are
+	NotPlayed  string // a period without the member's score: "Ana didn't play …"
 }
 
 // CardSummary is the headline of a rank card (live-updated as a whole).
@@ -335,7 +338,8 @@ type CardSummary struct {
 	Gap        string // e.g. "12 to pass #4"; empty for #1
 	Passed     string // who last passed the member: "Leila passed you for #2 · 3 min ago"
 	ScoreLabel string // the board's unit, or Score
-	GapLabel   string // "Result" for a finished period; else Next rank
+	GapLabel   string // "Result" for a finished period, "Provisional" while late scores may come; else Next rank
+	Late       string // a provisional headline's note on late scores
 }
 
 // CardSegment is the member's standing in one segment board of the

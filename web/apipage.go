@@ -32,10 +32,13 @@ func buildAPIPage(src []byte) views.APIPage {
 		panic(fmt.Sprintf("openapi.yaml: %v", err))
 	}
 	info, _ := doc["info"].(yamlMap)
-	p := views.APIPage{Title: str(info["title"]), Version: str(info["version"]), SpecURL: openAPIPath}
+	// The version people call is the one in every path, not the
+	// document's own revision (info.version).
+	p := views.APIPage{Title: str(info["title"]), Version: strings.TrimPrefix(apiPrefix, "/api/"), Prefix: apiPrefix, SpecURL: openAPIPath}
 	for _, para := range strings.Split(strings.TrimSpace(str(info["description"])), "\n\n") {
-		p.Description = append(p.Description, strings.Join(strings.Fields(para), " "))
+		p.Description = append(p.Description, inlineMarkdown(para))
 	}
+	examples := apiExampleViews()
 	resolve := func(v any) yamlMap {
 		m, _ := v.(yamlMap)
 		for m != nil && m["$ref"] != nil {
@@ -47,7 +50,7 @@ func buildAPIPage(src []byte) views.APIPage {
 	tags, _ := doc["tags"].([]any)
 	for _, t := range tags {
 		tm, _ := t.(yamlMap)
-		g := &views.APIGroup{ID: "tag-" + str(tm["name"]), Name: str(tm["name"]), Description: str(tm["description"])}
+		g := &views.APIGroup{ID: "tag-" + str(tm["name"]), Name: str(tm["name"]), Description: inlineMarkdown(str(tm["description"]))}
 		groups[g.Name] = g
 	}
 	paths, _ := doc["paths"].(yamlMap)
@@ -65,12 +68,12 @@ func buildAPIPage(src []byte) views.APIPage {
 				continue
 			}
 			op := views.APIOp{ID: str(o["operationId"]), Method: strings.ToUpper(method), Path: path,
-				Summary: str(o["summary"]), Description: strings.Join(strings.Fields(str(o["description"])), " ")}
+				Summary: inlineMarkdown(str(o["summary"])), Description: inlineMarkdown(str(o["description"])), Example: examples[str(o["operationId"])]}
 			_, op.Auth = o["security"]
 			params, _ := o["parameters"].([]any)
 			for _, pr := range append(append([]any{}, shared...), params...) {
 				pm := resolve(pr)
-				f := views.APIField{Name: str(pm["name"]), In: str(pm["in"]), Description: str(pm["description"]), Type: typeText(resolve(pm["schema"]))}
+				f := views.APIField{Name: str(pm["name"]), In: str(pm["in"]), Description: inlineMarkdown(str(pm["description"])), Type: typeText(resolve(pm["schema"]))}
 				f.Required, _ = pm["required"].(bool)
 				op.Params = append(op.Params, f)
 			}
@@ -89,7 +92,7 @@ func buildAPIPage(src []byte) views.APIPage {
 				})
 				for _, n := range names {
 					ps := resolve(props[n])
-					f := views.APIField{Name: n, Type: typeText(ps), Description: strings.Join(strings.Fields(str(ps["description"])), " ")}
+					f := views.APIField{Name: n, Type: typeText(ps), Description: inlineMarkdown(str(ps["description"]))}
 					for _, r := range required {
 						f.Required = f.Required || str(r) == n
 					}
@@ -104,7 +107,7 @@ func buildAPIPage(src []byte) views.APIPage {
 			sort.Strings(codes)
 			for _, code := range codes {
 				r := resolve(resps[code])
-				op.Responses = append(op.Responses, views.APIResponse{Status: code, Description: str(r["description"])})
+				op.Responses = append(op.Responses, views.APIResponse{Status: code, Description: inlineMarkdown(str(r["description"]))})
 			}
 			tagList, _ := o["tags"].([]any)
 			tag := "other"
@@ -127,6 +130,49 @@ func buildAPIPage(src []byte) views.APIPage {
 		}
 	}
 	return p
+}
+
+// inlineMarkdown reads the Markdown the description uses inside a
+// paragraph, code spans and links, into runs of text; whitespace folds to
+// single spaces, and anything else stays as written.
+func inlineMarkdown(s string) []views.Inline {
+	s = strings.Join(strings.Fields(s), " ")
+	var out []views.Inline
+	text := func(t string) {
+		if t == "" {
+			return
+		}
+		if n := len(out); n > 0 && !out[n-1].Code && out[n-1].URL == "" {
+			out[n-1].Text += t
+			return
+		}
+		out = append(out, views.Inline{Text: t})
+	}
+	for s != "" {
+		i := strings.IndexAny(s, "`[")
+		if i < 0 {
+			text(s)
+			break
+		}
+		text(s[:i])
+		s = s[i:]
+		if s[0] == '`' {
+			if j := strings.IndexByte(s[1:], '`'); j > 0 {
+				out = append(out, views.Inline{Text: s[1 : 1+j], Code: true})
+				s = s[2+j:]
+				continue
+			}
+		} else if j := strings.Index(s, "]("); j > 1 {
+			if k := strings.IndexByte(s[j+2:], ')'); k > 0 && !strings.Contains(s[1:j], "[") {
+				out = append(out, views.Inline{Text: s[1:j], URL: s[j+2 : j+2+k]})
+				s = s[j+3+k:]
+				continue
+			}
+		}
+		text(s[:1]) // a lone backtick or bracket is text
+		s = s[1:]
+	}
+	return out
 }
 
 // fieldOrder puts required fields first.

@@ -86,6 +86,12 @@ func TestAccessibilityInChromium(t *testing.T) {
 		"/boards/points/day/recap?period=2026-11-21",
 		"/",
 		"/boards/nosuch/day",
+		"/boards/points/day/members/ann?period=2026-11-20", // a day ann did not play
+		"/boards/points/day/members/ann?period=2026-11-21", // a finished day
+		"/boards/points/day/members/bob",                   // no score today yet
+		"/boards/points/week/members?member=xyzzy",         // no match
+		"/boards/points/week?page=0",                       // a refused address
+		"/api",
 		"/embed/points/week?limit=10&theme=light",
 		"/embed/points/week?limit=10&theme=dark",
 		"/embed/points/week?limit=10&theme=auto",

@@ -276,60 +276,6 @@ func (s *Server) segmentPicker(ctx context.Context, b *ranking.Board, v ranking.
 	return p, nil
 }
 
-// handleFindMember serves GET /boards/{board}/{view}/members?member=&period=:
-// the member search form, which leads to the member's rank card.
-func (s *Server) handleFindMember(c echo.Context) error {
-	var store memberSearcher = s.store
-	b, view, err := s.boardView(c)
-	if err != nil {
-		return err
-	}
-	text := strings.TrimSpace(c.QueryParam("member"))
-	if text == "" {
-		return ranking.Errorf(ranking.EINVALID, "type a name or member id to search for")
-	}
-	if err := ranking.ValidateMember(text); err != nil {
-		return err
-	}
-	seg, err := segmentParam(c, b)
-	if err != nil {
-		return err
-	}
-	sg := seg.String()
-	period := c.QueryParam("period")
-	card := func(member string) error {
-		return c.Redirect(http.StatusSeeOther, withQuery(cardPath(b.ID, view, member), "period", period, "segment", sg))
-	}
-	if utf8.RuneCountInString(text) > 64 {
-		return card(text) // too long to search: an id
-	}
-	found, err := store.SearchMembers(c.Request().Context(), b.ID, text)
-	if err != nil {
-		return err
-	}
-	for _, m := range found {
-		if m.Member == text {
-			return card(text) // the exact id
-		}
-	}
-	if len(found) == 1 {
-		return card(found[0].Member)
-	}
-	p := views.MemberMatches{
-		Layout:     s.layout("Find a member · " + b.Title),
-		BoardTitle: boardTitle(b, seg), BoardURL: withQuery(boardPath(b.ID, view), "period", period, "segment", sg), Query: text,
-	}
-	for _, m := range found {
-		p.Matches = append(p.Matches, views.MemberMatch{Name: m.Name, Member: m.Member, URL: withQuery(cardPath(b.ID, view, m.Member), "period", period, "segment", sg)})
-	}
-	p.Layout.Description = searchDescription(b, text, len(found))
-	status := http.StatusOK
-	if len(found) == 0 {
-		status = http.StatusNotFound
-	}
-	return s.renderPage(c, status, views.Matches(p))
-}
-
 // resultDelay is how long after a period becomes final its result may
 // still be being recorded (contract: within 2 minutes).
 const resultDelay = 2 * time.Minute

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 	"github.com/standings/standings/ranking"
@@ -52,6 +53,9 @@ func (s *Server) handleRankCard(c echo.Context) error {
 	// One read, so the headline, the neighbours, the chart and every view
 	// show the same moment even while scores change.
 	rc, err := store.RankCard(c.Request().Context(), b.ID, view, member, ranking.RankCardQuery{Segment: seg, Period: period, Around: cardAround, History: cardHistory})
+	if ranking.ErrorCode(err) == ranking.ENOTFOUND {
+		return s.cardNotPlayed(c, b, v, seg, member, period, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -96,15 +100,23 @@ func (s *Server) cardModel(b *ranking.Board, v ranking.View, seg ranking.Segment
 		p.Tabs = append(p.Tabs, views.Link{Label: viewLabel(ov), URL: withQuery(cardPath(b.ID, ov.Name, card.Member), "segment", sg), Current: ov.Name == v.Name})
 	}
 	p.Description = cardDescription(b, v, seg, card, name, nav.IsCurrent, loc)
+	if name != card.Member {
+		p.MemberID = card.Member
+	}
 	p.Summary = s.cardSummary(b, v, card, hist, nav.IsCurrent)
 	if nav.IsCurrent {
-		p.Summary.Passed = passedLine(rc.PassedBy, rc.Now)
+		p.Summary.Passed = latestLine(card, name, rc.PassedBy, rc.Now)
 	}
 	if !nav.IsCurrent && v.Kind != ranking.All {
 		// A finished period: its views are not this period's, so the card
 		// links to the current one rather than mixing periods.
 		p.NowURL = withQuery(cardPath(b.ID, v.Name, card.Member), "segment", sg)
 		p.Summary.GapLabel = "Result"
+		if !card.Final {
+			// Late scores may still move it: no result yet.
+			p.Summary.GapLabel = "Provisional"
+			p.Summary.Late = fmt.Sprintf("Late scores may still arrive until %s, so this can still change.", zoned(card.Period.End.Add(b.Lateness), loc, "Mon 2 Jan 15:04"))
+		}
 	}
 	if nav.IsCurrent {
 		p.Live = &views.Live{URL: liveURL(b.ID, v.Name, seg, "member", card.Member), TableID: p.Summary.ID}
@@ -146,6 +158,7 @@ func (s *Server) cardModel(b *ranking.Board, v ranking.View, seg ranking.Segment
 		})
 	}
 	p.ChartLabel = scoreHeader(b)
+	p.ChartFew = chartFew(v, name, hist, nav.IsCurrent)
 	p.Chart = views.NewChart(fmt.Sprintf("%s of %s in the last %d periods of the %s view", scoreHeader(b), name, len(points), viewLabel(v)), points,
 		views.ChartOptions{Integer: b.Decimals == 0 && b.Format != "duration", LowerIsBetter: b.Order == ranking.Asc})
 	p.RankChart = views.NewChart(fmt.Sprintf("Rank of %s in the last %d periods of the %s view (#1 at the top)", name, len(ranks), viewLabel(v)), ranks,
@@ -164,6 +177,147 @@ func (s *Server) cardSummary(b *ranking.Board, v ranking.View, card *ranking.Car
 		ID: views.CardID(b.ID, v.Name), Rank: card.Rank, Score: scoreText(b, card.Score), ScoreLabel: scoreHeader(b),
 		Total: card.Total, Gap: f.gapLine(),
 	}
+}
+
+// chartFew says why a card draws no chart: all time is one period, and a
+// line needs two periods with a score; "" when the charts have a line.
+func chartFew(v ranking.View, name string, hist *ranking.History, current bool) string {
+	if v.Kind == ranking.All {
+		return "-"
+	}
+	n := 0
+	for _, h := range hist.Points {
+		if h.Present {
+			n++
+		}
+	}
+	if n >= 2 {
+		return ""
+	}
+	span := "period"
+	switch v.Kind {
+	case ranking.Hour:
+		span = "hour"
+	case ranking.Day, ranking.Window:
+		span = "day"
+	case ranking.Week:
+		span = "week"
+	case ranking.Month:
+		span = "month"
+	}
+	verb := "has"
+	if !current {
+		verb = "had"
+	}
+	return fmt.Sprintf("%s %s a score in only one of the last %d %ss, so there is no line to draw yet.", name, verb, len(hist.Points), span)
+}
+
+// latestLine says who last passed the member in the current period, by
+// name, while that is still so; once the member is ahead again it says
+// when it happened and where the member is now.
+func latestLine(c *ranking.Card, name string, m *ranking.Move, now time.Time) string {
+	if m == nil {
+		return ""
+	}
+	who, when := displayName(m.Name, m.Member), ago(now.Sub(m.At))
+	// Still ahead: the passer ranks above the member among its
+	// neighbours, or is out of sight while the member is below the rank
+	// the passer took.
+	ahead, seen := false, false
+	for _, e := range c.Around {
+		if e.Member == m.Member {
+			seen, ahead = true, e.Rank < c.Rank
+		}
+	}
+	if !seen {
+		ahead = c.Rank > m.Rank
+	}
+	if ahead {
+		return fmt.Sprintf("%s passed %s for #%d · %s", who, name, m.Rank, when)
+	}
+	return fmt.Sprintf("%s passed %s for #%d %s; %s is ahead again, at #%d", who, name, m.Rank, when, name, c.Rank)
+}
+
+// cardNotPlayed is the card of a member the board knows in a period where
+// it has no score: it keeps the period navigation, so that "← Previous"
+// walks on through the periods it skipped, and the current one follows
+// the live feed to fill in with its first score. An id the board does not
+// know, or a segment board's card, stays not found.
+func (s *Server) cardNotPlayed(c echo.Context, b *ranking.Board, v ranking.View, seg ranking.Segment, member, period string, notFound error) error {
+	var store interface {
+		memberSearcher
+		pageReader
+	} = s.store
+	ctx := c.Request().Context()
+	if utf8.RuneCountInString(member) > 64 || v.Kind == ranking.All || !seg.IsZero() {
+		// A segment board's card of someone outside that segment is not
+		// a period they skipped: it stays not found.
+		return notFound
+	}
+	found, err := store.SearchMembers(ctx, b.ID, member)
+	if ranking.ErrorCode(err) == ranking.EINVALID {
+		return notFound // nothing a search can look for
+	}
+	if err != nil {
+		return err
+	}
+	name, known := "", false
+	for _, m := range found {
+		if m.Member == member {
+			name, known = m.Name, true
+		}
+	}
+	if !known {
+		return notFound
+	}
+	if name == "" {
+		name = member
+	}
+	pg, err := store.Page(ctx, b.ID, v.Name, ranking.PageQuery{Segment: seg, Period: period, Limit: 1})
+	if err != nil {
+		return err
+	}
+	loc := s.cfg.Calendar.Location()
+	sg := seg.String()
+	nav := s.periodNav(b, v, pg.Standing, func(p string) string {
+		return withQuery(cardPath(b.ID, v.Name, member), "period", p, "segment", sg)
+	})
+	linkPeriod := pg.Period.ID
+	if nav.IsCurrent {
+		linkPeriod = ""
+	}
+	p := views.CardPage{
+		Layout:     s.layout(name + " · " + boardTitle(b, seg)),
+		BoardID:    b.ID,
+		BoardTitle: boardTitle(b, seg),
+		BoardURL:   withQuery(boardPath(b.ID, v.Name), "period", linkPeriod, "segment", sg),
+		Segment:    segmentLabel(seg),
+		ViewLabel:  periodPhrase(v, pg.Period, nav.IsCurrent, loc),
+		Period:     nav,
+		Member:     member,
+		Name:       name,
+		Summary:    views.CardSummary{ID: views.CardID(b.ID, v.Name)},
+	}
+	if name != member {
+		p.MemberID = member
+	}
+	for _, ov := range b.Views {
+		p.Tabs = append(p.Tabs, views.Link{Label: viewLabel(ov), URL: withQuery(cardPath(b.ID, ov.Name, member), "segment", sg), Current: ov.Name == v.Name})
+	}
+	if nav.IsCurrent {
+		p.NotPlayed = fmt.Sprintf("%s has no score %s yet.", name, p.ViewLabel)
+		p.Live = &views.Live{URL: liveURL(b.ID, v.Name, seg, "member", member), TableID: p.Summary.ID}
+	} else if pg.Now.Before(pg.Period.Start) {
+		p.NotPlayed = capitalize(periodInline(v, pg.Period, loc)) + " hasn't started yet."
+		p.NowURL = withQuery(cardPath(b.ID, v.Name, member), "segment", sg)
+	} else {
+		in, _ := pastPeriod(v, pg.Period, pg.Now, loc)
+		p.NotPlayed = fmt.Sprintf("%s didn't play %s.", name, in)
+		p.NowURL = withQuery(cardPath(b.ID, v.Name, member), "segment", sg)
+	}
+	// A past period's answer changes only with a late score for it.
+	cacheFor(c, pg.Final)
+	return s.renderPage(c, http.StatusOK, views.Card(p))
 }
 
 // scoreFloat is a scaled score as a float, for drawing only.

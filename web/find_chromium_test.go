@@ -36,10 +36,11 @@ actions:
 	t.Run("suggestions", func(t *testing.T) {
 		navigate(t, tab, srv.URL+"/boards/reads/day")
 		browsertest.Run(t, tab, "type", chromedp.SendKeys(chromedp.CSS("#"+views.IDSearch), "ELO"))
-		testsupport.WaitFor(t, "suggestions e1=Élodie (e1)|e2=Eloïse (e2)", func() bool {
+		// The name goes in the field; the id is the quiet second text.
+		testsupport.WaitFor(t, "suggestions Élodie=e1|Eloïse=e2", func() bool {
 			got := browsertest.Run(t, tab, "read suggestions", chromedp.Evaluate[[]string](
 				`Array.from(document.querySelectorAll('#member-suggestions option')).map(o => o.value + "=" + o.label)`))
-			return strings.Join(got, "|") == "e1=Élodie (e1)|e2=Eloïse (e2)"
+			return strings.Join(got, "|") == "Élodie=e1|Eloïse=e2"
 		})
 	})
 
@@ -70,6 +71,33 @@ actions:
 			return strings.Contains(browsertest.Run(t, tab, "location", chromedp.Location()), "/boards/reads/day/members/z")
 		})
 	})
+	t.Run("a suggestion picked by name opens its card", func(t *testing.T) {
+		// "Ana Sato" is also the start of "Ana Satori": the name alone
+		// would list both; the picked suggestion's id opens a1's card.
+		for _, b := range []string{`{"member":"a1","value":1,"name":"Ana Sato"}`, `{"member":"a2","value":1,"name":"Ana Satori"}`} {
+			MustOK(t, f.do(t, "POST", "/api/v1/boards/reads/scores", writeKey, b))
+		}
+		navigate(t, tab, srv.URL+"/boards/reads/day")
+		browsertest.Run(t, tab, "type", chromedp.SendKeys(chromedp.CSS("#"+views.IDSearch), "ana sat"))
+		testsupport.WaitFor(t, "two suggestions", func() bool {
+			return browsertest.Run(t, tab, "count", chromedp.Evaluate[int](`document.querySelectorAll('#member-suggestions option').length`)) == 2
+		})
+		// Choosing an option of a datalist sets the field and fires input.
+		got := browsertest.Run(t, tab, "pick", chromedp.Evaluate[string](`(() => {
+			const i = document.getElementById("`+views.IDSearch+`");
+			i.value = "Ana Sato";
+			i.dispatchEvent(new InputEvent("input", {bubbles: true, inputType: "insertReplacementText"}));
+			return i.value + "|" + i.form.elements.id.value;
+		})()`))
+		if got != "Ana Sato|a1" {
+			t.Fatalf("after the pick: %q", got)
+		}
+		browsertest.Run(t, tab, "submit", chromedp.Evaluate[bool](`document.getElementById("`+views.IDSearch+`").form.requestSubmit(); true`))
+		testsupport.WaitFor(t, "a1's card", func() bool {
+			return strings.Contains(browsertest.Run(t, tab, "location", chromedp.Location()), "/boards/reads/day/members/a1")
+		})
+	})
+
 }
 
 // TestSegmentPickerInChromium: in a real browser, the board page's

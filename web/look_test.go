@@ -204,6 +204,7 @@ func TestCardCharts(t *testing.T) {
 	f := MustFixture(t)
 	f.MustWriteAt(t, testNow.Add(-7*24*time.Hour), "points", `{"member":"a","value":447}`)
 	f.MustWrite(t, "points", `{"member":"a","value":3}`)
+	f.MustWriteAt(t, testNow.Add(-7*24*time.Hour), "lap", `{"member":"a","value":63.5}`) // a line needs two weeks
 	f.MustWrite(t, "lap", `{"member":"a","value":61.25}`)
 	doc := MustOK(t, f.get(t, "/boards/points/week/members/a")).Doc(t)
 	rank := doc.Find(testid(views.TestRankChart))

@@ -61,7 +61,7 @@ boards:
 		t.Errorf("ticker %q", got)
 	}
 	card := MustOK(t, f.get(t, "/boards/points/all/members/alice")).Doc(t)
-	if got := strings.TrimSpace(card.Find(testid(views.TestPassed)).Text()); got != "Bob passed you for #1 · just now" {
+	if got := strings.TrimSpace(card.Find(testid(views.TestPassed)).Text()); got != "Bob passed Alice for #1 · just now" {
 		t.Errorf("alice's card %q", got)
 	}
 	if n := MustOK(t, f.get(t, "/boards/points/all/members/bob")).Doc(t).Find(testid(views.TestPassed)).Length(); n != 0 {

@@ -109,16 +109,6 @@ func tickerOrder(moves []ranking.Move) {
 	slices.SortStableFunc(moves, func(a, b ranking.Move) int { return weight(a.Rank) - weight(b.Rank) })
 }
 
-// passedLine says who last passed a member in the view's current period
-// (the rank card reads it in its snapshot): "Leila passed you for #2 ·
-// 3 min ago"; "" when nobody did among the kept overtakes.
-func passedLine(m *ranking.Move, now time.Time) string {
-	if m == nil {
-		return ""
-	}
-	return fmt.Sprintf("%s passed you for #%d · %s", displayName(m.Name, m.Member), m.Rank, ago(now.Sub(m.At)))
-}
-
 func displayName(name, member string) string {
 	if name == "" {
 		return member

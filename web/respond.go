@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -65,7 +66,7 @@ func (s *Server) renderErrorPage(c echo.Context, status int, detail errorDetail)
 		p.Message = "The score store cannot be reached right now. Nothing is lost; try again in a moment."
 		p.RetryURL = c.Request().URL.RequestURI()
 	case http.StatusUnprocessableEntity, http.StatusBadRequest:
-		p.Heading, p.Message = "This address asks for something we cannot show", capitalize(detail.Message)+"."
+		p.Heading, p.Message = invalidWords(c, detail)
 		if b, ok := s.cfg.Board(c.Param("board")); ok {
 			p.Ways = []views.Link{{Label: "Back to " + b.Title, URL: boardPath(b.ID, b.Views[0].Name)}}
 		}
@@ -73,7 +74,7 @@ func (s *Server) renderErrorPage(c echo.Context, status int, detail errorDetail)
 		p.Heading, p.Message = "Something went wrong", "The error was logged."
 		p.RetryURL = c.Request().URL.RequestURI()
 	default:
-		p.Heading, p.Message = http.StatusText(status), detail.Message
+		p.Heading, p.Message = "We can't show that page", "Try again in a moment, or start from the list of boards."
 	}
 	p.Description = errorDescription(p)
 	if status == http.StatusServiceUnavailable {
@@ -89,24 +90,54 @@ func (s *Server) notFoundWords(c echo.Context, detail errorDetail) (heading, mes
 	b, ok := s.cfg.Board(board)
 	switch {
 	case board == "":
-		return "Page not found", "There is no page at this address.", nil
+		return "We couldn't find that page", "There is no page at this address.", nil
 	case !ok:
-		return "Board not found", "There is no board called “" + board + "”. These are the boards there are:", nil
+		return "We couldn't find that board", "There is no board called “" + board + "”. These are the boards there are:", nil
 	}
 	home := []views.Link{{Label: "Back to " + b.Title, URL: boardPath(b.ID, b.Views[0].Name)}}
 	v, ok := b.View(strings.TrimSuffix(view, ".csv"))
 	switch {
 	case view == "":
-		return "Page not found", "There is no page at this address.", home
+		return "We couldn't find that page", "There is no page at this address.", home
 	case !ok:
 		var names []string
 		for _, ov := range b.Views {
 			names = append(names, viewLabel(ov))
 		}
-		return "View not found", b.Title + " has no view “" + view + "”. Its views are " + strings.Join(names, ", ") + ".", home
+		return "We couldn't find that leaderboard", b.Title + " has no view “" + view + "”. Its views are " + strings.Join(names, ", ") + ".", home
 	case member != "":
 		back := []views.Link{{Label: "Back to " + b.Title + " · " + viewLabel(v), URL: withQuery(boardPath(b.ID, v.Name), "period", c.QueryParam("period"), "segment", c.QueryParam("segment"))}}
-		return "Not ranked", "“" + member + "” has no score in this period of " + b.Title + ".", back
+		return "We couldn't find that member", "“" + member + "” has no score in this period of " + b.Title + ".", back
 	}
-	return "Not found", capitalize(detail.Message) + ".", home
+	return "We couldn't find that page", "There is nothing at this address.", home
+}
+
+// invalidWords says in plain words what is wrong with a page address the
+// error funnel refused (the API keeps the precise message): which part of
+// it, and what would work.
+func invalidWords(c echo.Context, detail errorDetail) (heading, message string) {
+	msg := detail.Message
+	q := func(name string) string { return "“" + c.QueryParam(name) + "”" }
+	has := func(prefix string) bool { return strings.HasPrefix(msg, prefix) }
+	switch {
+	case strings.Contains(msg, "is given") && strings.Contains(msg, "times"):
+		return "This address repeats itself", "A setting appears more than once in this address. Open the page from the board again."
+	case strings.Contains(msg, "escape"):
+		return "We can't read that address", "The address has a broken escape (a % not followed by two hexadecimal digits). Check the link, or open the page from the board again."
+	case has("page must"):
+		return "We can't show that page", "That page number isn't valid: pages start at 1."
+	case has("period") || has("invalid period"):
+		return "We can't show that date", q("period") + " isn't a date we can read. Use ← Previous and Next → on the board to go back and forth in time."
+	case has("limit must"):
+		return "We can't show that many rows", fmt.Sprintf("A widget shows 1 to %d rows; %s is outside that.", MaxEmbedLimit, q("limit"))
+	case has("theme must"):
+		return "We don't know that theme", "The theme can be light, dark or auto; " + q("theme") + " isn't one of them."
+	case has("type a name"):
+		return "Nothing to search for", "Type a name to find someone on the board."
+	case strings.Contains(msg, "segment"):
+		return "We can't narrow the board that way", "This board can't be filtered by " + q("segment") + ". Open the board and choose from its list."
+	case has("member") || has("name"):
+		return "That isn't a name we can look up", "Names and member ids can't contain control characters or be longer than the board allows. Try searching for the name on the board."
+	}
+	return "We can't show that page", "Something in this address isn't something we can show. Open the page from the board again."
 }
