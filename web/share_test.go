@@ -52,15 +52,15 @@ func TestEveryPageHasShareTags(t *testing.T) {
 			url: "/boards/points/week/members/ana?period=2026-11-22", image: "/boards/points/week/members/ana/preview.png"},
 		{path: "/boards/points/day/members/alice", status: 200, desc: "Alice is #1 of 2 on Points today, with 12.5 points.",
 			url: "/boards/points/day/members/alice", image: "/boards/points/day/members/alice/preview.png"},
-		{path: "/boards/points/week/members/nobody", status: 404, desc: "Not ranked: “nobody” has no score in this period of Points.", url: "/boards/points/week/members/nobody"},
+		{path: "/boards/points/week/members/nobody", status: 404, desc: "We couldn't find that member: “nobody” has no score in this period of Points.", url: "/boards/points/week/members/nobody"},
 		{path: "/boards/points/week/results", status: 200, desc: "Past results of Points · Week: ", url: "/boards/points/week/results"},
 		{path: "/boards/points/week/members?member=A", status: 200, desc: "2 members of Points whose name matches “A”.", url: "/boards/points/week/members"},
 		{path: "/boards/points/week/members?member=zed", status: 404, desc: "No member of Points is called “zed”.", url: "/boards/points/week/members"},
 		{path: "/boards/points/week/widget?limit=5", status: 200, desc: "Put the live Points · Week standings on your own site", url: "/boards/points/week/widget"},
 		{path: "/embed/points/week?limit=5", status: 200, desc: "The top 5 of Points this week, updated live.", url: "/embed/points/week"},
 		{path: "/api", status: 200, desc: "The Standings JSON API: ", url: "/api"},
-		{path: "/boards/nope/week", status: 404, desc: "Board not found: There is no board called “nope”.", url: "/boards/nope/week"},
-		{path: "/boards/points/week?page=x", status: 422, desc: "This address asks for something we cannot show: ", url: "/boards/points/week?page=x"},
+		{path: "/boards/nope/week", status: 404, desc: "We couldn't find that board: There is no board called “nope”.", url: "/boards/nope/week"},
+		{path: "/boards/points/week?page=x", status: 422, desc: "We can't show that page: That page number isn't valid: pages start at 1.", url: "/boards/points/week?page=x"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.path, func(t *testing.T) {
