@@ -151,6 +151,7 @@ type hub struct {
 	perClient map[string]int // admitted connections by client address
 	refusing  int            // refused connections in their close handshake
 	budget    int            // renders left in this tick
+	seq       uint64         // the last frame's number
 	closed    bool
 
 	renderWarned time.Time // the last render failure logged (one per 30 s)
