@@ -29,6 +29,9 @@
     if (document.dispatchEvent(ev)) location.reload();
   }
 
+  // Classes that scripts add to live elements, which frames keep.
+  var clientClasses = ["scored", "changed", "me", "friend"];
+
   // morph makes element a look like b (attributes, then children by
   // position), keeping every node that stays the same: a focused link, a
   // text selection and the script's own badges (standingsKeep) survive.
@@ -40,11 +43,18 @@
     var i, n;
     for (i = a.attributes.length - 1; i >= 0; i--) {
       n = a.attributes[i].name;
-      if (!b.hasAttribute(n)) a.removeAttribute(n);
+      if (n !== "class" && !b.hasAttribute(n)) a.removeAttribute(n);
     }
     for (i = 0; i < b.attributes.length; i++) {
       n = b.attributes[i];
-      if (a.getAttribute(n.name) !== n.value) a.setAttribute(n.name, n.value);
+      if (n.name !== "class" && a.getAttribute(n.name) !== n.value) a.setAttribute(n.name, n.value);
+    }
+    // Classes the script adds (a flash, "me" and friends) stay.
+    var cls = (b.getAttribute("class") || "").split(/\s+/).filter(Boolean);
+    clientClasses.forEach(function (c) { if (a.classList.contains(c) && cls.indexOf(c) < 0) cls.push(c); });
+    if ((a.getAttribute("class") || "") !== cls.join(" ")) {
+      if (cls.length || b.hasAttribute("class")) a.setAttribute("class", cls.join(" "));
+      else a.removeAttribute("class");
     }
     var ac = Array.prototype.filter.call(a.childNodes, function (c) { return !c.standingsKeep; });
     var bc = Array.prototype.slice.call(b.childNodes);
@@ -125,6 +135,7 @@
     }
     b.className = "delta " + (better > 0 ? "up" : "down");
     b.textContent = text;
+    b.standingsSince = performance.now();
     clearTimeout(b.standingsTimer);
     b.standingsTimer = setTimeout(function () { b.remove(); }, 2500);
   }
@@ -214,7 +225,12 @@
       var nh = next.querySelector("dl.headline"), ch = cur.querySelector("dl.headline");
       var changed = nh && ch && nh.textContent !== ch.textContent;
       morph(cur, next);
-      if (changed) cur.querySelector("dl.headline").classList.add("changed");
+      var head = cur.querySelector("dl.headline");
+      if (changed && head) {
+        head.classList.remove("changed");
+        void head.offsetWidth; // restarts the animation
+        head.classList.add("changed");
+      }
       return cur;
     }
     var tops = rowTops(ct), by = {};
