@@ -8,11 +8,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/standings/standings/internal/browsertest"
 	"github.com/standings/standings/ranking/redistest"
+	"github.com/standings/standings/views"
 )
 
 // axeSource reads axe-core (make deps installs it from the npm registry;
@@ -64,8 +66,7 @@ func TestAccessibilityInChromium(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		for _, page := range pages {
-			browsertest.Run(t, tab, "open "+page, chromedp.Navigate(srv.URL+page))
+		check := func(page string) {
 			browsertest.Run(t, tab, "load axe", chromedp.Evaluate[bool](axe+";true"))
 			found := browsertest.Run(t, tab, "run axe on "+page, chromedp.Evaluate[[]string](`axe.run(document, {resultTypes: ["violations"]}).then(r =>
 				r.violations.filter(v => v.impact === "serious" || v.impact === "critical")
@@ -74,6 +75,16 @@ func TestAccessibilityInChromium(t *testing.T) {
 				t.Errorf("%s (%s): %d serious or critical violations:\n%s", page, scheme, len(found), strings.Join(found, "\n"))
 			}
 		}
+		for _, page := range pages {
+			browsertest.Run(t, tab, "open "+page, chromedp.Navigate(srv.URL+page))
+			check(page)
+		}
+		// A live board just patched by a frame: a row flashed, a badge.
+		browsertest.Run(t, tab, "open the live board", chromedp.Navigate(srv.URL+"/boards/points/day"))
+		browsertest.WaitJS(t, tab, 10*time.Second, "the live feed", `document.getElementById("`+views.IDLiveStatus+`").textContent.startsWith("Live")`)
+		f.MustWrite(t, "points", `{"member":"ann","value":2}`)
+		browsertest.WaitJS(t, tab, 10*time.Second, "a score badge", `!!document.querySelector('tr[data-member="ann"] .delta')`)
+		check("/boards/points/day after a live frame")
 	}
 	// The check can fail: an image without alt text is critical.
 	browsertest.Run(t, tab, "break the page", chromedp.Evaluate[bool](`document.body.insertAdjacentHTML("beforeend", "<img src='/favicon.ico'>"); true`))

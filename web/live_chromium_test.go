@@ -138,4 +138,3 @@ boards:
 		t.Errorf("lap improvement shows %q", got)
 	}
 }
-
