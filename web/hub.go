@@ -139,6 +139,7 @@ type hub struct {
 	// across ticks (live cards' charts) is dropped there.
 	invalidate func(*ranking.Change)
 	limits     hubLimits
+	wholeOnly  bool // no diff frames (Options.LiveWholeFrames)
 	tick       time.Duration
 	logger     *slog.Logger
 	metrics    *metrics

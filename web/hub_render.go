@@ -85,7 +85,7 @@ func (h *hub) flush(ctx context.Context, onlyNew bool) {
 				scored, err = h.scored(rctx, j.t.key.board, j.t.key.view, j.t.key.segment, j.members)
 			}
 			var diff []byte
-			if err == nil && r.table != nil && j.prev != nil {
+			if err == nil && r.table != nil && j.prev != nil && !h.wholeOnly {
 				// Diffed once here, outside the lock, for every viewer.
 				if diff = diffOf(j.prev, r.table); len(diff) >= len(r.frame) {
 					diff = nil
