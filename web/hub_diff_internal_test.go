@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -132,7 +133,7 @@ func TestDiffFramesRebuildTheWholeFragment(t *testing.T) {
 				r := newRandomTables(seed, b, limit)
 				var model LiveModel
 				var prev *tableState
-				diffs := 0
+				diffs, moved, ranks := 0, 0, 0
 				for i := range 400 {
 					full, st := r.step(t)
 					var want LiveModel
@@ -149,6 +150,10 @@ func TestDiffFramesRebuildTheWholeFragment(t *testing.T) {
 						if err := model.Apply(string(diff)); err != nil {
 							t.Fatalf("step %d: %v\n%s", i, err, diff)
 						}
+						moved += len(model.LastPlacedNoRow)
+						if strings.Contains(string(diff), `"ranks":`) {
+							ranks++
+						}
 						for m, d := range model.LastDeltas {
 							if d == "" || (d[0] != '+' && d[:3] != "−") {
 								t.Fatalf("step %d: delta %q of %s", i, d, m)
@@ -160,8 +165,8 @@ func TestDiffFramesRebuildTheWholeFragment(t *testing.T) {
 					}
 					prev = st
 				}
-				if diffs < 300 {
-					t.Errorf("only %d of 400 frames were diffs", diffs)
+				if diffs < 300 || moved == 0 || ranks == 0 {
+					t.Errorf("%d of 400 frames were diffs, %d rows moved without their markup, %d diffs changed ranks in runs: the workload misses a case", diffs, moved, ranks)
 				}
 			})
 		}
