@@ -179,20 +179,32 @@
     return tpl.content.querySelector("tr");
   }
 
-  // Where each row is on screen, to slide moved rows from there.
+  function still() {
+    return window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  }
+
+  // Where each row is on screen, to slide moved rows from there (nothing
+  // with reduced motion).
   function rowTops(tbody) {
     var tops = new Map();
+    if (still()) return tops;
     Array.prototype.forEach.call(tbody.children, function (tr) { tops.set(tr, tr.getBoundingClientRect().top); });
     return tops;
   }
 
+  // slide animates each row that moved from where it was. Every position
+  // is read before any animation starts, so layout runs once, not once a
+  // row.
   function slide(tbody, tops) {
-    if (window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+    if (!tops.size) return;
+    var moves = [];
     Array.prototype.forEach.call(tbody.children, function (tr) {
       if (!tops.has(tr) || !tr.animate) return;
       var dy = tops.get(tr) - tr.getBoundingClientRect().top;
-      if (Math.abs(dy) < 1) return;
-      tr.animate([{ transform: "translateY(" + dy + "px)" }, { transform: "none" }], { duration: 450, easing: "ease-out" });
+      if (Math.abs(dy) >= 1) moves.push([tr, dy]);
+    });
+    moves.forEach(function (m) {
+      m[0].animate([{ transform: "translateY(" + m[1] + "px)" }, { transform: "none" }], { duration: 450, easing: "ease-out" });
     });
   }
 

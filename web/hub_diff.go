@@ -21,8 +21,8 @@ package web
 // fill the free positions in the order they had, and "ranks" says, in
 // runs over them, by how much their rank numbers change. "caption",
 // "ticker" and "podium" come only when they changed. Whatever a diff
-// cannot say (another period, a table that empties or fills, a block
-// that appears) is a whole fragment, as is a diff no smaller than one.
+// cannot say (another period, an empty table, a block that appears) is a
+// whole fragment, as is a diff no smaller than one.
 
 import (
 	"bytes"
@@ -75,7 +75,7 @@ type diffRow struct {
 // whole.
 func diffOf(a, b *tableState) []byte {
 	if a == nil || b == nil || a.id != b.id || a.period != b.period ||
-		(len(a.rows) == 0) != (len(b.rows) == 0) ||
+		len(a.rows) == 0 || len(b.rows) == 0 ||
 		(a.ticker == "") != (b.ticker == "") || (a.podium == "") != (b.podium == "") {
 		return nil
 	}
