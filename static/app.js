@@ -279,8 +279,12 @@
     var tbody = cur.querySelector("tbody");
     if (!tbody) return false;
     var old = Array.prototype.slice.call(tbody.children);
-    var tops = rowTops(tbody), by = {}, gone = {}, placed = {};
-    old.forEach(function (tr) { by[tr.dataset.member] = tr; });
+    var by = {}, at = {}, gone = {}, placed = {};
+    old.forEach(function (tr, i) { by[tr.dataset.member] = tr; at[tr.dataset.member] = i; });
+    // Rows only slide when some row changes place: reading where rows
+    // are costs a layout, so a frame that only changes scores skips it.
+    var moving = (d.gone && d.gone.length) || (d.rows || []).some(function (r) { return at[r.m] !== r.i; });
+    var tops = moving ? rowTops(tbody) : new Map();
     (d.gone || []).forEach(function (m) { gone[m] = true; });
     (d.rows || []).forEach(function (r) { placed[r.m] = true; });
     var rest = old.filter(function (tr) { return !gone[tr.dataset.member] && !placed[tr.dataset.member]; });
