@@ -231,7 +231,9 @@
       rollover(cur.dataset.period);
       return null;
     }
-    var ct = cur.querySelector("tbody"), nt = next.querySelector("tbody");
+    // A live table's rows are its own table's; a card (with a table of
+    // neighbours inside) is morphed whole.
+    var ct = cur.querySelector(":scope > table > tbody"), nt = next.querySelector(":scope > table > tbody");
     if (!ct || !nt) {
       // A card's headline, or a table that emptied or filled.
       var nh = next.querySelector("dl.headline"), ch = cur.querySelector("dl.headline");
@@ -276,7 +278,7 @@
       rollover(cur.dataset.period);
       return null;
     }
-    var tbody = cur.querySelector("tbody");
+    var tbody = cur.querySelector(":scope > table > tbody");
     if (!tbody) return false;
     var old = Array.prototype.slice.call(tbody.children);
     var by = {}, at = {}, gone = {}, placed = {};
