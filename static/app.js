@@ -355,7 +355,7 @@
       if (data.charAt(0) === "{") {
         var d;
         try { d = JSON.parse(data); } catch (e) { return; }
-        el = applyDiff(d);
+        try { el = applyDiff(d); } catch (e) { el = false; }
         if (el === false) {
           // The page and the feed disagree: a new connection starts
           // with the whole table.
