@@ -38,7 +38,8 @@ const liveProbe = `(() => {
 // focused row link keeps its focus across 20 frames, and when its row
 // climbs to #1 the focus goes with it; a text selection survives; a score
 // badge lives its whole 2.5 s across frames; only the row whose score
-// changed flashes (the rows it pushes down do not); on a lap board (lower
+// changed flashes (the rows it pushes down do not); frame and rollover
+// events are dispatched as other scripts expect; on a lap board (lower
 // is better, format: duration) an improvement reads as a green
 // "−4.915 s".
 func TestLiveFramesPatchInPlaceInChromium(t *testing.T) {
@@ -118,6 +119,26 @@ boards:
 	})()`))
 	if life[0] < 2500 {
 		t.Errorf("the badge lived %.0f ms, want 2,500", life[0])
+	}
+
+	// standings:frame names the patched table; a frame of another period
+	// dispatches a cancelable standings:rollover with the page's period,
+	// board and view, and a listener that cancels it keeps the page.
+	if !js("frame event", `(() => {
+		window.__frameEl = null;
+		document.addEventListener("standings:frame", e => { window.__frameEl = e.detail.el; });
+		document.addEventListener("standings:rollover", e => { e.preventDefault(); window.__rollover = e.detail; });
+		window.__stay = true;
+		return true;
+	})()`) {
+		t.Fatal("listeners")
+	}
+	write(`{"member":"m28","value":1}`, `window.__frameEl === document.getElementById("`+views.TableID("points", "week", web.PageSize)+`")`)
+	js("an old page", `(() => { document.getElementById("`+views.TableID("points", "week", web.PageSize)+`").dataset.period = "2000-W01"; return true; })()`)
+	f.MustWrite(t, "points", `{"member":"m27","value":1}`)
+	browsertest.WaitJS(t, tab, 10*time.Second, "the rollover event", `!!window.__rollover`)
+	if got := browsertest.Run(t, tab, "rollover", chromedp.Evaluate[[]string](`[window.__rollover.period, window.__rollover.board, window.__rollover.view, String(window.__stay)]`)); strings.Join(got, " ") != "2000-W01 points week true" {
+		t.Errorf("rollover detail and page %v", got)
 	}
 
 	// A lap board: 3:02.165 improved to 2:57.250 is a green −4.915 s.
