@@ -66,6 +66,9 @@ const (
 	// a frame compares to show what moved.
 	HookLiveRank  = "data-live-rank"
 	HookLiveScore = "data-live-score"
+	// HookLiveBlock names a block of a live table (ticker, podium) that a
+	// frame replaces whole when it changed.
+	HookLiveBlock = "data-live-block"
 	// HookCountdownEnd and HookCountdownNow are a countdown's end and the
 	// server's clock at the read, in Unix ms.
 	HookCountdownEnd = "data-countdown-end"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/a-h/templ"
 )
@@ -39,17 +40,7 @@ func standingsRows(rows []Row) templ.Component {
 			h.raw(`"><td class="rank"><span data-testid="` + TestRank + `" ` + HookLiveRank + `>`)
 			h.raw(strconv.FormatInt(r.Rank, 10))
 			h.raw(`</span> `)
-			if r.Move.Kind != "" {
-				h.raw(`<span class="move `)
-				h.esc(r.Move.Kind)
-				h.raw(`" data-testid="` + TestMove + `" title="`)
-				h.esc(r.Move.Label)
-				h.raw(`"><span aria-hidden="true">`)
-				h.esc(r.Move.Text)
-				h.raw(`</span><span class="visually-hidden">`)
-				h.esc(r.Move.Label)
-				h.raw(`</span></span>`)
-			}
+			h.move(r.Move)
 			h.raw(`</td><th scope="row" class="who" data-testid="` + TestMember + `"><span class="avatar hue-`)
 			h.raw(strconv.FormatInt(r.Hue, 10))
 			h.raw(`" aria-hidden="true">`)
@@ -70,6 +61,53 @@ func standingsRows(rows []Row) templ.Component {
 		}
 		return h.err
 	})
+}
+
+// RowHTML is the markup of one standings row, as tables write it: live
+// frames carry it for each row that changed more than its rank.
+func RowHTML(r Row) string {
+	var b strings.Builder
+	standingsRows([]Row{r}).Render(context.Background(), &b) // a strings.Builder does not fail
+	return b.String()
+}
+
+// MoveHTML is the markup of a row's rank change ("" for the zero Move),
+// which a live frame sends when a row's rank change changed.
+func MoveHTML(m Move) string {
+	var b strings.Builder
+	h := htmlWriter{w: &b}
+	h.move(m)
+	return b.String()
+}
+
+// RankChange reports whether row b differs from row a in its rank number
+// and its rank change (move: whether that changed too) alone, so that a
+// live frame can say those instead of the whole row. A rank of the podium
+// (1-3) also changes the row's class, so a row that enters or leaves it
+// never does.
+func RankChange(a, b Row) (ok, move bool) {
+	if (a.Rank <= 3 || b.Rank <= 3) && a.Rank != b.Rank {
+		return false, false
+	}
+	move = a.Move != b.Move
+	a.Rank, a.Move = b.Rank, b.Move
+	return a == b, move
+}
+
+// move writes a row's rank change (nothing for the zero Move).
+func (h *htmlWriter) move(m Move) {
+	if m.Kind == "" {
+		return
+	}
+	h.raw(`<span class="move `)
+	h.esc(m.Kind)
+	h.raw(`" data-testid="` + TestMove + `" title="`)
+	h.esc(m.Label)
+	h.raw(`"><span aria-hidden="true">`)
+	h.esc(m.Text)
+	h.raw(`</span><span class="visually-hidden">`)
+	h.esc(m.Label)
+	h.raw(`</span></span>`)
 }
 
 // htmlWriter writes markup and HTML-escaped text (as templ.EscapeString

@@ -9,11 +9,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/standings/standings/internal/browsertest"
 	"github.com/standings/standings/ranking/redistest"
+	"github.com/standings/standings/views"
 )
 
 // axeSource reads axe-core (make deps installs it from the npm registry;
@@ -105,6 +107,15 @@ func TestAccessibilityInChromium(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
+		check := func(page string) {
+			browsertest.Run(t, tab, "load axe", chromedp.Evaluate[bool](axe+";true"))
+			found := browsertest.Run(t, tab, "run axe on "+page, chromedp.Evaluate[[]string](`axe.run(document, {resultTypes: ["violations"]}).then(r =>
+				r.violations.filter(v => v.impact === "serious" || v.impact === "critical")
+					.map(v => v.impact + " " + v.id + ": " + v.help + " — " + v.nodes.slice(0, 3).map(n => n.target.join(" ")).join(", ")))`, chromedp.EvalAwaitPromise))
+			if len(found) > 0 {
+				t.Errorf("%s (%s): %d serious or critical violations:\n%s", page, scheme, len(found), strings.Join(found, "\n"))
+			}
+		}
 		for _, page := range pages {
 			phone := strings.HasSuffix(page, "?phone")
 			if phone {
@@ -114,17 +125,17 @@ func TestAccessibilityInChromium(t *testing.T) {
 			if phone {
 				browsertest.Run(t, tab, "open More", chromedp.Evaluate[bool](`document.querySelector("details.more").open = true; true`))
 			}
-			browsertest.Run(t, tab, "load axe", chromedp.Evaluate[bool](axe+";true"))
-			found := browsertest.Run(t, tab, "run axe on "+page, chromedp.Evaluate[[]string](`axe.run(document, {resultTypes: ["violations"]}).then(r =>
-				r.violations.filter(v => v.impact === "serious" || v.impact === "critical")
-					.map(v => v.impact + " " + v.id + ": " + v.help + " — " + v.nodes.slice(0, 3).map(n => n.target.join(" ")).join(", ")))`, chromedp.EvalAwaitPromise))
-			if len(found) > 0 {
-				t.Errorf("%s (%s): %d serious or critical violations:\n%s", page, scheme, len(found), strings.Join(found, "\n"))
-			}
+			check(page)
 			if phone {
 				browsertest.Run(t, tab, "desktop", chromedp.EmulateViewport(1280, 900))
 			}
 		}
+		// A live board just patched by a frame: a row flashed, a badge.
+		browsertest.Run(t, tab, "open the live board", chromedp.Navigate(srv.URL+"/boards/points/day"))
+		browsertest.WaitJS(t, tab, 10*time.Second, "the live feed", `document.getElementById("`+views.IDLiveStatus+`").textContent.startsWith("Live")`)
+		f.MustWrite(t, "points", `{"member":"ann","value":2}`)
+		browsertest.WaitJS(t, tab, 10*time.Second, "a score badge", `!!document.querySelector('tr[data-member="ann"] .delta')`)
+		check("/boards/points/day after a live frame")
 	}
 	// The check can fail: an image without alt text is critical.
 	browsertest.Run(t, tab, "break the page", chromedp.Evaluate[bool](`document.body.insertAdjacentHTML("beforeend", "<img src='/favicon.ico'>"); true`))

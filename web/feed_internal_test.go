@@ -45,7 +45,7 @@ func TestHubFeedDropIsCountedAndResubscribed(t *testing.T) {
 	f := newFakeRender()
 	stuck, release := make(chan struct{}), make(chan struct{})
 	first := true
-	render := func(ctx context.Context, key topicKey) ([]byte, bool, error) {
+	render := func(ctx context.Context, key topicKey) (rendered, error) {
 		if first {
 			first = false // renders of one flush run at once, but there is one topic
 			close(stuck)

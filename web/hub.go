@@ -13,7 +13,8 @@ import (
 //
 // `hub.go` has the loop and the feed (`Options.Feed`, required),
 // `hub_topics.go` the topics, `hub_render.go` the ticks' renders,
-// `hub_conns.go` the viewers and their websockets.
+// `hub_diff.go` the diff frames, `hub_conns.go` the viewers and their
+// websockets.
 //
 // A topic is a (board, view, limit) top-N table, or a (board, view, member)
 // card headline, with at least one viewer, each of the board or of one
@@ -22,7 +23,14 @@ import (
 // change line `view@name=value:period` names a segment board); every tick
 // (`LiveTick`, 200 ms) it renders each dirty topic once from a fresh read
 // (in parallel, at most 8 at a time) and, when the bytes differ from the last
-// frame, offers the same byte slice to every viewer. A new viewer gets the
+// frame, offers the same frame to every viewer. A frame is the whole
+// fragment and, for a table, a diff from the topic's previous frame (rows
+// keyed by member, rows gone, runs of rank changes, the ticker and podium
+// when they changed: `hub_diff.go`), both made once per tick for every
+// viewer; frames are numbered, and a viewer's writer sends the diff only
+// when the last frame it wrote is the diff's base, else the whole fragment
+// (a new viewer, or one whose mailbox dropped a frame). A card's headline
+// is always whole: small, and it changes all at once. A new viewer gets the
 // last frame at once when it is current, else the next render; a topic that
 // never rendered is rendered on a wake-up, not at the next tick. Topics
 // nobody watches are deleted, so nothing renders for them. When the loop
@@ -61,7 +69,8 @@ import (
 // such closes in flight, further ones get a plain 429 before the upgrade.
 //
 // Each viewer has a one-slot mailbox where a newer frame replaces an unsent
-// one, and a goroutine that writes it with a write timeout (5 s); a viewer
+// one (so a diff may be skipped: the viewer then gets the next frame
+// whole), and a goroutine that writes it with a write timeout (5 s); a viewer
 // that does not take a frame in time is dropped with 1013 (when the close
 // frame can still be sent: a fully stalled TCP peer just loses the
 // connection). Pings every 25 s keep idle connections alive. `Server.Close`
@@ -69,11 +78,21 @@ import (
 // before shutting down HTTP. The hub's maps belong to its mutex; renders and
 // network writes happen outside it.
 //
+// The socket negotiates permessage-deflate without context takeover, for
+// frames of 4 KiB or more (whole fragments): a diff is cheaper to send as
+// it is than to deflate with a freshly reset compressor, and context
+// takeover would keep a 1.2 MB compressor per viewer.
+//
 // `static/app.js` (no dependencies) connects when a page has
-// `#live-status[data-ws]`, replaces the element whose id the frame carries,
-// marks rows whose rank or score (`data-live-rank`, `data-live-score`)
-// changed (`.moved`), shows Live /
-// Reconnecting, and reconnects with jittered backoff.
+// `#live-status[data-ws]` and patches the element whose id the frame
+// carries in place: rows by member (morphed, moved with the fewest moves,
+// focus and text selection kept), the blocks (`data-live-block`) and the
+// caption; only rows whose score changed flash (`.scored`), with the
+// server's score change as a badge for 2.5 s. It dispatches
+// `standings:frame` after each frame and `standings:rollover` (reloading
+// unless cancelled) when a frame or the countdown says the period ended;
+// it shows Live / Reconnecting, and reconnects with jittered backoff (at
+// once when a diff does not fit the page, for a whole fragment).
 
 // Live feed defaults; Options override them.
 const (
@@ -139,6 +158,7 @@ type hub struct {
 	// across ticks (live cards' charts) is dropped there.
 	invalidate func(*ranking.Change)
 	limits     hubLimits
+	wholeOnly  bool // no diff frames (Options.LiveWholeFrames)
 	tick       time.Duration
 	logger     *slog.Logger
 	metrics    *metrics
@@ -151,6 +171,7 @@ type hub struct {
 	perClient map[string]int // admitted connections by client address
 	refusing  int            // refused connections in their close handshake
 	budget    int            // renders left in this tick
+	seq       uint64         // the last frame's number
 	closed    bool
 
 	renderWarned time.Time // the last render failure logged (one per 30 s)

@@ -12,21 +12,42 @@ import (
 )
 
 // client is one websocket viewer. The hub never waits for it: frames go
-// into a one-slot mailbox where a newer frame replaces an unsent one.
+// into a one-slot mailbox where a newer frame replaces an unsent one (the
+// viewer then gets that frame whole: see frame.bytesFor).
 type client struct {
-	mailbox chan []byte
+	mailbox chan *frame
 	closing chan struct{} // closed by the hub at shutdown
 	topic   *topic        // where it is now; the hub's mutex guards it
 	member  string        // the member it follows ("" for a table)
 }
 
 func newClient() *client {
-	return &client{mailbox: make(chan []byte, 1), closing: make(chan struct{})}
+	return &client{mailbox: make(chan *frame, 1), closing: make(chan struct{})}
+}
+
+// frame is one render of a topic, shared by all its viewers: the whole
+// fragment and, for a table, the diff from the topic's frame numbered
+// base (web/hub_diff.go).
+type frame struct {
+	seq  uint64 // unique in the hub
+	base uint64 // the frame diff applies to (0: none)
+	full []byte
+	diff []byte
+}
+
+// bytesFor is what a viewer whose last frame was numbered sent gets: the
+// diff when it applies to that frame, else the whole fragment (a new
+// viewer, or one whose mailbox had a frame replaced and so missed a diff).
+func (f *frame) bytesFor(sent uint64) []byte {
+	if f.diff != nil && f.base != 0 && f.base == sent {
+		return f.diff
+	}
+	return f.full
 }
 
 // offer puts frame in the mailbox, replacing a frame not yet sent. Only the
 // hub calls it, under its lock, so there is one producer.
-func (c *client) offer(frame []byte) {
+func (c *client) offer(frame *frame) {
 	select {
 	case c.mailbox <- frame:
 		return
@@ -158,6 +179,7 @@ func (h *hub) serve(ctx context.Context, conn *websocket.Conn, key topicKey, wri
 	ctx = conn.CloseRead(ctx) // answers pings and close frames; ends with the connection
 	ping := time.NewTicker(pingInterval)
 	defer ping.Stop()
+	var sent uint64 // the last frame written: what a diff must apply to
 	for {
 		select {
 		case <-ctx.Done():
@@ -166,14 +188,15 @@ func (h *hub) serve(ctx context.Context, conn *websocket.Conn, key topicKey, wri
 		case <-c.closing:
 			conn.Close(websocket.StatusServiceRestart, "server restarting")
 			return
-		case frame := <-c.mailbox:
+		case f := <-c.mailbox:
 			wctx, cancel := context.WithTimeout(ctx, writeTimeout)
-			err := conn.Write(wctx, websocket.MessageText, frame)
+			err := conn.Write(wctx, websocket.MessageText, f.bytesFor(sent))
 			cancel()
 			if err != nil {
 				h.drop(conn, err)
 				return
 			}
+			sent = f.seq
 		case <-ping.C:
 			pctx, cancel := context.WithTimeout(ctx, writeTimeout)
 			err := conn.Ping(pctx)

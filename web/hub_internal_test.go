@@ -27,14 +27,14 @@ func newFakeRender() *fakeRender {
 	return &fakeRender{renders: map[topicKey]int{}, ranked: map[string]bool{}}
 }
 
-func (f *fakeRender) render(_ context.Context, key topicKey) ([]byte, bool, error) {
+func (f *fakeRender) render(_ context.Context, key topicKey) (rendered, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.renders[key]++
 	if key.notRanked || (key.member != "" && !f.ranked[key.member]) {
-		return []byte("not ranked"), false, nil
+		return rendered{frame: []byte("not ranked")}, nil
 	}
-	return fmt.Appendf(nil, "%v v%d", key, f.version), true, nil
+	return rendered{frame: fmt.Appendf(nil, "%v v%d", key, f.version), ranked: true}, nil
 }
 
 func (f *fakeRender) scored(_ context.Context, _, _ string, _ ranking.Segment, members []string) ([]bool, error) {
@@ -87,11 +87,11 @@ func (h *hub) joinNew(tb testing.TB, key topicKey) *client {
 	return c
 }
 
-// take returns the frame waiting in c's mailbox, or "" when none.
+// take returns the whole fragment waiting in c's mailbox, or "" when none.
 func (c *client) take() string {
 	select {
 	case f := <-c.mailbox:
-		return string(f)
+		return string(f.full)
 	default:
 		return ""
 	}

@@ -14,18 +14,28 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// renderFunc renders a topic's fragment from fresh reads. ranked is false
-// when a member topic's member has no score in the current period.
-type renderFunc func(ctx context.Context, key topicKey) (frame []byte, ranked bool, err error)
+// renderFunc renders a topic's fragment from fresh reads.
+type renderFunc func(ctx context.Context, key topicKey) (rendered, error)
+
+// rendered is one render of a topic.
+type rendered struct {
+	frame []byte      // the whole fragment
+	table *tableState // a table's rows and blocks, for the next frame's diff; nil for a card
+	// ranked is false when a member topic's member has no score in the
+	// current period.
+	ranked bool
+}
 
 // scoredFunc reports which of members have a score in a board view's
 // current period (of the board or a segment board), in one read.
 type scoredFunc func(ctx context.Context, board, view string, seg ranking.Segment, members []string) ([]bool, error)
 
-// job is one render of a flush: the topic and, for a notRanked one, the
-// members it looks up.
+// job is one render of a flush: the topic, what its last frame showed
+// (the diff's base) and, for a notRanked one, the members it looks up.
 type job struct {
 	t       *topic
+	prev    *tableState
+	prevSeq uint64
 	members []string
 }
 
@@ -48,7 +58,10 @@ func (h *hub) flush(ctx context.Context, onlyNew bool) {
 	jobs := make([]job, len(due))
 	for i, t := range due {
 		t.dirty = false
-		jobs[i] = job{t: t}
+		jobs[i] = job{t: t, prev: t.table}
+		if t.frame != nil {
+			jobs[i].prevSeq = t.frame.seq
+		}
 		if t.key.notRanked {
 			jobs[i].members = t.pick(scoredPerCheck)
 			if len(t.fresh) > 0 || t.sweepLeft > 0 {
@@ -66,13 +79,20 @@ func (h *hub) flush(ctx context.Context, onlyNew bool) {
 		g.Go(func() error {
 			rctx, cancel := context.WithTimeout(ctx, StoreTimeout)
 			defer cancel()
-			frame, ranked, err := h.render(rctx, j.t.key)
+			r, err := h.render(rctx, j.t.key)
 			var scored []bool
 			if err == nil && len(j.members) > 0 {
 				scored, err = h.scored(rctx, j.t.key.board, j.t.key.view, j.t.key.segment, j.members)
 			}
+			var diff []byte
+			if err == nil && r.table != nil && j.prev != nil && !h.wholeOnly {
+				// Diffed once here, outside the lock, for every viewer.
+				if diff = diffOf(j.prev, r.table); len(diff) >= len(r.frame) {
+					diff = nil
+				}
+			}
 			h.metrics.liveRenders.Inc()
-			h.deliver(j, frame, ranked, scored, err)
+			h.deliver(j, r, diff, scored, err)
 			return nil
 		})
 	}
@@ -98,11 +118,14 @@ func choose(due []*topic, n int) []*topic {
 }
 
 // deliver sends a fresh render to the topic's viewers: to all of them when
-// it differs from the last one, else only to those owed a snapshot. A
-// member topic whose member has no score hands its viewers to the shared
-// notRanked topic; a notRanked topic hands the viewers of members that now
-// have one to their member topics.
-func (h *hub) deliver(j job, frame []byte, ranked bool, scored []bool, err error) {
+// it differs from the last one, else only to those owed a snapshot. The
+// frame is the whole fragment and, when diff is set, the diff from the
+// topic's previous frame: each viewer's writer sends the diff only to a
+// viewer whose last frame was that one (frame.bytesFor). A member topic
+// whose member has no score hands its viewers to the shared notRanked
+// topic; a notRanked topic hands the viewers of members that now have one
+// to their member topics.
+func (h *hub) deliver(j job, r rendered, diff []byte, scored []bool, err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	t := j.t
@@ -121,38 +144,49 @@ func (h *hub) deliver(j job, frame []byte, ranked bool, scored []bool, err error
 	if h.topics[t.key] != t {
 		return // its last viewer left during the render
 	}
-	if t.key.member != "" && !ranked {
-		h.demote(t, frame)
+	if t.key.member != "" && !r.ranked {
+		h.demote(t, h.newFrame(r.frame))
 		return
 	}
 	if t.key.notRanked {
-		h.settle(t, frame, j.members, scored)
+		h.settle(t, r.frame, j.members, scored)
 		return
 	}
-	if !bytes.Equal(frame, t.frame) {
-		t.frame = frame
+	if t.frame == nil || !bytes.Equal(r.frame, t.frame.full) {
+		f := h.newFrame(r.frame)
+		if diff != nil && t.frame != nil && t.frame.seq == j.prevSeq {
+			f.base, f.diff = j.prevSeq, diff
+		}
+		t.frame, t.table = f, r.table
 		for c := range t.clients {
-			c.offer(frame)
+			c.offer(f)
 		}
 	} else {
 		for _, c := range t.pending {
 			if _, ok := t.clients[c]; ok {
-				c.offer(frame)
+				c.offer(t.frame)
 			}
 		}
 	}
 	t.pending = nil
 }
 
+// newFrame numbers a whole fragment; numbers are unique in the hub, so
+// that a viewer that moves between topics never takes a diff for its own.
+func (h *hub) newFrame(full []byte) *frame {
+	h.seq++
+	return &frame{seq: h.seq, full: full}
+}
+
 // settle applies a notRanked topic's render and look-up: members with a
 // score move to their own topics, the others' viewers get the frame.
-func (h *hub) settle(t *topic, frame []byte, members []string, scored []bool) {
-	if !bytes.Equal(frame, t.frame) {
-		t.frame = frame
+func (h *hub) settle(t *topic, full []byte, members []string, scored []bool) {
+	if t.frame == nil || !bytes.Equal(full, t.frame.full) {
+		t.frame = h.newFrame(full)
 		for _, w := range t.watched {
 			if w.settled {
 				for c := range w.clients {
-					c.offer(frame)
+					c.offer(t.frame)
 				}
 			}
 		}
@@ -188,7 +222,7 @@ func (h *hub) promote(t *topic, m string, w *watch) {
 // demote moves the viewers of member topic t, whose member has no score in
 // the current period, to the shared notRanked topic; frame (the headline
 // without a score) is theirs at once.
-func (h *hub) demote(t *topic, frame []byte) {
+func (h *hub) demote(t *topic, f *frame) {
 	nt := h.topicFor(notRankedKey(t.key.viewOf()))
 	w := nt.watchOf(t.key.member)
 	w.settled = true
@@ -198,7 +232,7 @@ func (h *hub) demote(t *topic, frame []byte) {
 		w.clients[c] = struct{}{}
 	}
 	for c := range w.clients {
-		c.offer(frame)
+		c.offer(f)
 	}
 	h.forget(t)
 }

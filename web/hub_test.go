@@ -113,6 +113,22 @@ func until(tb testing.TB, c *websocket.Conn, ok func(frame string) bool) string 
 	return ""
 }
 
+// untilRows applies frames to m (whole or diff, as the page does) until
+// its rows, as "rank member score", satisfy ok.
+func untilRows(tb testing.TB, c *websocket.Conn, m *web.LiveModel, ok func(rows string) bool) []string {
+	tb.Helper()
+	for range 100 {
+		if err := m.Apply(next(tb, c)); err != nil {
+			tb.Fatal(err)
+		}
+		if rows := m.Table(); ok(fmt.Sprint(rows)) {
+			return rows
+		}
+	}
+	tb.Fatal("no matching frame in 100")
+	return nil
+}
+
 func frameRows(tb testing.TB, frame string) []string {
 	tb.Helper()
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(frame))
@@ -133,10 +149,15 @@ func TestLiveSnapshotThenChanges(t *testing.T) {
 	if got := frameRows(t, first); fmt.Sprint(got) != "[1 alice 5]" {
 		t.Fatalf("snapshot %v", got)
 	}
+	var m web.LiveModel
+	m.Apply(first)
 	f.write(t, "points", `{"member":"bob","value":7}`)
-	got := frameRows(t, until(t, c, func(s string) bool { return strings.Contains(s, "bob") }))
+	got := untilRows(t, c, &m, func(s string) bool { return strings.Contains(s, "bob") })
 	if fmt.Sprint(got) != "[1 bob 7 2 alice 5]" {
 		t.Errorf("after a write %v", got)
+	}
+	if m.Diffs != 1 || m.Wholes != 1 {
+		t.Errorf("%d diff frames and %d whole ones, want the whole table then a diff", m.Diffs, m.Wholes)
 	}
 	// A reconnect gets the current state at once.
 	c.Close(websocket.StatusNormalClosure, "")
@@ -146,6 +167,29 @@ func TestLiveSnapshotThenChanges(t *testing.T) {
 	}
 	// A write to another view of another board does not wake this one.
 	f.write(t, "lap", `{"member":"x","value":1}`)
+}
+
+// TestLiveNegotiatesDeflate: the socket offers permessage-deflate, and a
+// whole table arrives deflated and whole.
+func TestLiveNegotiatesDeflate(t *testing.T) {
+	f := MustLive(t, nil, web.Options{})
+	for i := range 100 {
+		f.write(t, "points", fmt.Sprintf(`{"member":"member-%03d","value":%d}`, i, i+1))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, res, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(f.http.URL, "http")+"/ws/points/week?limit=100", &websocket.DialOptions{CompressionMode: websocket.CompressionNoContextTakeover})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(1 << 22)
+	if ext := res.Header.Get("Sec-WebSocket-Extensions"); !strings.Contains(ext, "permessage-deflate") {
+		t.Fatalf("Sec-WebSocket-Extensions %q", ext)
+	}
+	if got := frameRows(t, next(t, c)); len(got) != 100 {
+		t.Errorf("%d rows", len(got))
+	}
 }
 
 func TestLiveSameBytesForEveryViewerAndRendersFollowTicks(t *testing.T) {
@@ -252,7 +296,7 @@ func TestLiveAcrossInstances(t *testing.T) {
 
 func TestLiveStalledClientIsDroppedWithoutDelayingOthers(t *testing.T) {
 	tick := 20 * time.Millisecond
-	f := MustLive(t, nil, web.Options{LiveTick: tick, LiveWriteTimeout: 300 * time.Millisecond})
+	f := MustLive(t, nil, web.Options{LiveTick: tick, LiveWriteTimeout: 300 * time.Millisecond, WriteRate: -1})
 	// Fat frames fill the stalled client's socket buffers quickly.
 	name := strings.Repeat("W", 64)
 	var events []string
@@ -275,7 +319,22 @@ func TestLiveStalledClientIsDroppedWithoutDelayingOthers(t *testing.T) {
 	dropped := false
 	frames := 0
 	for i := 0; !dropped && ctx.Err() == nil; i++ {
-		f.write(t, "points", fmt.Sprintf(`{"member":"member-%s-%03d","value":1}`, strings.Repeat("x", 90), i%100))
+		// Every row's score changes, so that every frame is the whole
+		// table (a diff would be no smaller).
+		for k := range events {
+			events[k] = fmt.Sprintf(`{"member":"member-%s-%03d","value":1}`, strings.Repeat("x", 90), k)
+		}
+		req, _ := http.NewRequest("POST", f.http.URL+"/api/v1/boards/points/scores/batch", strings.NewReader(`{"events":[`+strings.Join(events, ",")+`]}`))
+		req.Header.Set("Authorization", "Bearer "+writeKey)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			t.Fatalf("batch: %d %s", res.StatusCode, body)
+		}
 		rctx, rcancel := context.WithTimeout(ctx, 5*time.Second)
 		if _, _, err := healthy.Read(rctx); err != nil {
 			rcancel()
@@ -290,9 +349,7 @@ func TestLiveStalledClientIsDroppedWithoutDelayingOthers(t *testing.T) {
 	if !dropped {
 		t.Fatalf("the stalled viewer was never dropped (%d frames to the healthy one)", frames)
 	}
-	if v := metric(t, f, "standings_live_viewers"); v != 1 {
-		t.Errorf("%v viewers left, want 1", v)
-	}
+	waitMetric(t, f, "standings_live_viewers", 1) // the dropped one's close handshake times out first
 }
 
 // dialStalled opens a websocket with a tiny receive buffer and never reads.

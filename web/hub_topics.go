@@ -40,11 +40,12 @@ func notRankedKey(bv boardView) topicKey {
 type topic struct {
 	key      topicKey
 	clients  map[*client]struct{}
-	dirty    bool      // something changed since the last render
-	since    time.Time // when it became dirty: the oldest renders first
-	frame    []byte    // the last rendered bytes, sent to every viewer
-	rendered time.Time // when the last render ended (zero: never)
-	pending  []*client // joined since the last render; owe a snapshot
+	dirty    bool        // something changed since the last render
+	since    time.Time   // when it became dirty: the oldest renders first
+	frame    *frame      // the last render, sent to every viewer
+	table    *tableState // what frame shows of a table, for the next diff
+	rendered time.Time   // when the last render ended (zero: never)
+	pending  []*client   // joined since the last render; owe a snapshot
 
 	// A notRanked topic follows, for each member its viewers asked for,
 	// whether that member has started scoring: members are looked up in

@@ -178,7 +178,10 @@ func TestLiveSegment(t *testing.T) {
 	f := MustLiveOf(t, segmentBoards, nil, web.Options{})
 	f.write(t, "points", `{"member":"ann","value":5,"segments":{"country":"FR"}}`)
 	table := f.dial(t, "/ws/points/day?limit=5&segment=country:FR")
-	if got := frameRows(t, next(t, table)); fmt.Sprint(got) != "[1 ann 5]" {
+	var m web.LiveModel
+	first := next(t, table)
+	m.Apply(first)
+	if got := frameRows(t, first); fmt.Sprint(got) != "[1 ann 5]" {
 		t.Fatalf("snapshot %v", got)
 	}
 	head := f.dial(t, "/ws/points/day?member=cy&segment=country:FR")
@@ -190,7 +193,7 @@ func TestLiveSegment(t *testing.T) {
 	f.write(t, "points", `{"member":"bob","value":9,"segments":{"country":"DE"}}`)
 	f.write(t, "points", `{"member":"dee","value":8}`)
 	f.write(t, "points", `{"member":"cy","value":7,"segments":{"country":"FR"}}`)
-	got := frameRows(t, until(t, table, func(s string) bool { return strings.Contains(s, "cy") }))
+	got := untilRows(t, table, &m, func(s string) bool { return strings.Contains(s, "cy") })
 	if fmt.Sprint(got) != "[1 cy 7 2 ann 5]" {
 		t.Errorf("FR table %v", got)
 	}

@@ -118,6 +118,9 @@ type Options struct {
 	// LivePingInterval is how often idle connections are pinged (0:
 	// DefaultPingInterval).
 	LivePingInterval time.Duration
+	// LiveWholeFrames sends every live frame whole, as before diff frames:
+	// the benchmark's baseline.
+	LiveWholeFrames bool
 	// Feed is the change feed the live feed follows (required; the
 	// *ranking.Store is one). NewServer panics without it, rather than
 	// serve live pages that never update.
@@ -245,6 +248,7 @@ func NewServer(opts Options) *Server {
 		maxPerClient: orDefaultInt(opts.LiveMaxPerClient, DefaultLiveMaxPerClient),
 	}, s.logger, s.metrics)
 	s.hub.invalidate = s.histories.invalidate
+	s.hub.wholeOnly = opts.LiveWholeFrames
 	s.hub.start()
 	return s
 }

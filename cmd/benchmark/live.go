@@ -32,7 +32,7 @@ import (
 // its CPU time is its own.
 
 const (
-	liveRoleEnv  = "STANDINGS_BENCH_ROLE"  // "live-hub" or "live-naive"
+	liveRoleEnv  = "STANDINGS_BENCH_ROLE"  // "live-hub", "live-hub-whole" or "live-naive"
 	liveRedisEnv = "STANDINGS_BENCH_REDIS" // the Redis address for a child
 	liveBoard    = `
 boards:
@@ -45,6 +45,11 @@ boards:
 	// liveSampleEvery: latency is sampled for every n-th write.
 	liveSampleEvery = 25
 	liveLimit       = 10
+	// The bytes run: viewers of a board page's 100 rows while members of
+	// a populated board score at random, as on a live week board.
+	bytesLimit   = 100
+	bytesMembers = 1000
+	bytesViewers = 100
 )
 
 // liveSettings size the suite; tests shrink them.
@@ -96,7 +101,181 @@ func runLive(ctx context.Context, e *env) error {
 	}
 	e.out.ratio("renders_naive_vs_hub", divide(naive.rendersPerS, hub.rendersPerS))
 	e.out.ratio("cpu_naive_vs_hub", divide(naive.cpu.Seconds(), hub.cpu.Seconds()))
+
+	// Bytes: diff frames (deflate offered, as browsers do) against whole
+	// fragments (the hub with LiveWholeFrames, no deflate), same workload.
+	b := liveSettings{viewers: min(s.viewers, bytesViewers), rate: s.rate, duration: s.duration}
+	diff, err := e.bytesRun(ctx, "live-hub", b, websocket.CompressionContextTakeover)
+	if err != nil {
+		return fmt.Errorf("bytes, diff frames: %w", err)
+	}
+	whole, err := e.bytesRun(ctx, "live-hub-whole", b, websocket.CompressionDisabled)
+	if err != nil {
+		return fmt.Errorf("bytes, whole frames: %w", err)
+	}
+	e.out.bench("live_bytes_per_viewer_s", diff.wirePerViewerS, "bytes/s")
+	e.out.bench("live_bytes_per_frame", diff.wirePerFrame, "bytes")
+	e.out.bench("full_bytes_per_viewer_s", whole.wirePerViewerS, "bytes/s")
+	e.out.bench("full_bytes_per_frame", whole.wirePerFrame, "bytes")
+	e.out.bench("live_bytes_server_cpu_s", diff.cpu.Seconds(), "s")
+	e.out.bench("full_bytes_server_cpu_s", whole.cpu.Seconds(), "s")
+	e.out.ratio("live_bytes_full_vs_diff", divide(whole.wirePerViewerS, diff.wirePerViewerS))
 	return nil
+}
+
+// bytesResult is what a bytes run's viewers received.
+type bytesResult struct {
+	wirePerViewerS float64 // bytes on the wire (frames, headers, deflated or not)
+	wirePerFrame   float64
+	cpu            time.Duration
+}
+
+// countingConn counts the bytes read from a connection.
+type countingConn struct {
+	net.Conn
+	n *atomic.Int64
+}
+
+func (c countingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// bytesRun starts a server child of the given role, seeds bytesMembers
+// members, connects the viewers of the board page's rows (offering
+// compression mode), then increments random members at the rate for the
+// duration and counts what reaches the viewers.
+func (e *env) bytesRun(ctx context.Context, role string, s liveSettings, mode websocket.CompressionMode) (bytesResult, error) {
+	if err := e.rdb.FlushAll(ctx).Err(); err != nil {
+		return bytesResult{}, err
+	}
+	child, err := startLiveChild(ctx, role, e.rdb.Options().Addr)
+	if err != nil {
+		return bytesResult{}, err
+	}
+	defer child.stop()
+	cfg, err := ranking.ParseConfig([]byte(liveBoard))
+	if err != nil {
+		return bytesResult{}, err
+	}
+	store, err := e.openStore(ctx, cfg, livePrefix, e.opts.writers+2, "")
+	if err != nil {
+		return bytesResult{}, err
+	}
+	defer store.Close()
+	for i := range bytesMembers {
+		if _, err := store.Write(ctx, "live", ranking.Event{Member: fmt.Sprintf("member-%04d", i), Value: int64(100000 - 37*i), Name: fmt.Sprintf("Member %d", i)}); err != nil {
+			return bytesResult{}, err
+		}
+	}
+	var wire, frames atomic.Int64
+	recording := atomic.Bool{}
+	vctx, vcancel := context.WithCancel(ctx)
+	defer vcancel()
+	var wg sync.WaitGroup
+	connected := atomic.Int64{}
+	dialErr := make(chan error, 1)
+	for v := range s.viewers {
+		wg.Go(func() {
+			var n atomic.Int64
+			tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+				if err != nil {
+					return nil, err
+				}
+				return countingConn{c, &n}, nil
+			}}
+			dctx, cancel := context.WithTimeout(vctx, 30*time.Second)
+			c, _, err := websocket.Dial(dctx, "ws://"+child.addr+"/ws/live/day?limit="+strconv.Itoa(bytesLimit), &websocket.DialOptions{HTTPClient: &http.Client{Transport: tr}, CompressionMode: mode})
+			cancel()
+			if err != nil {
+				select {
+				case dialErr <- fmt.Errorf("viewer %d: %w", v, err):
+				default:
+				}
+				return
+			}
+			defer c.CloseNow()
+			c.SetReadLimit(1 << 22)
+			connected.Add(1)
+			for {
+				before := n.Load()
+				if _, _, err := c.Read(vctx); err != nil {
+					return
+				}
+				if recording.Load() {
+					frames.Add(1)
+					wire.Add(n.Load() - before)
+				}
+			}
+		})
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for connected.Load() < int64(s.viewers) {
+		select {
+		case err := <-dialErr:
+			return bytesResult{}, err
+		default:
+		}
+		if time.Now().After(deadline) {
+			return bytesResult{}, fmt.Errorf("only %d of %d viewers connected", connected.Load(), s.viewers)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond) // every viewer has its whole table
+	cpu0, err := child.cpu()
+	if err != nil {
+		return bytesResult{}, err
+	}
+	recording.Store(true)
+	start := time.Now()
+	tick := time.NewTicker(2 * time.Millisecond)
+	var written int64
+	rng := uint64(1)
+write:
+	for ctx.Err() == nil {
+		<-tick.C
+		for {
+			el := time.Since(start)
+			if el >= s.duration {
+				break write
+			}
+			if written >= int64(float64(s.rate)*el.Seconds()) {
+				break
+			}
+			// A xorshift draw: the same workload in both runs.
+			rng ^= rng << 13
+			rng ^= rng >> 7
+			rng ^= rng << 17
+			m := fmt.Sprintf("member-%04d", rng%bytesMembers)
+			wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			_, err := store.Write(wctx, "live", ranking.Event{Member: m, Value: int64(1 + rng%50)})
+			cancel()
+			if err != nil {
+				tick.Stop()
+				return bytesResult{}, fmt.Errorf("write: %w", err)
+			}
+			written++
+		}
+	}
+	tick.Stop()
+	elapsed := time.Since(start)
+	recording.Store(false)
+	cpu1, err := child.cpu()
+	if err != nil {
+		return bytesResult{}, err
+	}
+	vcancel()
+	wg.Wait()
+	res := bytesResult{
+		wirePerViewerS: float64(wire.Load()) / float64(s.viewers) / elapsed.Seconds(),
+		wirePerFrame:   divide(float64(wire.Load()), float64(frames.Load())),
+		cpu:            cpu1 - cpu0,
+	}
+	e.logf("%s bytes: %d viewers, %.0f bytes/s per viewer, %.0f bytes a frame, server CPU %.2fs",
+		role, s.viewers, res.wirePerViewerS, res.wirePerFrame, res.cpu.Seconds())
+	return res, nil
 }
 
 // liveResult is one server's measurement.
@@ -109,7 +288,9 @@ type liveResult struct {
 	cpu              time.Duration
 }
 
-var probeRE = regexp.MustCompile(`data-member="p(\d+)"`)
+// probeRE finds the first probe row of a frame: in a whole fragment, or
+// in a diff frame's row markup (a JSON string, its quotes escaped).
+var probeRE = regexp.MustCompile(`data-member=\\?"p(\d+)`)
 
 // liveRun starts a server child of the given role, connects the viewers,
 // writes probes at the rate for the duration, and measures.
@@ -445,11 +626,11 @@ func serveLiveChild(role, redisAddr string) error {
 	defer store.Close()
 	var h http.Handler
 	switch role {
-	case "live-hub":
+	case "live-hub", "live-hub-whole":
 		// Every viewer dials from loopback: the per-client limit would
 		// refuse all but a few.
 		h = web.NewServer(web.Options{Store: store, Feed: store, Config: cfg, WriteKeys: []string{"bench"}, Logger: slog.New(slog.DiscardHandler),
-			LiveMaxConns: 1 << 20, LiveMaxPerClient: 1 << 20}).Handler()
+			LiveMaxConns: 1 << 20, LiveMaxPerClient: 1 << 20, LiveWholeFrames: role == "live-hub-whole"}).Handler()
 	case "live-naive":
 		h = newNaive(store, cfg)
 	default:

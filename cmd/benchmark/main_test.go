@@ -65,6 +65,7 @@ func TestSuitesPrintEveryResult(t *testing.T) {
 		"BENCH naive_renders_per_s", "BENCH naive_server_cpu_s",
 		"RATIO renders_naive_vs_hub", "RATIO cpu_naive_vs_hub",
 		"BENCH ghosts_ghost_viewers", "BENCH ghosts_renders_per_s", "BENCH ghosts_frames_per_viewer_s",
+		"BENCH live_bytes_per_viewer_s", "BENCH full_bytes_per_viewer_s", "RATIO live_bytes_full_vs_diff",
 		"BENCH stream_events_per_s", "BENCH apply_events_per_s", "RATIO stream_vs_apply",
 		// The results suite names its period by -members: 2k here.
 		"BENCH result_record_2k_max_block_us", "BENCH result_record_2k_top1000_max_block_us",

@@ -63,8 +63,9 @@ func TestLiveBrowser(t *testing.T) {
 		})
 		waitLive(t, tab)
 		markPage(t, tab)
+		watchFlashes(t, tab)
 
-		// A new member below the others: only its row is marked.
+		// A new member below the others: only its row flashes.
 		mustWrite(t, a, "points", map[string]any{"member": "carol", "name": "Carol", "value": 30})
 		browsertest.WaitJS(t, tab, liveWait, "carol appears on B's page", fmt.Sprintf(`!!document.querySelector(%s)`, jsString(table+` tr[data-member="carol"]`)))
 		assertRows(t, tab, table, []row{
@@ -72,11 +73,11 @@ func TestLiveBrowser(t *testing.T) {
 			{Rank: "2", Member: "bob", Name: "Bob", Score: "40"},
 			{Rank: "3", Member: "carol", Name: "Carol", Score: "30"},
 		})
-		assertMoved(t, tab, table, map[string]bool{"carol": true, "alice": false, "bob": false})
+		assertFlashed(t, tab, table, map[string]bool{"carol": true, "alice": false, "bob": false})
 		assertNotReloaded(t, tab)
 
-		// A member overtakes: the rows whose rank or score changed are
-		// marked, the one that kept both is not.
+		// A member overtakes: its row flashes; the row it pushes down
+		// only slides, and the one that kept its place does neither.
 		mustWrite(t, a, "points", map[string]any{"member": "bob", "value": 25})
 		browsertest.WaitJS(t, tab, liveWait, "bob leads on B's page", fmt.Sprintf(`(document.querySelector(%s) || {}).dataset?.member === "bob"`,
 			jsString(table+" "+testid(views.TestRow))))
@@ -85,7 +86,7 @@ func TestLiveBrowser(t *testing.T) {
 			{Rank: "2", Member: "alice", Name: "Alice", Score: "50"},
 			{Rank: "3", Member: "carol", Name: "Carol", Score: "30"},
 		})
-		assertMoved(t, tab, table, map[string]bool{"bob": true, "alice": true, "carol": false})
+		assertFlashed(t, tab, table, map[string]bool{"bob": true, "alice": false, "carol": false})
 		assertNotReloaded(t, tab)
 		if state := attrOf(t, tab, "#"+views.IDLiveStatus, "data-state"); state != "live" {
 			t.Errorf("live status %q after updates, want live", state)
@@ -144,6 +145,7 @@ func TestLiveBrowser(t *testing.T) {
 		})
 		waitLive(t, tab)
 		markPage(t, tab)
+		watchFlashes(t, tab)
 
 		mustWrite(t, a, "points", map[string]any{"member": "dora", "name": "Dora", "value": 60})
 		browsertest.WaitJS(t, tab, liveWait, "dora appears in B's widget", fmt.Sprintf(`!!document.querySelector(%s)`, jsString(table+` tr[data-member="dora"]`)))
@@ -155,7 +157,8 @@ func TestLiveBrowser(t *testing.T) {
 			{Rank: "4", Member: "alice", Name: "Alice", Score: "50"},
 			{Rank: "5", Member: "erin", Name: "erin", Score: "10"},
 		})
-		assertMoved(t, tab, table, map[string]bool{"dora": true, "alice": true, "erin": true, "carol": false, "bob": false})
+		// Only the new row flashes; the rows it pushes down slide.
+		assertFlashed(t, tab, table, map[string]bool{"dora": true, "alice": false, "erin": false, "carol": false, "bob": false})
 		assertNotReloaded(t, tab)
 	})
 }
@@ -179,15 +182,34 @@ func assertNotReloaded(t *testing.T, tab context.Context) {
 	}
 }
 
-// assertMoved checks which rows of a table are highlighted as moved.
-func assertMoved(t *testing.T, tab context.Context, table string, want map[string]bool) {
+// watchFlashes records, in the page, each row that flashes (.scored: its
+// score changed) until assertFlashed reads and forgets them; the flash
+// itself lasts 1.6 s, which a slow test could miss.
+func watchFlashes(t *testing.T, tab context.Context) {
+	t.Helper()
+	evalJS[bool](t, tab, `(() => {
+		window.__flashed = {};
+		const flash = (tr, was) => {
+			if (tr.matches && tr.matches("tr[data-member]") && tr.classList.contains("scored") && !/\bscored\b/.test(was || "")) window.__flashed[tr.dataset.member] = true;
+		};
+		new MutationObserver(ms => ms.forEach(m => {
+			if (m.type === "attributes") flash(m.target, m.oldValue);
+			m.addedNodes.forEach(n => flash(n, ""));
+		})).observe(document.body, {subtree: true, attributes: true, attributeOldValue: true, attributeFilter: ["class"], childList: true});
+		return true;
+	})()`)
+}
+
+// assertFlashed checks which rows of a table flashed since the last check
+// (rows that are new flash as they appear).
+func assertFlashed(t *testing.T, tab context.Context, table string, want map[string]bool) {
 	t.Helper()
 	got := evalJS[map[string]bool](t, tab, fmt.Sprintf(
-		`Object.fromEntries(Array.from(document.querySelectorAll(%s)).map(r => [r.dataset.member, r.classList.contains("moved")]))`,
+		`(() => { const f = Object.fromEntries(Array.from(document.querySelectorAll(%s)).map(r => [r.dataset.member, !!window.__flashed[r.dataset.member]])); window.__flashed = {}; return f; })()`,
 		jsString(table+" tr[data-member]")))
-	for member, moved := range want {
-		if m, ok := got[member]; !ok || m != moved {
-			t.Errorf("row %s: moved=%v (present %v), want moved=%v", member, m, ok, moved)
+	for member, flashed := range want {
+		if m, ok := got[member]; !ok || m != flashed {
+			t.Errorf("row %s: flashed=%v (present %v), want flashed=%v", member, m, ok, flashed)
 		}
 	}
 }
