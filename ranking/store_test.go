@@ -169,8 +169,10 @@ func TestRetention(t *testing.T) {
 	}{
 		// hour 10 ends 11:00; keep 2 hours -> 13:00; final at 11:30
 		{"keep decides", "{id: b, views: [hour], keep: 2, lateness: 30m}", "hour", "2026-11-22T10", time.Date(2026, 11, 22, 13, 0, 0, 0, time.UTC)},
-		// keep 0: readable until final, 11:00 + 2h
-		{"lateness decides", "{id: b, views: [hour], keep: 0, lateness: 2h}", "hour", "2026-11-22T10", time.Date(2026, 11, 22, 13, 0, 0, 0, time.UTC)},
+		// keep 0, no results: readable until final, 11:00 + 2h
+		{"lateness decides", "{id: b, views: [hour], keep: 0, lateness: 2h, results_keep: 0}", "hour", "2026-11-22T10", time.Date(2026, 11, 22, 13, 0, 0, 0, time.UTC)},
+		// keep 0, results recorded: final at 13:00, then an hour for the recorder
+		{"results outlast lateness", "{id: b, views: [hour], keep: 0, lateness: 2h}", "hour", "2026-11-22T10", time.Date(2026, 11, 22, 14, 0, 0, 0, time.UTC)},
 		// month: November ends Dec 1; keep 1 month -> Jan 1
 		{"month", "{id: b, views: [month], keep: 1}", "month", "2026-11", time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)},
 		// week starting Monday 2026-11-16 ends 11-23; keep 3 weeks -> 12-14

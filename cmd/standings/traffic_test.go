@@ -122,7 +122,13 @@ func TestDemoHistory(t *testing.T) {
 	m := MustRun(t)
 	get := func(path string, into any) {
 		t.Helper()
+		// The embedded store is busy with the demo's traffic (slow under
+		// -race): a 503 says "try again shortly", and so the test does.
 		code, body := call(t, "GET", m.URL+path, "")
+		for try := 0; code == 503 && try < 10; try++ {
+			time.Sleep(500 * time.Millisecond)
+			code, body = call(t, "GET", m.URL+path, "")
+		}
 		if code != 200 {
 			t.Fatalf("GET %s: %d %s", path, code, body)
 		}
