@@ -32,6 +32,7 @@ func GuardKeys(tb interface{ Cleanup(func()) }) {
 		{&recordScript, recordLua}, {&relayScript, relayLua}, {&amendScript, amendLua},
 		{&searchScript, searchLua}, {&sweepScript, sweepLua},
 		{&hookClaimScript, hookClaimLua}, {&hookDoneScript, hookDoneLua}, {&hookRetryScript, hookRetryLua},
+		{&cohortScript, cohortLua}, {&decideScript, decideLua},
 	}
 	for _, sc := range scripts {
 		old := *sc.s
