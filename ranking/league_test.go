@@ -3,10 +3,17 @@ package ranking_test
 import (
 	"context"
 	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/rankingtest"
+	"github.com/standings/standings/ranking/redistest"
 )
 
 const leagueBoards = `
@@ -116,5 +123,270 @@ func TestLeagueRoundTrip(t *testing.T) {
 	}
 	if _, err := s.LeagueMember(ctx, "lg", "", "m2"); ranking.ErrorCode(err) != ranking.ENOTFOUND {
 		t.Errorf("m2 did not play: %v", err)
+	}
+}
+
+// leagueAt is a league test's store on miniredis at a clock it moves.
+type leagueAt struct {
+	t     *testing.T
+	m     interface{ SetTime(time.Time) }
+	s     *ranking.Store
+	clock time.Time
+}
+
+func newLeagueAt(t *testing.T, boards string, at time.Time) *leagueAt {
+	ranking.GuardKeys(t)
+	m, rdb := MustMiniredis(t, at)
+	la := &leagueAt{t: t, m: m, clock: at}
+	la.s = newStore(t, rdb, MustConfig(t, boards), func() time.Time { return la.clock })
+	return la
+}
+
+func (la *leagueAt) at(t time.Time) {
+	la.clock = t
+	la.m.SetTime(t)
+}
+
+// cohort reads a cohort's line (see cohortLine).
+func (la *leagueAt) cohort(round, tier string, n int) string {
+	la.t.Helper()
+	c, err := la.s.Cohort(context.Background(), "lg", round, tier, n)
+	if err != nil {
+		la.t.Fatalf("cohort %s %s %d: %v", round, tier, n, err)
+	}
+	return cohortLine(c)
+}
+
+// tierOf is a member's tier in a round, or "-" when it did not play.
+func (la *leagueAt) tierOf(round, member string) string {
+	la.t.Helper()
+	st, err := la.s.LeagueMember(context.Background(), "lg", round, member)
+	if ranking.ErrorCode(err) == ranking.ENOTFOUND {
+		return "-"
+	}
+	if err != nil {
+		la.t.Fatal(err)
+	}
+	return fmt.Sprintf("%s/%d", st.Tier.ID, st.Number)
+}
+
+func (la *leagueAt) write(events ...ranking.Event) { la.t.Helper(); mustApply(la.t, la.s, "lg", events...) }
+
+func scores(values map[string]int64) []ranking.Event {
+	var out []ranking.Event
+	for _, m := range slices.Sorted(maps.Keys(values)) {
+		out = append(out, ranking.Event{Member: m, Value: values[m]})
+	}
+	return out
+}
+
+var (
+	hour10 = time.Date(2026, 11, 2, 10, 0, 5, 0, time.UTC)
+	hour11 = hour10.Add(time.Hour)
+	hour12 = hour10.Add(2 * time.Hour)
+)
+
+// TestLeagueCohortsOfOneAndTwo: a cohort of 1 has no zone at all; a
+// middle-tier cohort of 2 promotes its first and demotes its second.
+func TestLeagueCohortsOfOneAndTwo(t *testing.T) {
+	la := newLeagueAt(t, leagueBoards, hour10)
+	la.write(scores(map[string]int64{"a": 9, "b": 8, "c": 7, "d": 6, "e": 5, "f": 4})...)
+	if got, want := la.cohort("", "bronze", 2), "f:1:4:safe"; got != want {
+		t.Errorf("cohort of 1: %s, want %s", got, want)
+	}
+	la.at(hour11)
+	la.write(scores(map[string]int64{"a": 1, "b": 2, "f": 1})...)
+	if got, want := la.cohort("2026-11-02T10", "bronze", 2), "f:1:4:safe:stayed"; got != want {
+		t.Errorf("decided cohort of 1: %s, want %s", got, want)
+	}
+	if got, want := la.cohort("", "silver", 1), "b:1:2:promotion a:2:1:demotion"; got != want {
+		t.Errorf("silver cohort of 2: %s, want %s", got, want)
+	}
+	la.at(hour12)
+	la.write(scores(map[string]int64{"a": 1, "b": 1})...)
+	if got := la.tierOf("", "b") + " " + la.tierOf("", "a"); got != "gold/1 bronze/1" {
+		t.Errorf("after the cohort of 2: b, a in %s", got)
+	}
+}
+
+// TestLeagueTopNeverPromotesLowestNeverDemotes: with two tiers, the lowest
+// cohort has no demotion zone and the top one no promotion zone.
+func TestLeagueTopNeverPromotesLowestNeverDemotes(t *testing.T) {
+	la := newLeagueAt(t, strings.Replace(leagueBoards, "[bronze, silver, gold]", "[low, top]", 1), hour10)
+	la.write(scores(map[string]int64{"a": 9, "b": 8, "c": 7, "d": 6, "e": 5})...)
+	if got, want := la.cohort("", "low", 1), "a:1:9:promotion b:2:8:promotion c:3:7:safe d:4:6:safe e:5:5:safe"; got != want {
+		t.Errorf("lowest tier: %s, want %s", got, want)
+	}
+	la.at(hour11)
+	la.write(scores(map[string]int64{"a": 5, "b": 4, "c": 3, "d": 2, "e": 1})...)
+	if got, want := la.cohort("2026-11-02T10", "low", 1), "a:1:9:promotion:promoted b:2:8:promotion:promoted c:3:7:safe:stayed d:4:6:safe:stayed e:5:5:safe:stayed"; got != want {
+		t.Errorf("lowest tier decided: %s, want %s", got, want)
+	}
+	if got, want := la.cohort("", "top", 1), "a:1:5:safe b:2:4:demotion"; got != want {
+		t.Errorf("top tier: %s, want %s", got, want)
+	}
+	la.at(hour12)
+	if _, err := la.s.DecideLeagues(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := la.cohort("2026-11-02T11", "top", 1), "a:1:5:safe:stayed b:2:4:demotion:demoted"; got != want {
+		t.Errorf("top tier decided: %s, want %s", got, want)
+	}
+}
+
+// TestLeagueEventAtAClosedRound: an event dated in a closed round counts
+// in the board's views (within lateness) and in no round.
+func TestLeagueEventAtAClosedRound(t *testing.T) {
+	la := newLeagueAt(t, leagueBoards, hour10)
+	ctx := context.Background()
+	la.write(ranking.Event{Member: "a", Value: 5})
+	la.at(hour11)
+	late := hour11.Add(-time.Minute)
+	la.write(ranking.Event{Member: "a", Value: 3, At: late}, ranking.Event{Member: "b", Value: 4, At: late})
+	if got, want := la.cohort("2026-11-02T10", "bronze", 1), "a:1:5:safe"; got != want {
+		t.Errorf("closed round: %s, want %s", got, want)
+	}
+	if got := la.tierOf("", "a") + " " + la.tierOf("", "b") + " " + la.tierOf("2026-11-02T10", "b"); got != "- - -" {
+		t.Errorf("late events placed someone: %s", got)
+	}
+	p, err := la.s.Page(ctx, "lg", "hour", ranking.PageQuery{Period: "2026-11-02T10", Limit: 10})
+	if err != nil || len(p.Entries) != 2 || p.Entries[0].Member != "a" || p.Entries[0].Score != 8 || p.Entries[1].Score != 4 {
+		t.Errorf("the hour view misses the late events: %+v %v", p, err)
+	}
+	// One at Redis's now in the same batch counts in the open round.
+	la.write(ranking.Event{Member: "b", Value: 1, At: late}, ranking.Event{Member: "b", Value: 2})
+	if got, want := la.cohort("", "bronze", 1), "b:1:2:safe"; got != want {
+		t.Errorf("open round: %s, want %s", got, want)
+	}
+}
+
+// TestLeagueRemoval: a member removed before its cohort is decided is left
+// out of the decision; one removed after leaves the others' outcomes as
+// they were, and comes back as a newcomer.
+func TestLeagueRemoval(t *testing.T) {
+	la := newLeagueAt(t, leagueBoards, hour10)
+	ctx := context.Background()
+	la.write(scores(map[string]int64{"a": 9, "b": 8, "c": 7, "d": 6, "e": 5})...)
+	la.at(hour11)
+	if ok, err := la.s.RemoveMember(ctx, "lg", "a"); err != nil || !ok {
+		t.Fatalf("remove a: %v %v", ok, err)
+	}
+	if _, err := la.s.DecideLeagues(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := la.cohort("2026-11-02T10", "bronze", 1), "b:1:8:promotion:promoted c:2:7:promotion:promoted d:3:6:safe:stayed e:4:5:safe:stayed"; got != want {
+		t.Errorf("removed before: %s, want %s", got, want)
+	}
+	if ok, err := la.s.RemoveMember(ctx, "lg", "b"); err != nil || !ok {
+		t.Fatalf("remove b: %v %v", ok, err)
+	}
+	if got, want := la.cohort("2026-11-02T10", "bronze", 1), "c:1:7:promotion:promoted d:2:6:safe:stayed e:3:5:safe:stayed"; got != want {
+		t.Errorf("removed after: %s, want %s", got, want)
+	}
+	ov, err := la.s.League(ctx, "lg", "2026-11-02T10")
+	if err != nil || ov.Tiers[0].Seats != 5 || ov.Tiers[0].Members != 3 || ov.Tiers[0].Cohorts[0].Members != 3 || !ov.Tiers[0].Cohorts[0].Decided || !ov.Closed {
+		t.Errorf("overview after removals: %+v %v", ov, err)
+	}
+	la.write(scores(map[string]int64{"b": 1, "c": 1})...)
+	if got := la.tierOf("", "b") + " " + la.tierOf("", "c"); got != "bronze/1 silver/1" {
+		t.Errorf("b (removed) and c (promoted) now in %s", got)
+	}
+}
+
+// TestLeagueRoundWithoutEvents: nobody plays a round; it reads empty, the
+// recorder has nothing to do, and members keep the tier they earned.
+func TestLeagueRoundWithoutEvents(t *testing.T) {
+	la := newLeagueAt(t, leagueBoards, hour10)
+	ctx := context.Background()
+	la.write(scores(map[string]int64{"a": 9, "b": 8, "c": 7, "d": 6, "e": 5})...)
+	la.at(hour12.Add(30 * time.Minute))
+	ov, err := la.s.League(ctx, "lg", "2026-11-02T11")
+	if err != nil || !ov.Closed || len(ov.Tiers) != 3 || ov.Tiers[0].Seats != 0 || ov.Tiers[0].NCohorts != 0 || len(ov.Tiers[0].Cohorts) != 0 {
+		t.Errorf("empty round: %+v %v", ov, err)
+	}
+	if _, err := la.s.Cohort(ctx, "lg", "2026-11-02T11", "bronze", 1); ranking.ErrorCode(err) != ranking.ENOTFOUND {
+		t.Errorf("a cohort of the empty round: %v", err)
+	}
+	if n, err := la.s.DecideLeagues(ctx); err != nil || n != 1 {
+		t.Errorf("DecideLeagues = %d, %v; want the one cohort of 10:00", n, err)
+	}
+	la.write(scores(map[string]int64{"a": 1, "e": 1})...)
+	if got := la.tierOf("", "a") + " " + la.tierOf("", "e"); got != "silver/1 bronze/1" {
+		t.Errorf("after an empty round: a, e in %s", got)
+	}
+}
+
+// TestLeagueConcurrentPlacement: two stores place the first events of a
+// round at the same moment; every member gets one seat, no cohort goes
+// over cohort_size.
+func TestLeagueConcurrentPlacement(t *testing.T) {
+	for _, be := range backends() {
+		t.Run(be.Name, func(t *testing.T) {
+			rdb := be.Client(t)
+			cfg := MustConfig(t, leagueBoards)
+			prefix := redistest.Namespace(t) + ":"
+			stores := []*ranking.Store{
+				rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: prefix}),
+				rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: prefix}),
+			}
+			ctx := context.Background()
+			var members []string
+			for i := range 48 {
+				members = append(members, fmt.Sprintf("m%02d", i))
+			}
+			var wg sync.WaitGroup
+			errs := make(chan error, 2)
+			for k, s := range stores {
+				order := slices.Clone(members)
+				rand.New(rand.NewPCG(uint64(k), 1)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for len(order) > 0 {
+						n := min(len(order), 1+len(order)%3)
+						var batch []ranking.Event
+						for _, m := range order[:n] {
+							batch = append(batch, ranking.Event{Member: m, Value: 1})
+						}
+						order = order[n:]
+						if _, err := s.Apply(ctx, "lg", batch, ranking.ApplyOptions{}); err != nil {
+							errs <- err
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Fatal(err)
+			}
+			ov, err := stores[0].League(ctx, "lg", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[string]string{}
+			for _, tier := range ov.Tiers {
+				for _, c := range tier.Cohorts {
+					co, err := stores[1].Cohort(ctx, "lg", ov.Round.ID, tier.ID, c.Number)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(co.Entries) > 5 || len(co.Entries) != c.Members {
+						t.Errorf("cohort %s %d holds %d (overview %d)", tier.ID, c.Number, len(co.Entries), c.Members)
+					}
+					for _, e := range co.Entries {
+						where := fmt.Sprintf("%s/%d", tier.ID, c.Number)
+						if prev, dup := seen[e.Member]; dup {
+							t.Errorf("%s in %s and %s", e.Member, prev, where)
+						}
+						seen[e.Member] = where
+					}
+				}
+			}
+			if len(seen) != len(members) || ov.Tiers[0].Seats != len(members) {
+				t.Errorf("%d members seated, %d seats; want %d", len(seen), ov.Tiers[0].Seats, len(members))
+			}
+		})
 	}
 }
