@@ -170,7 +170,10 @@ func (la *leagueAt) tierOf(round, member string) string {
 	return fmt.Sprintf("%s/%d", st.Tier.ID, st.Number)
 }
 
-func (la *leagueAt) write(events ...ranking.Event) { la.t.Helper(); mustApply(la.t, la.s, "lg", events...) }
+func (la *leagueAt) write(events ...ranking.Event) {
+	la.t.Helper()
+	mustApply(la.t, la.s, "lg", events...)
+}
 
 func scores(values map[string]int64) []ranking.Event {
 	var out []ranking.Event
