@@ -393,3 +393,14 @@ func TestLeagueConcurrentPlacement(t *testing.T) {
 		})
 	}
 }
+
+// TestLeagueLatest: a latest board keeps each round's newest value by
+// event time, exact times and all.
+func TestLeagueLatest(t *testing.T) {
+	la := newLeagueAt(t, strings.Replace(leagueBoards, "lateness: 3h", "lateness: 3h\n    update: latest\n    ties: shared", 1), hour10.Add(30*time.Minute))
+	la.write(ranking.Event{Member: "a", Value: 5}, ranking.Event{Member: "a", Value: 2, At: hour10.Add(10 * time.Minute)},
+		ranking.Event{Member: "b", Value: 5}, ranking.Event{Member: "c", Value: 1})
+	if got, want := la.cohort("", "bronze", 1), "a:1:5:promotion b:1:5:promotion c:3:1:safe"; got != want {
+		t.Errorf("latest: %s, want %s", got, want)
+	}
+}

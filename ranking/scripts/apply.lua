@@ -72,6 +72,11 @@
 -- An event tagged with segments also changes, in the same step, the same
 -- targets of each of its segment boards: all of them or none (bounds hold
 -- in each). A new value of a name whose index holds the cap is refused.
+-- On a league board an event dated in the round holding Redis's now also
+-- changes that round's standings (z:~lg:<round>, like a view's period,
+-- its score kept within [min, max]), and a member new to the round is
+-- seated there in the same step (place, which may first decide the
+-- member's last cohort: one cohort's members at most).
 -- Before the first write of a local day the all view's best snap_top ranks
 -- are kept (the ranks at midnight: nothing changed since); a write that
 -- moves a member up past others within the best moves_top ranks of a
