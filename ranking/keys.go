@@ -71,16 +71,23 @@ import (
 //	<prefix>{<board>}:out                        stream   the board's outbox of events not yet relayed:
 //	                                                      result.recorded and result.amended (type, view, period,
 //	                                                      digest, result), member.removed (type, member, at =
-//	                                                      removal ms); MAXLEN ~ 10000
+//	                                                      removal ms), league.final (type, round, result);
+//	                                                      MAXLEN ~ 10000
 //	<prefix>{<board>}:lg:<round>:m               zset     a league round's placements: member -> tier level (1 =
 //	                                                      lowest) × 2^32 + cohort number; period expiry
 //	<prefix>{<board>}:lg:<round>:f               hash     a league round's counters: c:<level> seats taken,
 //	                                                      n:<level>:<cohort> members, d:<level>:<cohort> "1" once
 //	                                                      decided, o:<member> its outcome (1 promoted, 0 stayed,
-//	                                                      -1 demoted); period expiry
-//	<prefix>{<board>}:lr                         zset     league rounds with cohorts to decide: round id -> end
-//	                                                      ms; entries go when the recorder decided them all;
-//	                                                      never expires (one entry per round)
+//	                                                      -1 demoted), nm:/np:/nd:<level> members, promoted and
+//	                                                      demoted of decided cohorts, r and rc the decide and
+//	                                                      record cursors (<level>:<cohort>), rec cohorts
+//	                                                      recorded, final "1" once league.final is out; period
+//	                                                      expiry
+//	<prefix>{<board>}:lg:<round>:rs:<t>:<c>      string   one closed cohort's recorded result JSON (t = tier level,
+//	                                                      c = cohort), exactly as served; period expiry
+//	<prefix>{<board>}:lr                         zset     league rounds to decide and record: round id -> end ms;
+//	                                                      an entry goes with the round's league.final; never
+//	                                                      expires (one entry per round)
 //	<prefix>{<board>}:lm:<member>                string   the member's last league round: round\ttier level\tcohort;
 //	                                                      that round's period expiry (a member away longer starts
 //	                                                      again in the lowest tier); removal deletes it
@@ -197,6 +204,11 @@ func (k boardKeys) leaguePlaces(round string) string { return string(k) + "lg:" 
 // leagueRound is a league round's counters, decided markers and outcomes
 // ("lg:<round>:f").
 func (k boardKeys) leagueRound(round string) string { return string(k) + "lg:" + round + ":f" }
+
+// leagueResult holds one cohort's recorded result ("lg:<round>:rs:<level>:<cohort>").
+func (k boardKeys) leagueResult(round string, level, cohort int) string {
+	return string(k) + "lg:" + round + ":rs:" + itoa(int64(level)) + ":" + itoa(int64(cohort))
+}
 
 // leagueRounds lists the league rounds with cohorts left to decide.
 func (k boardKeys) leagueRounds() string { return string(k) + "lr" }

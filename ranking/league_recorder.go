@@ -11,7 +11,8 @@ import (
 
 // The decide.lua protocol and the league recorder: after a round ends,
 // every cohort nobody decided yet (see place in apply.lua) is decided, a
-// few per call, so that no call blocks Redis for a whole round.
+// few per call, so that no call blocks Redis for a whole round; then every
+// cohort's result is recorded, one per call.
 
 //go:embed scripts/decide.lua
 var decideLua string
@@ -24,6 +25,9 @@ const decideMembers = 2000
 
 // MaxDecideCallsPerPass bounds the decide.lua calls of one pass.
 const MaxDecideCallsPerPass = 500
+
+// MaxLeagueRecordsPerPass bounds the cohort results one pass records.
+const MaxLeagueRecordsPerPass = 2000
 
 // decideRequest builds decide.lua's KEYS and ARGV for one round.
 func (s *Store) decideRequest(b *Board, round Period) (keys []string, args []any) {
@@ -44,14 +48,16 @@ func decodeDecide(raw []any) (decided int, done bool, err error) {
 }
 
 // DecideLeagues is one pass of the league recorder: for every league board,
-// the cohorts of its ended rounds that nobody decided yet are decided. It
-// returns how many it decided; every instance may run it at once.
+// the cohorts of its ended rounds that nobody decided yet are decided, then
+// each decided round's cohort results are recorded (league_results.go) and
+// its league.final written once. It returns how many cohorts it decided;
+// every instance may run it at once.
 func (s *Store) DecideLeagues(ctx context.Context) (int, error) {
 	now, err := s.Now(ctx)
 	if err != nil {
 		return 0, err
 	}
-	total, calls := 0, 0
+	total, calls, records := 0, 0, MaxLeagueRecordsPerPass
 	var errs []error
 	for _, b := range s.cfg.Boards {
 		if b.League == nil {
@@ -69,7 +75,8 @@ func (s *Store) DecideLeagues(ctx context.Context) (int, error) {
 				errs = append(errs, Errorf(EINTERNAL, "league round %q of board %q: %v", id, b.ID, err))
 				continue
 			}
-			for done := false; !done && calls < MaxDecideCallsPerPass; calls++ {
+			done := false
+			for ; !done && calls < MaxDecideCallsPerPass; calls++ {
 				keys, args := s.decideRequest(b, round)
 				raw, err := decideScript.Run(ctx, s.rdb, keys, args...).Slice()
 				if err != nil {
@@ -85,6 +92,11 @@ func (s *Store) DecideLeagues(ctx context.Context) (int, error) {
 				total += n
 				if !done && asInt(raw[2]) < round.End.UnixMilli() {
 					break // Redis's clock says the round is still open
+				}
+			}
+			if done {
+				if _, err := s.recordCohorts(ctx, b, round, &records); err != nil {
+					errs = append(errs, err)
 				}
 			}
 		}

@@ -2,6 +2,7 @@ package ranking_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/standings/standings/ranking"
 	"github.com/standings/standings/ranking/rankingtest"
 	"github.com/standings/standings/ranking/redistest"
@@ -129,6 +131,7 @@ func TestLeagueRoundTrip(t *testing.T) {
 // leagueAt is a league test's store on miniredis at a clock it moves.
 type leagueAt struct {
 	t     *testing.T
+	rdb   *redis.Client
 	m     interface{ SetTime(time.Time) }
 	s     *ranking.Store
 	clock time.Time
@@ -137,7 +140,7 @@ type leagueAt struct {
 func newLeagueAt(t *testing.T, boards string, at time.Time) *leagueAt {
 	ranking.GuardKeys(t)
 	m, rdb := MustMiniredis(t, at)
-	la := &leagueAt{t: t, m: m, clock: at}
+	la := &leagueAt{t: t, m: m, rdb: rdb, clock: at}
 	la.s = newStore(t, rdb, MustConfig(t, boards), func() time.Time { return la.clock })
 	return la
 }
@@ -402,5 +405,93 @@ func TestLeagueLatest(t *testing.T) {
 		ranking.Event{Member: "b", Value: 5}, ranking.Event{Member: "c", Value: 1})
 	if got, want := la.cohort("", "bronze", 1), "a:1:5:promotion b:1:5:promotion c:3:1:safe"; got != want {
 		t.Errorf("latest: %s, want %s", got, want)
+	}
+}
+
+// TestLeagueResultsRecordedOnce: each closed cohort's result is recorded
+// once with its digest, and league.final reaches the results stream once,
+// after every cohort, also when a pass stops halfway and two instances
+// carry on at once.
+func TestLeagueResultsRecordedOnce(t *testing.T) {
+	la := newLeagueAt(t, leagueBoards, hour10)
+	ctx := context.Background()
+	values := map[string]int64{}
+	for i := range 12 {
+		values[fmt.Sprintf("m%02d", i)] = int64(20 - i)
+	}
+	la.write(scores(values)...)
+	la.write(ranking.Event{Member: "m00", Value: 1, Name: "Zoë"})
+	la.at(hour11)
+	la.write(ranking.Event{Member: "m00", Value: 1}) // decides bronze 1
+	// A pass that decides everything but stops after one record.
+	other := rankingtest.MustStore(t, la.rdb, la.s.Config(), ranking.Options{Prefix: la.s.Prefix(), Clock: func() time.Time { return la.clock }})
+	if done, err := la.s.RecordLeagueCohorts(ctx, "lg", "2026-11-02T10", 1); err != nil || done {
+		t.Fatalf("first record: %v %v", done, err)
+	}
+	if _, err := la.s.LeagueCohortResult(ctx, "lg", "2026-11-02T10", "bronze", 1); err != nil {
+		t.Fatalf("bronze 1 not recorded: %v", err)
+	}
+	if _, err := la.s.LeagueCohortResult(ctx, "lg", "2026-11-02T10", "bronze", 3); ranking.ErrorCode(err) != ranking.ENOTFOUND {
+		t.Fatalf("bronze 3 (undecided) recorded: %v", err)
+	}
+	var wg sync.WaitGroup
+	for _, s := range []*ranking.Store{la.s, other} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := s.DecideLeagues(ctx); err != nil {
+				t.Error(err)
+			}
+			if _, err := s.RelayResults(ctx); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if _, err := la.s.DecideLeagues(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := la.s.RelayResults(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for c, want := range map[int]string{1: "m00:1:21:promoted m01:2:19:promoted m02:3:18:stayed m03:4:17:stayed m04:5:16:stayed",
+		2: "m05:1:15:promoted m06:2:14:promoted m07:3:13:stayed m08:4:12:stayed m09:5:11:stayed", 3: "m10:1:10:promoted m11:2:9:stayed"} {
+		raw, err := la.s.LeagueCohortResult(ctx, "lg", "2026-11-02T10", "bronze", c)
+		if err != nil {
+			t.Fatalf("cohort %d: %v", c, err)
+		}
+		var r ranking.CohortResult
+		if err := json.Unmarshal(raw, &r); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range r.Entries {
+			got = append(got, fmt.Sprintf("%s:%d:%s:%s", e.Member, e.Rank, e.Score, e.Outcome))
+		}
+		if strings.Join(got, " ") != want || r.Digest != r.ComputeDigest() || r.Tier != "bronze" || r.Cohort != c || r.Round != "2026-11-02T10" {
+			t.Errorf("cohort %d: %s (digest %s, recomputed %s)\nwant %s", c, raw, r.Digest, r.ComputeDigest(), want)
+		}
+		if c == 1 && (r.Entries[0].Name == nil || *r.Entries[0].Name != "Zoë") {
+			t.Errorf("cohort 1 lacks m00's name: %s", raw)
+		}
+	}
+	msgs, err := la.rdb.XRange(ctx, la.s.ResultsStream(), "-", "+").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	finals := 0
+	for _, m := range msgs {
+		if m.Values["type"] == "league.final" {
+			finals++
+			want := `{"board":"lg","round":"2026-11-02T10","start":"2026-11-02T10:00:00Z","end":"2026-11-02T11:00:00Z","tiers":[` +
+				`{"tier":"bronze","cohorts":3,"members":12,"promoted":5,"demoted":0},{"tier":"silver","cohorts":0,"members":0,"promoted":0,"demoted":0},` +
+				`{"tier":"gold","cohorts":0,"members":0,"promoted":0,"demoted":0}]}`
+			if m.Values["result"] != want || m.Values["board"] != "lg" || m.Values["round"] != "2026-11-02T10" {
+				t.Errorf("league.final %v\nwant result %s", m.Values, want)
+			}
+		}
+	}
+	if finals != 1 {
+		t.Errorf("%d league.final entries, want 1", finals)
 	}
 }

@@ -11,8 +11,9 @@
 -- ARGV     round id, round end ms, ntiers, cohort_size, promote, demote,
 --          shared (1 for ties: shared), budget (cohorts per call)
 -- Returns  {decided, done (0|1), now_ms}: how many cohorts this call
---          decided, and whether every cohort of the round is decided (its
---          lr entry is then gone). A round still open decides nothing.
+--          decided, and whether every cohort of the round is decided. A
+--          round still open decides nothing; a round whose keys expired
+--          leaves lr.
 
 local lr, z, m, f = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local round, round_end = ARGV[1], tonumber(ARGV[2])
@@ -41,7 +42,7 @@ while level <= ntiers and walked < budget do
 end
 redis.call('HSET', f, 'r', level .. ':' .. c)
 if level > ntiers then
-  redis.call('ZREM', lr, round)
+  -- The round stays in lr until its cohorts are recorded (leaguerecord.lua).
   return {decided, 1, now}
 end
 return {decided, 0, now}

@@ -142,9 +142,10 @@ end
 
 -- decide_cohort decides once the outcomes of cohort c of tier level of a
 -- closed round, from its standings zkey (the round's codes) and placements
--- mkey, into the round's hash fkey: d:<level>:<c> marks it decided and
+-- mkey, into the round's hash fkey: d:<level>:<c> marks it decided,
 -- o:<member> is 1 (promoted), 0 (stayed) or -1 (demoted) for each member
--- still in it (a member removed before is left out). Ranks as
+-- still in it (a member removed before is left out), and the tier's
+-- counts nm:, np:, nd:<level> (members, promoted, demoted) grow. Ranks as
 -- cohort_rows, or shared ranks; zones as League.Zones. It answers whether
 -- it decided now.
 local function decide_cohort(zkey, mkey, fkey, level, c, ntiers, promote, demote, shared)
@@ -166,5 +167,13 @@ local function decide_cohort(zkey, mkey, fkey, level, c, ntiers, promote, demote
     out[#out + 1] = o
   end
   redis.call('HSET', fkey, unpack(out))
+  -- Per tier counts for the round's league.final (see leaguerecord.lua).
+  local promoted, demoted = 0, 0
+  for k = 4, #out, 2 do
+    if out[k] == 1 then promoted = promoted + 1 elseif out[k] == -1 then demoted = demoted + 1 end
+  end
+  redis.call('HINCRBY', fkey, 'nm:' .. level, n)
+  redis.call('HINCRBY', fkey, 'np:' .. level, promoted)
+  redis.call('HINCRBY', fkey, 'nd:' .. level, demoted)
   return true
 end
