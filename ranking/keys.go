@@ -90,7 +90,8 @@ import (
 //	                                                      expires (one entry per round)
 //	<prefix>{<board>}:lm:<member>                string   the member's last league round: round\ttier level\tcohort;
 //	                                                      that round's period expiry (a member away longer starts
-//	                                                      again in the lowest tier); removal deletes it
+//	                                                      again in the lowest tier); removal deletes it. A
+//	                                                      round's keys keep at least 2 rounds past its end
 //	<prefix>{<board>}:in                         stream   ingest stream of a board with stream: true, read by the
 //	                                                      consumer group standings; never expires
 //	<prefix>{<board>}:dead                       stream   ingest entries that failed, with error and source_id;

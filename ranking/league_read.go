@@ -18,6 +18,10 @@ var cohortScript = newScript(cohortLua)
 // round of a million members has tens of thousands.
 const MaxOverviewCohorts = 200
 
+// MaxCohortNumber bounds a cohort number, so that it stays within its
+// tier's range of placement numbers (2^32 per tier).
+const MaxCohortNumber = 1<<31 - 1
+
 // Zone names of a cohort member (contract 16).
 const (
 	ZonePromotion = "promotion"
@@ -201,8 +205,8 @@ func (s *Store) Cohort(ctx context.Context, boardID, round, tierID string, numbe
 	if !ok {
 		return nil, Errorf(ENOTFOUND, "board %q has no tier %q", boardID, tierID)
 	}
-	if number < 1 {
-		return nil, Errorf(EINVALID, "a cohort number counts from 1, got %d", number)
+	if number < 1 || number > MaxCohortNumber {
+		return nil, Errorf(EINVALID, "a cohort number is from 1 to %d, got %d", MaxCohortNumber, number)
 	}
 	keys, args := s.cohortRequest(b, p.ID, level, number, "")
 	raw, err := s.readsOf(b).run(ctx, cohortScript, keys, args...).Slice()

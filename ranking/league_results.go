@@ -202,6 +202,9 @@ func (s *Store) LeagueCohortResult(ctx context.Context, boardID, round, tierID s
 	if !ok {
 		return nil, Errorf(ENOTFOUND, "board %q has no tier %q", boardID, tierID)
 	}
+	if cohort < 1 || cohort > MaxCohortNumber {
+		return nil, Errorf(EINVALID, "a cohort number is from 1 to %d, got %d", MaxCohortNumber, cohort)
+	}
 	val, err := s.rdb.Get(ctx, s.keysOf(b).leagueResult(p.ID, level, cohort)).Result()
 	if errors.Is(err, redis.Nil) {
 		return nil, Errorf(ENOTFOUND, "no result recorded for cohort %d of tier %s in round %s of board %q", cohort, tierID, p.ID, b.ID)

@@ -495,3 +495,33 @@ func TestLeagueResultsRecordedOnce(t *testing.T) {
 		t.Errorf("%d league.final entries, want 1", finals)
 	}
 }
+
+// TestLeagueReadsRefuseBadInput: each read says what is wrong with its
+// input, in the domain's codes.
+func TestLeagueReadsRefuseBadInput(t *testing.T) {
+	la := newLeagueAt(t, leagueBoards+"  - {id: plain}\n", hour10)
+	ctx := context.Background()
+	la.write(ranking.Event{Member: "a", Value: 1})
+	errOf := func(_ any, err error) error { return err }
+	for _, tc := range []struct {
+		name string
+		err  error
+		code string
+	}{
+		{"no league", errOf(la.s.League(ctx, "plain", "")), ranking.ENOTFOUND},
+		{"no board", errOf(la.s.League(ctx, "nope", "")), ranking.ENOTFOUND},
+		{"coarser round", errOf(la.s.League(ctx, "lg", "2026-11-02")), ranking.EINVALID},
+		{"bad round", errOf(la.s.Cohort(ctx, "lg", "yesterday", "bronze", 1)), ranking.EINVALID},
+		{"unknown tier", errOf(la.s.Cohort(ctx, "lg", "", "wood", 1)), ranking.ENOTFOUND},
+		{"cohort 0", errOf(la.s.Cohort(ctx, "lg", "", "bronze", 0)), ranking.EINVALID},
+		{"cohort too large", errOf(la.s.Cohort(ctx, "lg", "", "bronze", 1<<40)), ranking.EINVALID},
+		{"empty cohort", errOf(la.s.Cohort(ctx, "lg", "", "bronze", 2)), ranking.ENOTFOUND},
+		{"bad member", errOf(la.s.LeagueMember(ctx, "lg", "", "")), ranking.EINVALID},
+		{"result cohort 0", errOf(la.s.LeagueCohortResult(ctx, "lg", "", "bronze", 0)), ranking.EINVALID},
+		{"no result yet", errOf(la.s.LeagueCohortResult(ctx, "lg", "", "bronze", 1)), ranking.ENOTFOUND},
+	} {
+		if got := ranking.ErrorCode(tc.err); got != tc.code {
+			t.Errorf("%s: %v (%s), want %s", tc.name, tc.err, got, tc.code)
+		}
+	}
+}

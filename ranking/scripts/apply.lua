@@ -67,7 +67,8 @@
 --          written; the caller runs ensure.lua for each and retries.
 --          {-3, now_ms, round id, ...} when a member new to the current
 --          round last played a round not listed (its outcome decides the
---          tier): nothing was written; the caller lists those rounds and
+--          tier): no event was written (the day's snapshot may have been
+--          taken, as the retry would); the caller lists those rounds and
 --          retries.
 -- An event tagged with segments also changes, in the same step, the same
 -- targets of each of its segment boards: all of them or none (bounds hold
