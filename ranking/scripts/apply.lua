@@ -1203,7 +1203,7 @@ local function place(member, e)
     if r == per.id then return end
     level = math.min(tonumber(lv) or 1, league.ntiers)
     local rp = league.by_id[r]
-    if rp and c then
+    if rp and c and rp.e <= now then
       decide_cohort(rp.zkey, rp.mkey, rp.fkey, level, tonumber(c), league.ntiers, league.promote,
         league.demote, ties == 'shared')
       level = level + tonumber(call('HGET', rp.fkey, 'o:' .. member) or '0')
