@@ -3,6 +3,7 @@ package ranking
 import (
 	_ "embed"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -18,14 +19,18 @@ var applyScript = newScript(applyLua)
 // table with the candidate current periods of each view around now
 // (previous, current, next) plus the periods of every explicit event time,
 // then the events; KEYS declares every key of those rows and events, in
-// the order the script reads them.
-func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time, opts ApplyOptions) (keys []string, args []any) {
+// the order the script reads them. On a league board, rounds lists the
+// rounds apply.lua asked for (applyRounds) besides those around now.
+func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time, opts ApplyOptions, rounds []string) (keys []string, args []any) {
 	exact := false
 	if b.Update == Latest {
 		for _, v := range b.Views {
 			if b.Ties == TiesShared || b.codecs[v.Name].unit.ms > 1 {
 				exact = true
 			}
+		}
+		if b.League != nil && (b.Ties == TiesShared || b.codecs[leagueViewName].unit.ms > 1) {
+			exact = true
 		}
 	}
 	views := b.Views
@@ -67,6 +72,11 @@ func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time,
 				keys = append(keys, k.built(v.Name, r.period.ID))
 			}
 		}
+	}
+	if b.League != nil {
+		keys, args = s.leagueRows(b, now, rounds, exact, keys, args)
+	} else {
+		args = append(args, "0")
 	}
 	// Segment boards the events name, in order of first use: each has the
 	// board's period table, so only its keys are listed (z per row, r per
@@ -124,6 +134,9 @@ func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time,
 		for _, sg := range evSegs[j] {
 			args = append(args, itoa(int64(segIndex[sg])))
 		}
+		if b.League != nil {
+			keys = append(keys, k.leagueMember(ev.Member))
+		}
 		if ev.ID != "" {
 			keys = append(keys, k.idempotency(ev.ID))
 		}
@@ -170,6 +183,7 @@ func boolArg(b bool) string {
 const (
 	applyDone    = 1
 	applyUnbuilt = -2 // today's window is not built
+	applyRounds  = -3 // a member's last round is not listed
 )
 
 // applyReply is apply.lua's reply, decoded.
@@ -177,6 +191,7 @@ type applyReply struct {
 	status  int64
 	nowMS   int64
 	unbuilt []unbuiltWindow // applyUnbuilt: the windows to build
+	rounds  []string        // applyRounds: the rounds to list
 	results []WriteResult   // applyDone: one per event sent
 }
 
@@ -206,6 +221,11 @@ func decodeApply(b *Board, events []Event, idx []int, raw []any, ranked bool) (a
 			u.seg.Name, _ = raw[k+2].(string)
 			u.seg.Value, _ = raw[k+3].(string)
 			rep.unbuilt = append(rep.unbuilt, u)
+		}
+	case applyRounds:
+		for _, r := range raw[2:] {
+			id, _ := r.(string)
+			rep.rounds = append(rep.rounds, id)
 		}
 	case applyDone:
 		if len(raw) != 2+len(idx) {
@@ -260,4 +280,32 @@ func decodeResult(b *Board, member string, raw any, ranked bool) WriteResult {
 		}
 	}
 	return r
+}
+
+// leagueRows appends apply.lua's league section: the rounds' codec and
+// rules, and a row per round (the one before, holding and after now by
+// the estimate of Redis's clock, and each of extra) with its keys.
+func (s *Store) leagueRows(b *Board, now time.Time, extra []string, exact bool, keys []string, args []any) ([]string, []any) {
+	l, cal, k := b.League, s.cfg.Calendar, s.keysOf(b)
+	lv := l.leagueView()
+	cur := cal.PeriodAt(lv, now)
+	rounds := []Period{cal.Prev(lv, cur), cur, cal.Next(lv, cur)}
+	for _, id := range extra {
+		if p, err := cal.ParsePeriod(lv, id); err == nil && !slices.ContainsFunc(rounds, func(q Period) bool { return q.ID == p.ID }) {
+			rounds = append(rounds, p)
+		}
+	}
+	cd := b.codecs[lv.Name]
+	args = append(args, itoa(int64(len(rounds))), itoa(max(cd.unit.ms, 1)), itoa(cd.span), itoa(cd.lo), itoa(cd.hi),
+		itoa(int64(l.CohortSize)), itoa(int64(l.Promote)), itoa(int64(l.Demote)), itoa(int64(len(l.Tiers))))
+	for _, p := range rounds {
+		r := s.entry(b, lv, p)
+		args = append(args, p.ID, itoa(r.startMS), itoa(r.endMS), itoa(r.base), itoa(r.expireAt))
+		keys = append(keys, k.period(lv.Name, p.ID))
+		if exact {
+			keys = append(keys, k.exactTimes(lv.Name, p.ID))
+		}
+		keys = append(keys, k.leaguePlaces(p.ID), k.leagueRound(p.ID))
+	}
+	return append(keys, k.leagueRounds()), args
 }

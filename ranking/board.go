@@ -106,6 +106,12 @@ type Board struct {
 	// team); each (name, value) is a segment board (see Segment).
 	Segments []string
 
+	// Zones are named lines after ranks (contract 16), drawn by pages.
+	Zones []Zone
+	// League, when set, splits each round into cohorts per tier (see
+	// league.go).
+	League *League
+
 	ResultsTop  int // entries in a recorded result (1..1000)
 	ResultsKeep int // recorded results kept per view; 0 records none
 

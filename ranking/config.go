@@ -298,6 +298,8 @@ type boardSpec struct {
 	ResultsKeep yaml.Node `yaml:"results_keep"`
 	Stream      yaml.Node `yaml:"stream"`
 	Segments    yaml.Node `yaml:"segments"`
+	Zones       yaml.Node `yaml:"zones"`
+	League      yaml.Node `yaml:"league"`
 }
 
 // parseBoard validates the i-th board: its fields one group at a time,
@@ -370,6 +372,12 @@ func (s *scope) boardFields(spec *boardSpec, b *Board) {
 	}
 	if spec.Segments.Kind != 0 {
 		b.Segments = s.segments(&spec.Segments)
+	}
+	if spec.Zones.Kind != 0 {
+		b.Zones = s.zones(&spec.Zones)
+	}
+	if spec.League.Kind != 0 {
+		b.League = s.league(&spec.League)
 	}
 }
 
@@ -489,6 +497,14 @@ func (s *scope) codecs(b *Board, cal *Calendar, minText, maxText string) {
 			s.p.addf("%s: field \"views\": view %q cannot encode scores from %s to %s with %d decimals exactly, even at a 1h tie resolution; narrow min_score/max_score, lower decimals, or use ties: shared", s.name, v.Name, minText, maxText, b.Decimals)
 		default:
 			b.codecs[v.Name] = cd
+		}
+	}
+	if l := b.League; l != nil {
+		lv := l.leagueView()
+		if cd, fits := newCodec(b, lv, cal.maxPeriodLength(lv)); fits {
+			b.codecs[lv.Name] = cd
+		} else {
+			s.p.addf("%s: field \"league\": rounds of a %s cannot encode scores from %s to %s with %d decimals exactly, even at a 1h tie resolution; narrow min_score/max_score, lower decimals, or use ties: shared", s.name, l.Cycle.Name, minText, maxText, b.Decimals)
 		}
 	}
 	if b.hasWindows() {

@@ -32,6 +32,7 @@ func GuardKeys(tb interface{ Cleanup(func()) }) {
 		{&recordScript, recordLua}, {&relayScript, relayLua}, {&amendScript, amendLua},
 		{&searchScript, searchLua}, {&sweepScript, sweepLua},
 		{&hookClaimScript, hookClaimLua}, {&hookDoneScript, hookDoneLua}, {&hookRetryScript, hookRetryLua},
+		{&cohortScript, cohortLua}, {&decideScript, decideLua}, {&leagueRecordScript, leagueRecordLua},
 	}
 	for _, sc := range scripts {
 		old := *sc.s
@@ -124,3 +125,13 @@ func (s *Store) SetBeforeActionBoard(f func(board string) error) { s.beforeActio
 
 // RDB is the store's client, for tests that watch the store's own commands.
 func (s *Store) RDB() redis.UniversalClient { return s.rdb }
+
+// RecordLeagueCohorts records at most budget cohort results of a decided
+// league round, as a recorder pass that stops there (a crash) would.
+func (s *Store) RecordLeagueCohorts(ctx context.Context, boardID, round string, budget int) (bool, error) {
+	b, p, err := s.leagueRound(ctx, boardID, round)
+	if err != nil {
+		return false, err
+	}
+	return s.recordCohorts(ctx, b, p, &budget)
+}

@@ -23,7 +23,8 @@ import (
 //	                                                      hidden day view ~d holds the day totals windows are built
 //	                                                      from, a window view <Nd> its built total (period = last
 //	                                                      day); a segment board's view is <view>@<name>=<value>;
-//	                                                      period expiry
+//	                                                      the hidden view ~lg holds a league's rounds (period =
+//	                                                      round), written while the round is open; period expiry
 //	<prefix>{<board>}:x:<view>:<period>          hash     update: latest only, when a tie unit is coarser than
 //	                                                      1 ms or ties are shared: member -> exact event ms, so
 //	                                                      "newest event wins" is exact; period expiry
@@ -70,7 +71,27 @@ import (
 //	<prefix>{<board>}:out                        stream   the board's outbox of events not yet relayed:
 //	                                                      result.recorded and result.amended (type, view, period,
 //	                                                      digest, result), member.removed (type, member, at =
-//	                                                      removal ms); MAXLEN ~ 10000
+//	                                                      removal ms), league.final (type, round, result);
+//	                                                      MAXLEN ~ 10000
+//	<prefix>{<board>}:lg:<round>:m               zset     a league round's placements: member -> tier level (1 =
+//	                                                      lowest) × 2^32 + cohort number; period expiry
+//	<prefix>{<board>}:lg:<round>:f               hash     a league round's counters: c:<level> seats taken,
+//	                                                      n:<level>:<cohort> members, d:<level>:<cohort> "1" once
+//	                                                      decided, o:<member> its outcome (1 promoted, 0 stayed,
+//	                                                      -1 demoted), nm:/np:/nd:<level> members, promoted and
+//	                                                      demoted of decided cohorts, r and rc the decide and
+//	                                                      record cursors (<level>:<cohort>), rec cohorts
+//	                                                      recorded, final "1" once league.final is out; period
+//	                                                      expiry
+//	<prefix>{<board>}:lg:<round>:rs:<t>:<c>      string   one closed cohort's recorded result JSON (t = tier level,
+//	                                                      c = cohort), exactly as served; period expiry
+//	<prefix>{<board>}:lr                         zset     league rounds to decide and record: round id -> end ms;
+//	                                                      an entry goes with the round's league.final; never
+//	                                                      expires (one entry per round)
+//	<prefix>{<board>}:lm:<member>                string   the member's last league round: round\ttier level\tcohort;
+//	                                                      that round's period expiry (a member away longer starts
+//	                                                      again in the lowest tier); removal deletes it. A
+//	                                                      round's keys keep at least 2 rounds past its end
 //	<prefix>{<board>}:in                         stream   ingest stream of a board with stream: true, read by the
 //	                                                      consumer group standings; never expires
 //	<prefix>{<board>}:dead                       stream   ingest entries that failed, with error and source_id;
@@ -177,6 +198,24 @@ func (k boardKeys) outbox() string { return string(k) + "out" }
 
 // ingest is the board's ingest stream.
 func (k boardKeys) ingest() string { return string(k) + "in" }
+
+// leaguePlaces is a league round's placements ("lg:<round>:m").
+func (k boardKeys) leaguePlaces(round string) string { return string(k) + "lg:" + round + ":m" }
+
+// leagueRound is a league round's counters, decided markers and outcomes
+// ("lg:<round>:f").
+func (k boardKeys) leagueRound(round string) string { return string(k) + "lg:" + round + ":f" }
+
+// leagueResult holds one cohort's recorded result ("lg:<round>:rs:<level>:<cohort>").
+func (k boardKeys) leagueResult(round string, level, cohort int) string {
+	return string(k) + "lg:" + round + ":rs:" + itoa(int64(level)) + ":" + itoa(int64(cohort))
+}
+
+// leagueRounds lists the league rounds with cohorts left to decide.
+func (k boardKeys) leagueRounds() string { return string(k) + "lr" }
+
+// leagueMember is a member's record of its last league round.
+func (k boardKeys) leagueMember(member string) string { return string(k) + "lm:" + member }
 
 // dead is the board's dead-letter stream.
 func (k boardKeys) dead() string { return string(k) + "dead" }

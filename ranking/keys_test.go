@@ -238,6 +238,7 @@ boards:
   - {id: inc, views: [hour, day, 3d, all], lateness: 0s, segments: [team], stream: true, results_top: 5, results_keep: 2}
   - {id: latest, update: latest, ties: shared, views: [day, week, all], lateness: 72h}
   - {id: swept, views: [hour]}
+  - {id: lg, views: [day], league: {cycle: hour, tiers: [a, b], cohort_size: 5, promote: 1, demote: 1}}
 webhooks:
   - {url: "http://127.0.0.1:9/", secret_env: %s, events: [period.final, member.removed], boards: [inc]}
 `, hookSecretEnv))
@@ -289,6 +290,7 @@ webhooks:
 	apply("latest", ranking.Event{Member: "a", Value: 5, ID: "e1", Name: "Ann"},
 		ranking.Event{Member: "b", Value: 3, At: at.Add(-50 * time.Hour), ID: "e2"})
 	reads("a")
+	apply("lg", ranking.Event{Member: "a", Value: 2}, ranking.Event{Member: "b", Value: 1})
 	apply("swept", ranking.Event{Member: "a", Value: 1, Name: "Ann"})
 	_, err := s.TakeRate(ctx, "some-api-key", 1000, 2000, 1)
 	must("rate", err)
@@ -300,6 +302,14 @@ webhooks:
 	apply("inc", ranking.Event{Member: "b", Value: 10, Segments: red})
 	apply("latest", ranking.Event{Member: "b", Value: 4})
 	reads("b")
+	// The league: a's placement decides its last cohort; reads of each kind.
+	apply("lg", ranking.Event{Member: "a", Value: 1})
+	_, err = s.League(ctx, "lg", "")
+	must("league", err)
+	_, err = s.Cohort(ctx, "lg", "", "b", 1)
+	must("cohort", err)
+	_, err = s.LeagueMember(ctx, "lg", "", "a")
+	must("league member", err)
 
 	// The ingest stream, with one entry for the dead letters.
 	for _, v := range []map[string]any{{"member": "d", "value": "2"}, {"member": "d", "value": "ten"}} {
@@ -317,6 +327,13 @@ webhooks:
 	setTime(at.Add(4 * time.Hour))
 	_, err = s.RecordResults(ctx)
 	must("record", err)
+	_, err = s.DecideLeagues(ctx)
+	must("decide leagues", err)
+	ok, err := s.RemoveMember(ctx, "lg", "a")
+	must("league remove", err)
+	if !ok {
+		t.Fatal("a was not removed from the league board")
+	}
 	_, err = s.RelayResults(ctx)
 	must("relay", err)
 	ids, err := s.ClaimDelivery(ctx, 1, time.Minute, "t1")
@@ -326,7 +343,7 @@ webhooks:
 	}
 	_, err = s.ReportDelivery(ctx, ids[0], "t1", 200)
 	must("report", err)
-	ok, err := s.RemoveMember(ctx, "inc", "a")
+	ok, err = s.RemoveMember(ctx, "inc", "a")
 	must("remove", err)
 	if !ok {
 		t.Fatal("a was not removed")

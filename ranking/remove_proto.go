@@ -2,6 +2,7 @@ package ranking
 
 import (
 	_ "embed"
+	"strings"
 )
 
 // The remove.lua protocol: KEYS and ARGV of a member removal, and the
@@ -23,6 +24,16 @@ func (s *Store) removeRequest(b *Board, member string, entries []string) (keys [
 	for _, e := range entries {
 		keys = append(keys, k.registered(e), k.registeredExact(e))
 		args = append(args, e)
+	}
+	// A league board also forgets the member's last round and its seat in
+	// each retained round (the rounds' standings are registry entries).
+	if b.League != nil {
+		keys = append(keys, k.leagueMember(member))
+		for _, e := range entries {
+			if round, ok := strings.CutPrefix(e, leagueViewName+":"); ok {
+				keys = append(keys, k.leaguePlaces(round), k.leagueRound(round))
+			}
+		}
 	}
 	return keys, args
 }

@@ -11,7 +11,8 @@ import (
 const MaxRecordsPerPass = 200
 
 // RunResultRecorder records every final, still retained, unrecorded period
-// result and relays the outboxes to the results stream, every interval
+// result, relays the outboxes to the results stream and decides the
+// cohorts of ended league rounds, every interval
 // until ctx ends (first at once: missed results are recorded on start).
 // Every instance may run it: each result is recorded and relayed once.
 func (s *Store) RunResultRecorder(ctx context.Context, every time.Duration, onError func(error)) {
@@ -22,6 +23,9 @@ func (s *Store) RunResultRecorder(ctx context.Context, every time.Duration, onEr
 			onError(err)
 		}
 		if _, err := s.RelayResults(ctx); err != nil && onError != nil && ctx.Err() == nil {
+			onError(err)
+		}
+		if _, err := s.DecideLeagues(ctx); err != nil && onError != nil && ctx.Err() == nil {
 			onError(err)
 		}
 		select {

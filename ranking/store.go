@@ -422,12 +422,18 @@ func (s *Store) entry(b *Board, v View, p Period) periodEntry {
 const resultGrace = time.Hour
 
 // expireAt is when a period's data goes: keep periods of its view after its
-// end, and never before it is final (plus resultGrace when results are
-// recorded).
+// end (a league round at least 2), and never before it is final (plus
+// resultGrace when results are recorded).
 func (s *Store) expireAt(b *Board, v View, p Period) time.Time {
 	cal := s.cfg.Calendar
 	last := p
-	for i := 0; i < b.Keep; i++ {
+	keep := b.Keep
+	if v.Name == leagueViewName {
+		// A round outlives the next one, so that a member's placement in
+		// it can still read the cohort that sets its tier.
+		keep = max(keep, 2)
+	}
+	for i := 0; i < keep; i++ {
 		last = cal.Next(v, last)
 	}
 	final := p.End.Add(b.Lateness)

@@ -125,6 +125,8 @@ func webhookEvent(outboxType string) string {
 		return EventResultAmended
 	case "member.removed":
 		return EventMemberRemoved
+	case "league.final":
+		return EventLeagueFinal
 	}
 	return ""
 }
@@ -191,6 +193,9 @@ func (s *Store) relayEntry(ctx context.Context, b *Board, m redis.XMessage) (boo
 	case "result.recorded", "result.amended":
 		stream = []any{"type", typ, "board", b.ID, "view", str("view"), "period", str("period"),
 			"digest", str("digest"), "result", str("result")}
+		data = []byte(str("result"))
+	case "league.final":
+		stream = []any{"type", typ, "board", b.ID, "round", str("round"), "result", str("result")}
 		data = []byte(str("result"))
 	case "member.removed":
 		// Amend first: the entry stays in the outbox until the results

@@ -15,10 +15,11 @@ const (
 	EventPeriodFinal   = "period.final"
 	EventResultAmended = "result.amended"
 	EventMemberRemoved = "member.removed"
+	EventLeagueFinal   = "league.final" // a league round's cohorts are all recorded (contract 16)
 )
 
 // WebhookEvents lists every event type a webhook may subscribe to.
-var WebhookEvents = []string{EventPeriodFinal, EventResultAmended, EventMemberRemoved}
+var WebhookEvents = []string{EventPeriodFinal, EventResultAmended, EventMemberRemoved, EventLeagueFinal}
 
 // Webhook is one configured receiver: deliveries of its events (of its
 // boards, or every board when Boards is empty) are POSTed to URL, signed

@@ -210,12 +210,13 @@ const scriptChunk = 100
 
 // applyChunk runs apply.lua for events[idx...] and stores their results.
 func (s *Store) applyChunk(ctx context.Context, b *Board, events []Event, idx []int, results []WriteResult, opts ApplyOptions) error {
+	var rounds []string // league rounds apply.lua asked for
 	for attempt := 0; ; attempt++ {
 		now, err := s.Now(ctx)
 		if err != nil {
 			return NotApplied(err)
 		}
-		keys, args := s.applyRequest(b, events, idx, now, opts)
+		keys, args := s.applyRequest(b, events, idx, now, opts, rounds)
 		local := s.clock()
 		val, err := s.runWrite(ctx, applyScript, allKeyed(events, idx), keys, args...)
 		if err != nil {
@@ -238,6 +239,12 @@ func (s *Store) applyChunk(ctx context.Context, b *Board, events []Event, idx []
 					return NotApplied(err) // the unbuilt answer applied nothing
 				}
 			}
+			continue
+		}
+		if rep.status == applyRounds && attempt < 3 {
+			// A member's last round, whose outcome sets its tier, was not
+			// listed: list it too.
+			rounds = append(rounds, rep.rounds...)
 			continue
 		}
 		if rep.status != applyDone {

@@ -11,9 +11,13 @@
 --   ARGV order: z:<view>:<period>, x:<view>:<period> (only when exact_times
 --   is 1), r:<view>:<period> (only for kind "w"), then per segment board
 --   (below) and per view and period row: z:<view>@<name>=<value>:<period>
---   and, for kind "w", its r key; then, when the board has segments, the
+--   and, for kind "w", its r key; on a league board, before the segment
+--   boards' keys: per round row z:~lg:<round>, x:~lg:<round> (only when
+--   exact_times is 1), lg:<round>:m, lg:<round>:f, then the rounds to
+--   decide lr; then, when the board has segments, the
 --   member record sm and seg:<name> for each of the board's segment names;
---   then e:<id> for each event that carries an id, in event order.
+--   then per event in event order: lm:<member> (league boards), e:<id>
+--   (when it carries an id).
 -- ARGV     (flat)
 --   policy ("increment"|"best"|"latest"), ties ("first"|"shared"),
 --   order ("desc"|"asc"), min, max (scaled integers), lateness_ms,
@@ -32,6 +36,10 @@
 --     per period: id, start_ms, end_ms, base_unit, expire_at_ms (0 = never),
 --       last_day_ms (windows: start of the window's last day; else 0).
 --       Window rows are consecutive days in order.
+--   nrounds (0: the board has no league, and nothing more of it follows),
+--     then unit_ms, span, lo, hi of the rounds' codec, cohort_size,
+--     promote, demote, ntiers, and per round row: id, start_ms, end_ms,
+--     base_unit, expire_at_ms (see place),
 --   nsegs, per segment board: tag ("@<name>=<value>"), name, value (its
 --     rows are the board's; exact times go to the board's x hash under
 --     "<member>\0<tag>"),
@@ -57,9 +65,19 @@
 --          (4 per window; "" "" for the board's own) when today's window of
 --          the board or of a segment board is not built yet: nothing was
 --          written; the caller runs ensure.lua for each and retries.
+--          {-3, now_ms, round id, ...} when a member new to the current
+--          round last played a round not listed (its outcome decides the
+--          tier): no event was written (the day's snapshot may have been
+--          taken, as the retry would); the caller lists those rounds and
+--          retries.
 -- An event tagged with segments also changes, in the same step, the same
 -- targets of each of its segment boards: all of them or none (bounds hold
 -- in each). A new value of a name whose index holds the cap is refused.
+-- On a league board an event dated in the round holding Redis's now also
+-- changes that round's standings (z:~lg:<round>, like a view's period,
+-- its score kept within [min, max]), and a member new to the round is
+-- seated there in the same step (place, which may first decide the
+-- member's last cohort: one cohort's members at most).
 -- Before the first write of a local day the all view's best snap_top ranks
 -- are kept (the ranks at midnight: nothing changed since); a write that
 -- moves a member up past others within the best moves_top ranks of a
@@ -131,6 +149,33 @@ for v = 1, nviews do
     day_totals, day_vi = views[v], v
     day_totals.by_start = {}
     for j, per in ipairs(day_totals.periods) do day_totals.by_start[per.s] = j end
+  end
+end
+
+-- League: the hidden view of rounds (kind "l"), views[nviews + 1], out of
+-- every loop over the board's views: it answers nothing, has no segment
+-- boards and is not in the change message. Its rows carry the round's
+-- placements (mkey) and counters, decided markers and outcomes (fkey).
+local league = nil
+do
+  local nrounds = tonumber(nextarg())
+  if nrounds > 0 then
+    league = {name = '~lg', kind = 'l', unit = tonumber(nextarg()), span = tonumber(nextarg()),
+              lo = tonumber(nextarg()), hi = tonumber(nextarg()), size = tonumber(nextarg()),
+              promote = tonumber(nextarg()), demote = tonumber(nextarg()), ntiers = tonumber(nextarg()),
+              periods = {}, by_id = {}, vi = nviews + 1}
+    for p = 1, nrounds do
+      local per = {id = nextarg(), s = tonumber(nextarg()), e = tonumber(nextarg()),
+                   base = tonumber(nextarg()), exp = tonumber(nextarg()), last = 0, j = p}
+      per.suffix = '~lg:' .. per.id
+      per.zkey = nextkey()
+      if exact then per.xkey = nextkey() end
+      per.mkey, per.fkey = nextkey(), nextkey()
+      league.periods[p] = per
+      league.by_id[per.id] = per
+    end
+    league.rkey = nextkey()
+    views[league.vi] = league
   end
 end
 
@@ -261,6 +306,13 @@ do
   local stop = find_today()
   if stop then return stop end
 end
+-- The open round is the one holding Redis's now; it must be listed.
+if league then
+  for _, per in ipairs(league.periods) do
+    if now >= per.s and now < per.e then league.cur = per end
+  end
+  if not league.cur then return {-1, now} end
+end
 
 -- Pass 1: resolve every event's time and targets; write nothing. Events
 -- with the same at and the same segment boards share one target list:
@@ -268,6 +320,7 @@ end
 local nevents = tonumber(nextarg())
 local ev_member, ev_value, ev_at, ev_name, ev_name_fold, ev_member_fold, ev_id, ev_idkey, ev_targets =
   {}, {}, {}, {}, {}, {}, {}, {}, {}
+local ev_lmkey = {}
 
 -- A window that is not built is derived, for the bounds check only (it is
 -- never built here), from today's window T, which is always built, and the
@@ -413,6 +466,13 @@ local function target_list(at, esegs)
       tl.answer[v] = found
     end
   end
+  -- An event counts in the open round only: one dated in a closed round
+  -- (or in one not begun) counts in the views alone.
+  if league and t >= league.cur.s and t < league.cur.e then
+    n = n + 1
+    view_of[n], period_of[n] = league.vi, league.cur
+    tl.lg = n
+  end
   tl.n = n
   return tl
 end
@@ -445,6 +505,7 @@ local function read_events()
       lists[tkey] = tl
     end
     ev_targets[e] = tl
+    if league then ev_lmkey[e] = nextkey() end
     if ev_id[e] ~= '' then ev_idkey[e] = nextkey() end
   end
   i = a
@@ -592,6 +653,31 @@ do
       if s then c[w[k]] = num(s) end
     end
   end
+end
+
+-- League records: lm_rec[member] is the record ("round\ttier\tcohort") of
+-- a member the batch may place in the open round (false: none, or already
+-- in it). A record of a round not listed stops the batch ({-3, ...}): its
+-- outcome decides the member's tier.
+local lm_rec = {}
+if league then
+  local needs, seen = {}, {}
+  for e = 1, nevents do
+    local tl, member = ev_targets[e], ev_member[e]
+    if tl.lg and not tl.err and lm_rec[member] == nil then
+      local rec = false
+      if not code_of(league.cur, member) then rec = call('GET', ev_lmkey[e]) end
+      lm_rec[member] = rec
+      if rec then
+        local r = string.match(rec, '^[^\t]*')
+        if r ~= league.cur.id and not league.by_id[r] and not seen[r] then
+          seen[r] = true
+          needs[#needs + 1] = r
+        end
+      end
+    end
+  end
+  if #needs > 0 then return {-3, now, unpack(needs)} end
 end
 
 -- Codes count from the best end of each view's own value range [lo, hi]
@@ -889,6 +975,11 @@ local function plan(member, value, et, tl, pure_after)
             fmt_score(nv, decimals) .. ', outside ±' .. fmt_score(view.hi, decimals) ..
             ' that rolling windows can hold', et}, new_in_all
         end
+      elseif view.kind == 'l' then
+        -- A round holds fewer events than the views (none of a closed
+        -- round), so its score is kept within [min, max] rather than
+        -- refusing an event the views take.
+        if nv < vmin then nv = vmin elseif nv > vmax then nv = vmax end
       elseif view.kind ~= 'w' and (change or old) and outside(nv) > 0 then
         return out_of_range(view, nv, et), new_in_all
       end
@@ -1096,6 +1187,38 @@ local function remember_id(e, idkey, tl)
   call('SET', idkey, fingerprint(e) .. '\0' .. table.concat(rec, '\n'), 'PX', dedupe)
 end
 
+-- place puts a member new to the open round into the first cohort of its
+-- tier with a free seat (seats, once taken, stay taken: cohorts fill one
+-- after another). Its tier: the lowest for a member without a record,
+-- else its last round's tier moved by that cohort's outcome, deciding the
+-- cohort first when no one has yet (the round is closed: it is older than
+-- the open one). A record whose round's keys expired keeps its tier.
+local placed = {}
+local function place(member, e)
+  local rec, per = lm_rec[member], league.cur
+  lm_rec[member] = false
+  local level = 1
+  if rec then
+    local r, lv, c = string.match(rec, '^([^\t]*)\t(%d+)\t(%d+)$')
+    if r == per.id then return end
+    level = math.min(tonumber(lv) or 1, league.ntiers)
+    local rp = league.by_id[r]
+    if rp and c and rp.e <= now then
+      decide_cohort(rp.zkey, rp.mkey, rp.fkey, level, tonumber(c), league.ntiers, league.promote,
+        league.demote, ties == 'shared')
+      level = level + tonumber(call('HGET', rp.fkey, 'o:' .. member) or '0')
+      level = math.max(1, math.min(level, league.ntiers))
+    end
+  end
+  local seats = call('HINCRBY', per.fkey, 'c:' .. level, 1)
+  local c = math.floor((seats - 1) / league.size) + 1
+  call('ZADD', per.mkey, fmt(cohort_index(level, c)), member)
+  call('HINCRBY', per.fkey, 'n:' .. level .. ':' .. c, 1)
+  call('SET', ev_lmkey[e], per.id .. '\t' .. level .. '\t' .. c, 'PXAT', fmt(per.exp))
+  if seats == 1 then call('ZADD', league.rkey, fmt(per.e), per.id) end
+  placed[per] = true
+end
+
 -- apply_event applies event e to all of its targets or to none, and
 -- returns its reply.
 local function apply_event(e)
@@ -1123,6 +1246,8 @@ local function apply_event(e)
   end
   if refused then return refused end
   write_plan(member, et, tl)
+  local lg = tl.lg
+  if lg and plan_present[lg] and not plan_old[lg] and lm_rec[member] ~= nil then place(member, e) end
   local res = answer(member, et, tl)
   index_names(e, new_in_all, tl)
   if sm_key then record_segments(member, tl, latest, pure_after, old_rec, old_pure) end
@@ -1142,6 +1267,11 @@ local function finish()
   for _, per in ipairs(pending_list) do flush(per) end
   if #name_pending > 0 then call('ZADD', name_index, unpack(name_pending)) end
   if #sm_out > 0 then call('HSET', sm_key, unpack(sm_out)) end
+
+  for per in pairs(placed) do
+    call('PEXPIREAT', per.mkey, fmt(per.exp))
+    call('PEXPIREAT', per.fkey, fmt(per.exp))
+  end
 
   for view, mv in pairs(moves) do
     call('LPUSH', view.mvkey, unpack(mv))

@@ -114,3 +114,66 @@ local function same_top(zkey, total, n, from)
   end
   return true
 end
+
+-- cohort_index is a league cohort's number in a round's placements
+-- lg:<round>:m: tier level (1 = lowest) × 2^32 + cohort, exact in a double.
+local function cohort_index(level, c) return level * 4294967296 + c end
+
+-- cohort_rows lists the members of cohort idx (see cohort_index) of a
+-- round still in its standings zkey, in rank order: codes ascending, equal
+-- codes by member bytes, as a view orders them. {m = member, c = code}
+-- each; one cohort is cohort_size members at most.
+local function cohort_rows(zkey, mkey, idx)
+  local at = fmt(idx)
+  local members = redis.call('ZRANGEBYSCORE', mkey, at, at)
+  local rows = {}
+  if #members > 0 then
+    local codes = redis.call('ZMSCORE', zkey, unpack(members))
+    for k = 1, #members do
+      if codes[k] then rows[#rows + 1] = {m = members[k], c = num(codes[k])} end
+    end
+  end
+  table.sort(rows, function(a, b)
+    if a.c ~= b.c then return a.c < b.c end
+    return bytes_less(a.m, b.m)
+  end)
+  return rows
+end
+
+-- decide_cohort decides once the outcomes of cohort c of tier level of a
+-- closed round, from its standings zkey (the round's codes) and placements
+-- mkey, into the round's hash fkey: d:<level>:<c> marks it decided,
+-- o:<member> is 1 (promoted), 0 (stayed) or -1 (demoted) for each member
+-- still in it (a member removed before is left out), and the tier's
+-- counts nm:, np:, nd:<level> (members, promoted, demoted) grow. Ranks as
+-- cohort_rows, or shared ranks; zones as League.Zones. It answers whether
+-- it decided now.
+local function decide_cohort(zkey, mkey, fkey, level, c, ntiers, promote, demote, shared)
+  local field = 'd:' .. level .. ':' .. c
+  -- No hash: the round's keys expired (nothing left to decide from).
+  if redis.call('EXISTS', fkey) == 0 or redis.call('HEXISTS', fkey, field) == 1 then return false end
+  local rows = cohort_rows(zkey, mkey, cohort_index(level, c))
+  local n = #rows
+  local p, d = 0, 0
+  if level < ntiers then p = math.min(promote, math.floor(n / 2)) end
+  if level > 1 then d = math.min(demote, math.floor(n / 2)) end
+  local out = {field, '1'}
+  local rank = 0
+  for k, r in ipairs(rows) do
+    if not shared or k == 1 or r.c ~= rows[k - 1].c then rank = k end
+    local o = 0
+    if rank <= p then o = 1 elseif rank > n - d then o = -1 end
+    out[#out + 1] = 'o:' .. r.m
+    out[#out + 1] = o
+  end
+  redis.call('HSET', fkey, unpack(out))
+  -- Per tier counts for the round's league.final (see leaguerecord.lua).
+  local promoted, demoted = 0, 0
+  for k = 4, #out, 2 do
+    if out[k] == 1 then promoted = promoted + 1 elseif out[k] == -1 then demoted = demoted + 1 end
+  end
+  redis.call('HINCRBY', fkey, 'nm:' .. level, n)
+  redis.call('HINCRBY', fkey, 'np:' .. level, promoted)
+  redis.call('HINCRBY', fkey, 'nd:' .. level, demoted)
+  return true
+end

@@ -18,7 +18,9 @@
 -- Go       remove_proto.go: removeRequest, decodeRemove
 -- KEYS     1 the registry k, 2 the names hash n, 3 the outbox out, 4 the
 --          member's results index rm:<member>, 5 the search index ni, then
---          per declared entry: z:<entry>, x:<entry>
+--          per declared entry: z:<entry>, x:<entry>; on a league board
+--          then lm:<member> and, per declared entry ~lg:<round> in order,
+--          lg:<round>:m and lg:<round>:f
 -- ARGV     member, channel, board id, the member id folded for search,
 --          then the declared entries, in KEYS order
 -- Returns  {removed, listed, now_ms}: the number of period keys the member
@@ -50,6 +52,27 @@ for _, entry in ipairs(entries) do
     end
   end
   redis.call('HDEL', KEYS[zi + 1], member)
+end
+-- League: the member's record goes, and its seat in each round: left out
+-- of every cohort not decided yet, and of the counts.
+local lk = 6 + 2 * (#ARGV - 4)
+if KEYS[lk] then
+  redis.call('DEL', KEYS[lk])
+  local j = lk + 1
+  for k = 5, #ARGV do
+    if string.sub(ARGV[k], 1, 4) == '~lg:' then
+      local mk, fk = KEYS[j], KEYS[j + 1]
+      j = j + 2
+      local seat = redis.call('ZSCORE', mk, member)
+      if seat then
+        local idx = num(seat)
+        local level = math.floor(idx / 4294967296)
+        redis.call('ZREM', mk, member)
+        redis.call('HINCRBY', fk, 'n:' .. level .. ':' .. fmt(idx - level * 4294967296), -1)
+        redis.call('HDEL', fk, 'o:' .. member)
+      end
+    end
+  end
 end
 local name_fold = redis.call('HGET', names, member .. '\0k')
 if name_fold then redis.call('ZREM', ni, name_fold .. '\0' .. member) end

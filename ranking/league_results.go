@@ -1,0 +1,216 @@
+package ranking
+
+import (
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gowebpki/jcs"
+	"github.com/redis/go-redis/v9"
+)
+
+// League results: once a round's cohorts are decided, the league recorder
+// (Store.DecideLeagues) records each cohort's result exactly once, as the
+// period results of section 9 are recorded: Go reads the cohort
+// (cohort.lua), builds the result and its digest with recorded_at =
+// Redis's now at that read, and leaguerecord.lua stores it only if the
+// cohort is still as read; the count of recorded cohorts reaching the
+// round's cohorts appends league.final to the board's outbox, which
+// RelayResults takes to the results stream and the webhooks.
+
+//go:embed scripts/leaguerecord.lua
+var leagueRecordLua string
+
+var leagueRecordScript = newScript(leagueRecordLua)
+
+// CohortResult is the recorded result of one closed cohort, in the field
+// order it is served.
+type CohortResult struct {
+	Board      string              `json:"board"`
+	Round      string              `json:"round"`
+	Tier       string              `json:"tier"`
+	Cohort     int                 `json:"cohort"`
+	Start      string              `json:"start"`
+	End        string              `json:"end"`
+	RecordedAt string              `json:"recorded_at"`
+	Entries    []CohortResultEntry `json:"entries"`
+	Digest     string              `json:"digest"`
+}
+
+// CohortResultEntry is one member of a recorded cohort.
+type CohortResultEntry struct {
+	Rank    int64           `json:"rank"`
+	Member  string          `json:"member"`
+	Name    *string         `json:"name"`
+	Score   json.RawMessage `json:"score"`
+	Outcome string          `json:"outcome"`
+}
+
+// Canonical returns the canonical JSON the digest covers: the object
+// {"board","cohort","entries","round","tier"} in RFC 8785 (JCS) form, as
+// Result.Canonical does for period results.
+func (r *CohortResult) Canonical() []byte {
+	c := struct {
+		Board   string              `json:"board"`
+		Cohort  int                 `json:"cohort"`
+		Entries []CohortResultEntry `json:"entries"`
+		Round   string              `json:"round"`
+		Tier    string              `json:"tier"`
+	}{r.Board, r.Cohort, r.Entries, r.Round, r.Tier}
+	if c.Entries == nil {
+		c.Entries = []CohortResultEntry{}
+	}
+	out, err := jcs.Transform(marshalNoHTML(c))
+	if err != nil {
+		panic(err) // valid JSON of strings and finite numbers only
+	}
+	return out
+}
+
+// ComputeDigest returns "sha256:" + the hex SHA-256 of Canonical().
+func (r *CohortResult) ComputeDigest() string {
+	sum := sha256.Sum256(r.Canonical())
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// leagueRecord.lua's answers.
+const (
+	leagueRecorded  = "recorded"
+	leagueExists    = "exists"
+	leagueUndecided = "undecided"
+)
+
+// leagueRecordRequest builds KEYS and ARGV for leaguerecord.lua; flat holds
+// the (member, code) pairs read.
+func (s *Store) leagueRecordRequest(b *Board, round Period, level, cohort int, readNowMS int64, result []byte, flat []any) (keys []string, args []any) {
+	l, k, loc := b.League, s.keysOf(b), s.cfg.Calendar.Location()
+	keys = []string{k.period(leagueViewName, round.ID), k.leaguePlaces(round.ID), k.leagueRound(round.ID),
+		k.leagueResult(round.ID, level, cohort), k.outbox(), k.leagueRounds()}
+	args = []any{itoa(int64(level)), itoa(int64(cohort)), itoa(readNowMS), string(result),
+		itoa(s.entry(b, l.leagueView(), round).expireAt), round.ID, round.Start.In(loc).Format(time.RFC3339),
+		round.End.In(loc).Format(time.RFC3339), b.ID, itoa(int64(l.CohortSize)), itoa(int64(len(l.Tiers))), itoa(int64(len(flat) / 2))}
+	for _, t := range l.Tiers {
+		args = append(args, t.ID)
+	}
+	return keys, append(args, flat...)
+}
+
+// recordCohort records the result of one decided cohort unless it is
+// recorded already; it reports whether this call recorded it.
+func (s *Store) recordCohort(ctx context.Context, b *Board, round Period, level, cohort int) (bool, error) {
+	loc := s.cfg.Calendar.Location()
+	for attempt := 0; attempt < recordAttempts; attempt++ {
+		keys, args := s.cohortRequest(b, round.ID, level, cohort, "")
+		raw, err := cohortScript.Run(ctx, s.rdb, keys, args...).Slice()
+		if err != nil {
+			return false, wrapRedis(err)
+		}
+		c, err := s.decodeCohort(b, round, raw)
+		if err != nil {
+			return false, err
+		}
+		if !c.Decided {
+			return false, nil
+		}
+		r := &CohortResult{Board: b.ID, Round: round.ID, Tier: c.Tier.ID, Cohort: cohort,
+			Start: round.Start.In(loc).Format(time.RFC3339), End: round.End.In(loc).Format(time.RFC3339),
+			RecordedAt: formatResultTime(asInt(raw[0])), Entries: []CohortResultEntry{}}
+		flat := make([]any, 0, 2*len(c.Entries))
+		for i, e := range c.Entries {
+			var name *string
+			if e.Name != "" {
+				n := e.Name
+				name = &n
+			}
+			r.Entries = append(r.Entries, CohortResultEntry{Rank: e.Rank, Member: e.Member, Name: name,
+				Score: json.RawMessage(b.FormatScore(e.Score)), Outcome: e.Outcome})
+			flat = append(flat, raw[4+4*i], raw[5+4*i])
+		}
+		r.Digest = r.ComputeDigest()
+		keys, args = s.leagueRecordRequest(b, round, level, cohort, asInt(raw[0]), marshalNoHTML(r), flat)
+		ans, err := leagueRecordScript.Run(ctx, s.rdb, keys, args...).Text()
+		if err != nil {
+			return false, wrapRedis(err)
+		}
+		switch ans {
+		case leagueRecorded:
+			return true, nil
+		case leagueExists, leagueUndecided:
+			return false, nil
+		case recordChanged, recordStale:
+			continue
+		default:
+			return false, Errorf(EINTERNAL, "leaguerecord: unexpected reply %q", ans)
+		}
+	}
+	return false, Errorf(EUNAVAILABLE, "cohort %d of round %s of board %q kept changing while its result was recorded", cohort, round.ID, b.ID)
+}
+
+// recordCohorts records the cohorts of a decided round from its record
+// cursor on, at most *budget of them; done when the round is final.
+func (s *Store) recordCohorts(ctx context.Context, b *Board, round Period, budget *int) (done bool, err error) {
+	l := b.League
+	fields := []string{"final", "rc"}
+	for level := range l.Tiers {
+		fields = append(fields, "c:"+itoa(int64(level+1)))
+	}
+	got, err := s.rdb.HMGet(ctx, s.keysOf(b).leagueRound(round.ID), fields...).Result()
+	if err != nil {
+		return false, wrapRedis(err)
+	}
+	if got[0] != nil {
+		return true, nil
+	}
+	level, cohort := 1, 1
+	if rc, ok := got[1].(string); ok {
+		if _, err := fmt.Sscanf(rc, "%d:%d", &level, &cohort); err != nil {
+			return false, Errorf(EINTERNAL, "league round %s: record cursor %q", round.ID, rc)
+		}
+	}
+	for ; level <= len(l.Tiers); level, cohort = level+1, 1 {
+		seats := 0
+		if v, ok := got[1+level].(string); ok {
+			n, _ := parseInt(v)
+			seats = int(n)
+		}
+		for ; cohort <= (seats+l.CohortSize-1)/l.CohortSize; cohort++ {
+			if *budget <= 0 {
+				return false, nil
+			}
+			*budget--
+			if _, err := s.recordCohort(ctx, b, round, level, cohort); err != nil {
+				return false, err
+			}
+		}
+	}
+	return true, nil
+}
+
+// LeagueCohortResult returns one cohort's recorded result as stored;
+// ENOTFOUND before it is recorded (or once its round's keys expired).
+func (s *Store) LeagueCohortResult(ctx context.Context, boardID, round, tierID string, cohort int) (json.RawMessage, error) {
+	b, p, err := s.leagueRound(ctx, boardID, round)
+	if err != nil {
+		return nil, err
+	}
+	_, level, ok := b.League.Tier(tierID)
+	if !ok {
+		return nil, Errorf(ENOTFOUND, "board %q has no tier %q", boardID, tierID)
+	}
+	if cohort < 1 || cohort > MaxCohortNumber {
+		return nil, Errorf(EINVALID, "a cohort number is from 1 to %d, got %d", MaxCohortNumber, cohort)
+	}
+	val, err := s.rdb.Get(ctx, s.keysOf(b).leagueResult(p.ID, level, cohort)).Result()
+	if errors.Is(err, redis.Nil) {
+		return nil, Errorf(ENOTFOUND, "no result recorded for cohort %d of tier %s in round %s of board %q", cohort, tierID, p.ID, b.ID)
+	}
+	if err != nil {
+		return nil, wrapRedis(err)
+	}
+	return json.RawMessage(val), nil
+}
