@@ -41,9 +41,12 @@
       return;
     }
     var i, n;
+    // An opened <details> ("12 more moves") is the reader's choice: a
+    // frame never closes it.
+    var keepOpen = a.nodeName === "DETAILS";
     for (i = a.attributes.length - 1; i >= 0; i--) {
       n = a.attributes[i].name;
-      if (n !== "class" && !b.hasAttribute(n)) a.removeAttribute(n);
+      if (n !== "class" && !(keepOpen && n === "open") && !b.hasAttribute(n)) a.removeAttribute(n);
     }
     for (i = 0; i < b.attributes.length; i++) {
       n = b.attributes[i];
