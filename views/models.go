@@ -70,6 +70,9 @@ type Row struct {
 	// Initials and Hue (0..11, from the member id) draw the avatar.
 	Initials string
 	Hue      int64
+	// ZoneEnd is the title of the zone this row is the last of: a named
+	// line is drawn after it. "" for none.
+	ZoneEnd string
 }
 
 // Move is a row's rank change: shown as ▲2, ▼1 or "new", read out as
@@ -340,6 +343,7 @@ type CardSummary struct {
 	ScoreLabel string // the board's unit, or Score
 	GapLabel   string // "Result" for a finished period, "Provisional" while late scores may come; else Next rank
 	Late       string // a provisional headline's note on late scores
+	Zone       string // how far the next zone up is: "12 points to reach Prize"; "" for none
 }
 
 // CardSegment is the member's standing in one segment board of the

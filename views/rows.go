@@ -37,6 +37,12 @@ func standingsRows(rows []Row) templ.Component {
 			case r.Rank <= 3:
 				h.raw(medal(r.Rank))
 			}
+			if r.ZoneEnd != "" {
+				if r.Self || r.Rank <= 3 {
+					h.raw(" ")
+				}
+				h.raw("zone-end")
+			}
 			h.raw(`"><td class="rank"><span data-testid="` + TestRank + `" ` + HookLiveRank + `>`)
 			h.raw(strconv.FormatInt(r.Rank, 10))
 			h.raw(`</span> `)
@@ -54,6 +60,13 @@ func standingsRows(rows []Row) templ.Component {
 				h.raw(`<span class="id">`)
 				h.esc(r.Member)
 				h.raw(`</span>`)
+			}
+			if r.ZoneEnd != "" {
+				// Named in text, not by colour alone: "▲ Prize", read out
+				// as "Prize ends here".
+				h.raw(`<span class="zone-line" data-testid="` + TestZoneLine + `"><span aria-hidden="true">▲ </span>`)
+				h.esc(r.ZoneEnd)
+				h.raw(`<span class="visually-hidden"> ends here</span></span>`)
 			}
 			h.raw(`</th><td class="score"><span data-testid="` + TestScore + `" ` + HookLiveScore + `>`)
 			h.esc(r.Score)

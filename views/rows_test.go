@@ -86,6 +86,9 @@ func randomRows(rng *rand.Rand) []Row {
 			Initials: randomText(rng, rng.IntN(3)),
 			Hue:      rng.Int64N(12),
 		}
+		if rng.IntN(5) == 0 {
+			r.ZoneEnd = randomText(rng, 1+rng.IntN(10))
+		}
 		k := moveKinds[rng.IntN(len(moveKinds))]
 		if rng.IntN(20) == 0 {
 			k = randomText(rng, rng.IntN(5))

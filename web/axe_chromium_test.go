@@ -80,6 +80,10 @@ func TestAccessibilityInChromium(t *testing.T) {
 	f.MustWrite(t, "points", `{"member":"ann","value":3}`) // an overtake for the ticker
 	srv := httptest.NewServer(f.handler)
 	t.Cleanup(srv.Close)
+	// Pages of "zones:" are those of a board with zones: lines in tables
+	// and the card's way to the next zone.
+	zoned := httptest.NewServer(MustZonesFixture(t).handler)
+	t.Cleanup(zoned.Close)
 	pages := []string{
 		"/boards/points/day",
 		"/boards/points/week?members=ann,bob",
@@ -100,6 +104,10 @@ func TestAccessibilityInChromium(t *testing.T) {
 		"/embed/points/week?limit=10&theme=dark&me=ann",
 		"/boards/points/day/widget?me=ann",
 		"/boards/points/week?phone", // at 390 px, More open
+		"zones:/boards/points/week",
+		"zones:/boards/points/week/members/m05",
+		"zones:/embed/points/week?limit=5&theme=dark",
+		"zones:/boards/points/week?phone",
 	}
 	for _, scheme := range []string{"light", "dark"} {
 		if _, err := chromedp.Call(tab, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
@@ -121,7 +129,11 @@ func TestAccessibilityInChromium(t *testing.T) {
 			if phone {
 				browsertest.Run(t, tab, "phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
 			}
-			browsertest.Run(t, tab, "open "+page, chromedp.Navigate(srv.URL+strings.TrimSuffix(page, "?phone")))
+			base, path := srv.URL, page
+			if p, ok := strings.CutPrefix(page, "zones:"); ok {
+				base, path = zoned.URL, p
+			}
+			browsertest.Run(t, tab, "open "+page, chromedp.Navigate(base+strings.TrimSuffix(path, "?phone")))
 			if phone {
 				browsertest.Run(t, tab, "open More", chromedp.Evaluate[bool](`document.querySelector("details.more").open = true; true`))
 			}

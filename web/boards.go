@@ -54,6 +54,9 @@ type entryJSON struct {
 	Member string          `json:"member"`
 	Name   *string         `json:"name"` // null when no name is known
 	Score  json.RawMessage `json:"score"`
+	// Zone is the title of the zone the rank falls in, or null; absent on
+	// a board without zones, which answers as it did before zones.
+	Zone json.RawMessage `json:"zone,omitempty"`
 }
 
 // pageEntryJSON is one row of a list read: an entry with its rank in the
@@ -67,7 +70,7 @@ type pageEntryJSON struct {
 func pageEntriesJSON(b *ranking.Board, es []ranking.Entry) []pageEntryJSON {
 	out := make([]pageEntryJSON, 0, len(es))
 	for _, e := range es {
-		pe := pageEntryJSON{entryJSON: entryJSON{Rank: e.Rank, Member: e.Member, Name: nameOf(e.Name), Score: json.RawMessage(b.FormatScore(e.Score))}}
+		pe := pageEntryJSON{entryJSON: entryOf(b, e)}
 		if e.PrevRank > 0 {
 			pe.PreviousRank = &e.PrevRank
 		}
@@ -79,8 +82,26 @@ func pageEntriesJSON(b *ranking.Board, es []ranking.Entry) []pageEntryJSON {
 func entriesJSON(b *ranking.Board, es []ranking.Entry) []entryJSON {
 	out := make([]entryJSON, 0, len(es))
 	for _, e := range es {
-		out = append(out, entryJSON{Rank: e.Rank, Member: e.Member, Name: nameOf(e.Name), Score: json.RawMessage(b.FormatScore(e.Score))})
+		out = append(out, entryOf(b, e))
 	}
+	return out
+}
+
+func entryOf(b *ranking.Board, e ranking.Entry) entryJSON {
+	return entryJSON{Rank: e.Rank, Member: e.Member, Name: nameOf(e.Name), Score: json.RawMessage(b.FormatScore(e.Score)), Zone: zoneJSON(b, e.Rank)}
+}
+
+// zoneJSON is an entry's "zone": nil (no field) on a board without zones,
+// else the zone's title or null.
+func zoneJSON(b *ranking.Board, rank int64) json.RawMessage {
+	if len(b.Zones) == 0 {
+		return nil
+	}
+	z, ok := b.ZoneOf(rank)
+	if !ok {
+		return json.RawMessage("null")
+	}
+	out, _ := json.Marshal(z.Title) // a string always encodes
 	return out
 }
 

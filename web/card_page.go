@@ -60,6 +60,9 @@ func (s *Server) handleRankCard(c echo.Context) error {
 		return err
 	}
 	p := s.cardModel(b, v, seg, rc)
+	if p.Summary.Zone, err = s.zoneLine(c.Request().Context(), b, v, seg, &rc.Card, p.Period.IsCurrent); err != nil {
+		return err
+	}
 	p.Image = absURL(c, previewPath(b.ID, v.Name, rc.Card.Member, p.Period, seg))
 	cacheFor(c, rc.Final)
 	return s.renderPage(c, http.StatusOK, views.Card(p))

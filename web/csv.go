@@ -16,7 +16,7 @@ import (
 const csvChunk = ranking.MaxLimit
 
 // handleCSV serves GET /boards/{board}/{view}.csv?period=: rank, member,
-// name and score of the whole period, streamed in chunks so that a board of
+// name and score (and zone, on a board with zones) of the whole period, streamed in chunks so that a board of
 // millions never sits in memory. Errors before the first byte get a proper
 // status; a failure mid-stream aborts the connection, so a download is
 // never silently cut short.
@@ -48,13 +48,21 @@ func (s *Server) handleCSV(c echo.Context) error {
 	h.Set("Cache-Control", "no-store")
 	c.Response().WriteHeader(http.StatusOK)
 	w := csv.NewWriter(c.Response())
-	if err := w.Write([]string{"rank", "member", "name", "score"}); err != nil {
+	head := []string{"rank", "member", "name", "score"}
+	if len(b.Zones) > 0 {
+		head = append(head, "zone")
+	}
+	if err := w.Write(head); err != nil {
 		return nil // the client went away
 	}
 	offset := 0
 	for {
 		for _, e := range pg.Entries {
 			rec := []string{strconv.FormatInt(e.Rank, 10), csvCell(e.Member), csvCell(e.Name), b.FormatScore(e.Score)}
+			if len(b.Zones) > 0 {
+				z, _ := b.ZoneOf(e.Rank)
+				rec = append(rec, csvCell(z.Title)) // empty outside every zone
+			}
 			if err := w.Write(rec); err != nil {
 				return nil
 			}

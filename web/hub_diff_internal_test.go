@@ -90,6 +90,7 @@ func (r *randomTables) step(t testing.TB) ([]byte, *tableState) {
 		rows = append(rows, views.Row{Rank: rank, Member: x.m, Name: name, Score: scoreText(r.board, x.s), CardURL: "/c/" + x.m, Move: r.moves[x.m], Initials: initials(name), Hue: hue(x.m)})
 		raw = append(raw, x.s)
 	}
+	markZoneEnds(r.board, rows) // as web/rows.go:rows marks them
 	tb := views.Table{ID: "standings-b-day-100", Period: "2026-11-26", Rows: rows, Caption: fmt.Sprintf("ranks 1 to %d of %d", len(rows), len(r.scores)), Empty: "No scores yet."}
 	if r.tick%3 == 0 {
 		tb.Caption += "!"
@@ -117,6 +118,9 @@ func TestDiffFramesRebuildTheWholeFragment(t *testing.T) {
 	for _, spec := range []string{
 		"boards:\n  - id: b\n    views: [day]\n",
 		"boards:\n  - id: b\n    views: [day]\n    order: asc\n    update: best\n    format: duration\n    decimals: 3\n",
+		// Zone lines move from row to row as ranks change, and a page
+		// patched by diffs must draw them where a whole fragment does.
+		"boards:\n  - id: b\n    views: [day]\n    ties: shared\n    zones: [{title: Prize, top: 3}, {title: Top 10, top: 10}]\n",
 	} {
 		cfg, err := ranking.ParseConfig([]byte(spec))
 		if err != nil {
@@ -125,11 +129,11 @@ func TestDiffFramesRebuildTheWholeFragment(t *testing.T) {
 		b, _ := cfg.Board("b")
 		for _, limit := range []int{5, 100} {
 			seed := rand.Uint64()
-			t.Run(fmt.Sprintf("%s/%d/seed=%d", b.Format, limit, seed), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/%d/zones=%d/seed=%d", b.Format, limit, len(b.Zones), seed), func(t *testing.T) {
 				r := newRandomTables(seed, b, limit)
 				var model LiveModel
 				var prev *tableState
-				diffs, moved, ranks := 0, 0, 0
+				diffs, moved, ranks, lines := 0, 0, 0, 0
 				for i := range 400 {
 					full, st := r.step(t)
 					var want LiveModel
@@ -150,6 +154,9 @@ func TestDiffFramesRebuildTheWholeFragment(t *testing.T) {
 						if strings.Contains(string(diff), `"ranks":`) {
 							ranks++
 						}
+						if strings.Contains(string(diff), `zone-end`) {
+							lines++
+						}
 						for m, d := range model.LastDeltas {
 							if d == "" || (d[0] != '+' && d[:3] != "−") {
 								t.Fatalf("step %d: delta %q of %s", i, d, m)
@@ -163,6 +170,9 @@ func TestDiffFramesRebuildTheWholeFragment(t *testing.T) {
 				}
 				if diffs < 300 || moved == 0 || ranks == 0 {
 					t.Errorf("%d of 400 frames were diffs, %d rows moved without their markup, %d diffs changed ranks in runs: the workload misses a case", diffs, moved, ranks)
+				}
+				if len(b.Zones) > 0 && lines == 0 {
+					t.Error("no diff moved a zone line: the workload misses the case")
 				}
 			})
 		}

@@ -168,7 +168,11 @@ func (s *Server) renderLive(ctx context.Context, key topicKey) (rendered, error)
 		if err != nil {
 			return rendered{}, err
 		}
-		comp = views.CardBody(s.cardModel(b, v, key.segment, rc))
+		p := s.cardModel(b, v, key.segment, rc)
+		if p.Summary.Zone, err = s.zoneLine(ctx, b, v, key.segment, &rc.Card, p.Period.IsCurrent); err != nil {
+			return rendered{}, err
+		}
+		comp = views.CardBody(p)
 	default:
 		pg, err := s.store.Page(ctx, b.ID, v.Name, ranking.PageQuery{Segment: key.segment, Limit: key.limit})
 		if err != nil {

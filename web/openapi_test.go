@@ -28,7 +28,7 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 	f := MustFixtureOf(t, `
 boards:
   - {id: points, title: Points, segments: [country], decimals: 1, min_score: -1000, max_score: 1000, views: [day, week, all], lateness: 1h, keep: 1}
-  - {id: lap, order: asc, update: best, ties: shared, decimals: 3, max_score: 3600, views: [week, all]}
+  - {id: lap, order: asc, update: best, ties: shared, decimals: 3, max_score: 3600, views: [week, all], zones: [{title: Podium, top: 1}]}
 webhooks:
   - {url: "http://127.0.0.1:9/hook", secret_env: STANDINGS_TEST_HOOK_SECRET, events: [period.final]}
 actions:
@@ -137,6 +137,7 @@ actions:
 		{"GET", "/api/v1/boards/points/day?limit=0", "", "", 422},
 		{"GET", "/api/v1/boards/points/nosuch", "", "", 404},
 		{"GET", "/api/v1/boards/points/all/members/ann?around=1", "", "", 200},
+		{"GET", "/api/v1/boards/lap/week", "", "", 200},
 		{"GET", "/api/v1/boards/lap/week/members/ann", "", "", 200},
 		{"GET", "/api/v1/boards/points/all/members/nobody", "", "", 404},
 		{"GET", "/api/v1/boards/points/day/results", "", "", 200},

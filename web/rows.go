@@ -32,7 +32,33 @@ func rows(b *ranking.Board, view string, seg ranking.Segment, period string, es 
 			Initials: initials(name), Hue: hue(e.Member),
 		})
 	}
+	markZoneEnds(b, out)
 	return out
+}
+
+// markZoneEnds names, on each row that is the last of its zone in the
+// table, the zone whose line is drawn after it. It is computed into the
+// row itself so that a live diff sends a row whose line came or went as a
+// changed row. The table's last row ends its zone only when no later row
+// can share it: its rank is the zone's last and ranks are not shared.
+func markZoneEnds(b *ranking.Board, rs []views.Row) {
+	if len(b.Zones) == 0 {
+		return
+	}
+	for i := range rs {
+		z, ok := b.ZoneOf(rs[i].Rank)
+		if !ok {
+			continue
+		}
+		if i+1 < len(rs) {
+			if next, ok := b.ZoneOf(rs[i+1].Rank); ok && next == z {
+				continue
+			}
+		} else if rs[i].Rank != int64(z.Top) || b.Ties == ranking.TiesShared {
+			continue
+		}
+		rs[i].ZoneEnd = z.Title
+	}
 }
 
 // initials are up to two letters of a display name for its avatar: the
