@@ -62,7 +62,7 @@ func TestPhoneLayoutsInChromium(t *testing.T) {
 	if got := browsertest.Run(t, tab, "tiles fill the row", chromedp.Evaluate[string](`(() => {
 		const dl = document.querySelector("dl.headline"), last = dl.lastElementChild;
 		return dl.children.length + " " + Math.round(dl.getBoundingClientRect().right - last.getBoundingClientRect().right);
-	})()`)); got != "3 0" {
-		t.Errorf("tiles, space right of the last: %q", got)
+	})()`)); !strings.HasSuffix(got, " 0") || got < "3" {
+		t.Errorf("tiles, space right of the last: %q (want 3 or more tiles filling the row)", got)
 	}
 }
