@@ -38,6 +38,8 @@ func (s *Server) routes() {
 	s.get(pages, "/", s.handleIndex)
 	s.get(pages, "/boards/:board", s.handleBoardRedirect)
 	s.get(pages, "/boards/:board/:view", s.handleBoardPage) // also {view}.csv
+	s.get(pages, "/boards/:board/league", s.handleLeaguePage)
+	s.get(pages, "/boards/:board/league/:tier/:cohort", s.handleCohortPage) // also {cohort}.csv
 	s.get(pages, "/boards/:board/:view/members", s.handleFindMember)
 	s.get(pages, "/boards/:board/:view/members/:member", s.handleRankCard)
 	s.get(pages, "/boards/:board/:view/members/:member/preview.png", s.handleRankPreview)
