@@ -1046,15 +1046,16 @@
     window.addEventListener("storage", function (e) { if (e.key === peopleKey(board)) apply(); });
   }
 
-  // A current league group's table is reloaded from the page now and then
-  // while the page is visible (the live feed carries boards, not groups),
-  // keeping the focused row focused.
+  // An undecided league group's table is reloaded from its page (its
+  // round named) now and then while the page is visible, until it shows
+  // the outcomes: the live feed carries boards, not groups. The focused
+  // row stays focused.
   function cohortRefresh(box) {
     if (!window.fetch || !window.DOMParser) return;
     var every = Math.max(5, parseInt(box.dataset.refresh, 10) || 10) * 1000, served = box.innerHTML;
     function refresh() {
       if (document.hidden) return;
-      fetch(location.href, { headers: { Accept: "text/html" }, cache: "no-cache" })
+      fetch(box.dataset.refreshUrl || location.href, { headers: { Accept: "text/html" }, cache: "no-cache" })
         .then(function (r) { return r.ok ? r.text() : null; })
         .then(function (html) {
           if (!html) return;

@@ -145,6 +145,9 @@ const (
 	// HookRefresh marks a box app.js reloads from the page every that many
 	// seconds while it is visible (a current round's group).
 	HookRefresh = "data-refresh"
+	// HookRefreshURL is the address it reloads from (the page, its
+	// period named).
+	HookRefreshURL = "data-refresh-url"
 )
 
 // TableID is the id of the top-N table of one board view shown with limit

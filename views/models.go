@@ -432,9 +432,13 @@ type CohortPage struct {
 	Zones       []string   // the zones in words: "Top 7 move up to Gold"
 	ScoreHeader string
 	Rows        []CohortRow
-	Live        bool // the round is current: app.js reloads the table now and then
-	CSVURL      string
-	APIURL      string
+	// Live says the group is not decided yet: app.js reloads the table
+	// from RefreshURL (this round, named) now and then, so that it follows
+	// the scores and then shows the outcomes.
+	Live       bool
+	RefreshURL string
+	CSVURL     string
+	APIURL     string
 }
 
 // CohortRow is a row of a group's standings: its zone, the line drawn

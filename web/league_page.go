@@ -134,7 +134,8 @@ func (s *Server) handleCohortPage(c echo.Context) error {
 		Heading:     heading,
 		Round:       nav,
 		ScoreHeader: scoreHeader(b),
-		Live:        !co.Closed,
+		Live:        !co.Decided,
+		RefreshURL:  withQuery(cohortPath(b.ID, tier, number), "round", co.Round.ID, "me", me),
 		CSVURL:      withQuery(cohortPath(b.ID, tier, number)+".csv", "round", keep),
 		APIURL:      withQuery(apiPrefix+cohortPath(b.ID, tier, number), "round", keep),
 	}
