@@ -1049,6 +1049,36 @@
     window.addEventListener("storage", function (e) { if (e.key === peopleKey(board)) apply(); });
   }
 
+  // An undecided league group's table is reloaded from its page (its
+  // round named) now and then while the page is visible, until it shows
+  // the outcomes: the live feed carries boards, not groups. The focused
+  // row stays focused.
+  function cohortRefresh(box) {
+    if (!window.fetch || !window.DOMParser) return;
+    var every = Math.max(5, parseInt(box.dataset.refresh, 10) || 10) * 1000, served = box.innerHTML;
+    function refresh() {
+      if (document.hidden) return;
+      fetch(box.dataset.refreshUrl || location.href, { headers: { Accept: "text/html" }, cache: "no-cache" })
+        .then(function (r) { return r.ok ? r.text() : null; })
+        .then(function (html) {
+          if (!html) return;
+          var next = new DOMParser().parseFromString(html, "text/html").getElementById(box.id);
+          if (!next || next.innerHTML === served) return;
+          served = next.innerHTML;
+          var focused = document.activeElement, row = focused && box.contains(focused) ? focused.closest("tr[data-member]") : null;
+          box.innerHTML = served;
+          if (!next.hasAttribute("data-refresh")) clearInterval(timer);
+          if (row) {
+            var again = box.querySelector('tr[data-member="' + CSS.escape(row.dataset.member) + '"] a');
+            if (again) again.focus({ preventScroll: true });
+          }
+        })
+        .catch(function () {});
+    }
+    var timer = setInterval(refresh, every);
+    document.addEventListener("visibilitychange", function () { if (!document.hidden) refresh(); });
+  }
+
   function start() {
     copyButtons();
     var rollover = document.getElementById("rollover");
@@ -1068,6 +1098,8 @@
     if (document.body.dataset.me) widgetMe(document.body.dataset.me);
     var builder = document.querySelector("form[data-builder]");
     if (builder) widgetBuilder(builder);
+    var cohort = document.querySelector("[data-refresh]");
+    if (cohort) cohortRefresh(cohort);
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

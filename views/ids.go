@@ -47,6 +47,12 @@ const (
 	IDWidgetPreview = "widget-preview-frame"
 	IDWidgetFit     = "widget-fit"
 	IDWidgetMeHint  = "widget-me-hint"
+	// IDLeagueMember is the league page's "find my league" field;
+	// IDCohortLive the group's table box, which app.js reloads;
+	// IDLeagueHeading names the rank card's league section.
+	IDLeagueMember  = "league-member"
+	IDCohortLive    = "cohort-live"
+	IDLeagueHeading = "h-league"
 )
 
 // Hooks are the data- attributes static/app.js reads. Templates write them
@@ -136,6 +142,12 @@ const (
 	HookOrder       = "data-order"
 	HookMeText      = "data-me-text"
 	HookMeJump      = "data-me-jump"
+	// HookRefresh marks a box app.js reloads from the page every that many
+	// seconds while it is visible (a current round's group).
+	HookRefresh = "data-refresh"
+	// HookRefreshURL is the address it reloads from (the page, its
+	// period named).
+	HookRefreshURL = "data-refresh-url"
 )
 
 // TableID is the id of the top-N table of one board view shown with limit
@@ -276,4 +288,17 @@ const (
 	TestWidgetView        = "widget-view"
 	TestWidgetSegment     = "widget-segment"
 	TestWidgetMe          = "widget-me"
+	// Leagues.
+	TestLeagueRules   = "league-rules"
+	TestLeagueFind    = "league-find"
+	TestLeagueFindErr = "league-find-error"
+	TestLeagueTier    = "league-tier"
+	TestLeagueGroup   = "league-group"
+	TestRoundStatus   = "round-status"
+	TestZoneRules     = "zone-rules"
+	TestCohortTable   = "cohort-table"
+	TestCohortZone    = "cohort-zone"
+	TestOutcome       = "outcome"
+	TestCardLeague    = "card-league"
+	TestLeagueLink    = "league-link"
 )

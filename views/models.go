@@ -159,6 +159,7 @@ type BoardPage struct {
 	APIURL     string
 	EmbedURL   string
 	ResultsURL string // the view's results page; empty for all time
+	LeagueURL  string // the board's league page; empty for a board without one
 	Ends       Ends
 	Rollover   *Rollover // a live current calendar period: how its end is announced
 	Me         MeBar     // what app.js needs to pin my row and list my friends
@@ -327,9 +328,10 @@ type CardPage struct {
 	ChartLabel string        // its heading: the board's unit, or Score
 	RankChart  Chart         // the rank over the same periods, #1 at the top
 	Lines      []string
-	MemberID   string // the member's id, said quietly when it has a name
-	ChartFew   string // why no chart is drawn ("-": say nothing); "" when they are
-	NotPlayed  string // a period without the member's score: "Ana didn't play …"
+	MemberID   string      // the member's id, said quietly when it has a name
+	ChartFew   string      // why no chart is drawn ("-": say nothing); "" when they are
+	NotPlayed  string      // a period without the member's score: "Ana didn't play …"
+	League     *CardLeague // the member's current league round; nil when none
 }
 
 // CardSummary is the headline of a rank card (live-updated as a whole).
@@ -393,4 +395,75 @@ type ErrorPage struct {
 	HomeURL  string
 	Ways     []Link // where to go from here: the page one probably meant
 	Boards   []Link // the boards that exist (not-found pages)
+}
+
+// LeaguePage is GET /boards/{board}/league: one round of a board's
+// league, its tiers (highest first) and their groups.
+type LeaguePage struct {
+	Layout
+	BoardTitle string
+	BoardURL   string
+	Round      PeriodNav
+	Countdown  *Countdown // a current round
+	Status     string     // a closed round: whether its outcomes are decided
+	Rules      string     // "Groups of up to 30 · the top 7 move up a tier, the bottom 5 move down"
+	Tiers      []LeagueTierBox
+	FindURL    string // GET form action of "find my league"
+	FindRound  string // kept: the round shown, empty for the current one
+	Query      string
+	FindErr    string // a member who did not play the round
+	APIURL     string
+}
+
+// LeagueTierBox is one tier of a round with links to its groups.
+type LeagueTierBox struct {
+	Title   string
+	Members string // "47 players in 2 groups"
+	Groups  []Link // Label "Group 1 · 30 players"
+	More    string // "and 1,200 more groups": beyond those listed
+}
+
+// CohortPage is GET /boards/{board}/league/{tier}/{cohort}: one group's
+// standings with its zones, and outcomes once decided.
+type CohortPage struct {
+	Layout
+	BoardTitle  string
+	LeagueURL   string
+	Heading     string // "Silver league · group 3"
+	Round       PeriodNav
+	Countdown   *Countdown // a current round
+	Status      string     // a closed round: decided or being decided
+	Zones       []string   // the zones in words: "Top 7 move up to Gold"
+	ScoreHeader string
+	Rows        []CohortRow
+	// Live says the group is not decided yet: app.js reloads the table
+	// from RefreshURL (this round, named) now and then, so that it follows
+	// the scores and then shows the outcomes.
+	Live       bool
+	RefreshURL string
+	CSVURL     string
+	APIURL     string
+}
+
+// CohortRow is a row of a group's standings: its zone, the line drawn
+// after it, and its outcome once decided.
+type CohortRow struct {
+	Row
+	Zone     string // "promotion", "safe" or "demotion"
+	ZoneText string // what the zone means for this member: "Moves up", "Stays", "Moves down"
+	Outcome  string // "Promoted to Gold"; empty until decided
+	// LineAfter names the zone line drawn below the row: "promotion" after
+	// the last of the promotion zone, "demotion" before the first of the
+	// demotion zone.
+	LineAfter string
+}
+
+// CardLeague is a rank card's league section: the member's place in the
+// current round.
+type CardLeague struct {
+	Heading string // "League · Week of 16 Nov 2026"
+	Tier    string // "Silver league"
+	Place   string // "#3 of 30 in group 2"
+	Zone    string // "In the promotion zone: moves up to Gold if the round ended now"
+	URL     string // the group's page with the member highlighted
 }

@@ -109,6 +109,23 @@ func TestAccessibilityInChromium(t *testing.T) {
 		"zones:/embed/points/week?limit=5&theme=dark",
 		"zones:/boards/points/week?phone",
 	}
+	// A league board: a current group with both zones, a closed one with
+	// outcomes, the overview and its find form, a rank card's league.
+	lg := mustLeagueFixture(t, leagueTestBoards)
+	lg.write(t, "lg", "a=9", "b=8", "c=1", "d=1", "e=1", "f=9", "g=8")
+	lg.at(testNow.Add(24 * time.Hour))
+	lg.write(t, "lg", "a=50", "b=40", "f=30", "g=20", "c=3")
+	lgSrv := httptest.NewServer(lg.handler)
+	t.Cleanup(lgSrv.Close)
+	leaguePages := []string{
+		"/boards/lg/league",
+		"/boards/lg/league?member=nobody",
+		"/boards/lg/league?round=2026-11-22",
+		"/boards/lg/league/silver/1?me=f",
+		"/boards/lg/league/bronze/1?round=2026-11-22&me=c",
+		"/boards/lg/day/members/g",
+		"/boards/lg/league/silver/1?phone",
+	}
 	for _, scheme := range []string{"light", "dark"} {
 		if _, err := chromedp.Call(tab, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
 			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}, {Name: "prefers-reduced-motion", Value: "reduce"}},
@@ -124,23 +141,29 @@ func TestAccessibilityInChromium(t *testing.T) {
 				t.Errorf("%s (%s): %d serious or critical violations:\n%s", page, scheme, len(found), strings.Join(found, "\n"))
 			}
 		}
-		for _, page := range pages {
+		visit := func(base, page string) {
 			phone := strings.HasSuffix(page, "?phone")
 			if phone {
 				browsertest.Run(t, tab, "phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
 			}
-			base, path := srv.URL, page
+			path := page
 			if p, ok := strings.CutPrefix(page, "zones:"); ok {
 				base, path = zoned.URL, p
 			}
 			browsertest.Run(t, tab, "open "+page, chromedp.Navigate(base+strings.TrimSuffix(path, "?phone")))
 			if phone {
-				browsertest.Run(t, tab, "open More", chromedp.Evaluate[bool](`document.querySelector("details.more").open = true; true`))
+				browsertest.Run(t, tab, "open More", chromedp.Evaluate[bool](`(d => { if (d) d.open = true; return true })(document.querySelector("details.more"))`))
 			}
 			check(page)
 			if phone {
 				browsertest.Run(t, tab, "desktop", chromedp.EmulateViewport(1280, 900))
 			}
+		}
+		for _, page := range pages {
+			visit(srv.URL, page)
+		}
+		for _, page := range leaguePages {
+			visit(lgSrv.URL, page)
 		}
 		// A live board just patched by a frame: a row flashed, a badge.
 		browsertest.Run(t, tab, "open the live board", chromedp.Navigate(srv.URL+"/boards/points/day"))

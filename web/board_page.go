@@ -138,6 +138,9 @@ func (s *Server) boardPageModel(b *ranking.Board, v ranking.View, seg ranking.Se
 	if v.Kind != ranking.All && b.ResultsKeep > 0 {
 		p.ResultsURL = resultsPath(b.ID, v.Name)
 	}
+	if b.League != nil {
+		p.LeagueURL = leaguePath(b.ID)
+	}
 	for _, ov := range b.Views {
 		p.Tabs = append(p.Tabs, views.Link{Label: viewLabel(ov), URL: withQuery(boardPath(b.ID, ov.Name), "segment", sg), Current: ov.Name == v.Name})
 	}

@@ -64,6 +64,9 @@ func (s *Server) handleRankCard(c echo.Context) error {
 		return err
 	}
 	p.Image = absURL(c, previewPath(b.ID, v.Name, rc.Card.Member, p.Period, seg))
+	if p.League, err = s.cardLeague(c, b, member, p.Name); err != nil {
+		return err
+	}
 	cacheFor(c, rc.Final)
 	return s.renderPage(c, http.StatusOK, views.Card(p))
 }

@@ -29,6 +29,7 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 boards:
   - {id: points, title: Points, segments: [country], decimals: 1, min_score: -1000, max_score: 1000, views: [day, week, all], lateness: 1h, keep: 1}
   - {id: lap, order: asc, update: best, ties: shared, decimals: 3, max_score: 3600, views: [week, all], zones: [{title: Podium, top: 1}]}
+  - {id: lg, views: [day], league: {cycle: day, tiers: [bronze, silver], cohort_size: 5, promote: 1, demote: 1}}
 webhooks:
   - {url: "http://127.0.0.1:9/hook", secret_env: STANDINGS_TEST_HOOK_SECRET, events: [period.final]}
 actions:
@@ -159,6 +160,16 @@ actions:
 		{"DELETE", "/api/v1/boards/points/members/bob", adminKey, "", 200},
 		{"DELETE", "/api/v1/boards/points/members/bob", adminKey, "", 404},
 		{"DELETE", "/api/v1/boards/points/members/bob", writeKey, "", 403},
+		{"POST", "/api/v1/boards/lg/scores", writeKey, `{"member":"ann","value":3,"name":"Ann"}`, 200},
+		{"GET", "/api/v1/boards/lg/league", "", "", 200},
+		{"GET", "/api/v1/boards/lg/league?round=2026-11-22", "", "", 200},
+		{"GET", "/api/v1/boards/lg/league?round=someday", "", "", 422},
+		{"GET", "/api/v1/boards/points/league", "", "", 404},
+		{"GET", "/api/v1/boards/lg/league/bronze/1", "", "", 200},
+		{"GET", "/api/v1/boards/lg/league/bronze/2", "", "", 404},
+		{"GET", "/api/v1/boards/lg/league/bronze/0", "", "", 422},
+		{"GET", "/api/v1/boards/lg/league/members/ann", "", "", 200},
+		{"GET", "/api/v1/boards/lg/league/members/bob", "", "", 404},
 		{"GET", "/healthz", "", "", 200},
 		{"GET", "/readyz", "", "", 200},
 		{"GET", "/metrics", "", "", 200},
@@ -176,7 +187,7 @@ actions:
 	}
 	// A query parameter given twice, on every described route.
 	fill := strings.NewReplacer("{board}", "points", "{view}", "day", "{member}", "ann", "{name}", "country",
-		"{period}", "2026-11-22", "{action}", "article.read", "{id}", delivery)
+		"{period}", "2026-11-22", "{tier}", "bronze", "{cohort}", "1", "{action}", "article.read", "{id}", delivery)
 	for _, d := range described {
 		method, path, _ := strings.Cut(d, " ")
 		cases = append(cases, apiCase{method: method, path: fill.Replace(path) + "?limit=1&limit=2", key: adminKey, body: map[bool]string{true: `{}`}[method == "POST"], status: 422})

@@ -38,6 +38,8 @@ func (s *Server) routes() {
 	s.get(pages, "/", s.handleIndex)
 	s.get(pages, "/boards/:board", s.handleBoardRedirect)
 	s.get(pages, "/boards/:board/:view", s.handleBoardPage) // also {view}.csv
+	s.get(pages, "/boards/:board/league", s.handleLeaguePage)
+	s.get(pages, "/boards/:board/league/:tier/:cohort", s.handleCohortPage) // also {cohort}.csv
 	s.get(pages, "/boards/:board/:view/members", s.handleFindMember)
 	s.get(pages, "/boards/:board/:view/members/:member", s.handleRankCard)
 	s.get(pages, "/boards/:board/:view/members/:member/preview.png", s.handleRankPreview)
@@ -74,6 +76,9 @@ func (s *Server) routes() {
 	s.get(api, "/boards/:board/:view/moves", s.handleMoves)
 	s.get(api, "/boards/:board/:view/results", s.handleResults)
 	s.get(api, "/boards/:board/:view/results/:period", s.handleResult)
+	s.get(api, "/boards/:board/league", s.handleLeague)
+	s.get(api, "/boards/:board/league/:tier/:cohort", s.handleCohort)
+	s.get(api, "/boards/:board/league/members/:member", s.handleLeagueMember)
 	api.DELETE("/boards/:board/members/:member", s.handleRemoveMember, s.requireAdmin)
 	s.postBody(api, "/actions/:action", s.handleAction, s.requireWriter, MaxBody)
 	s.get(api, "/webhooks/deliveries", s.handleDeliveries, s.requireAdmin)

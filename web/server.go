@@ -33,6 +33,7 @@ type Store interface {
 	movesReader
 	rowsReader
 	memberSearcher
+	leagueReader
 }
 
 // scoreWriter applies score events (POST .../scores and .../scores/batch).

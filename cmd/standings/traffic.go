@@ -325,6 +325,10 @@ func (d *demo) history(ctx context.Context) (written int, ok bool, err error) {
 		if _, err := d.store.RecordResults(ctx); err != nil {
 			return written, true, err
 		}
+		// and the league groups whose round ended, as the recorder would.
+		if _, err := d.store.DecideLeagues(ctx); err != nil {
+			return written, true, err
+		}
 		t = next
 	}
 	return written, true, nil

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"testing"
@@ -178,5 +179,36 @@ func TestDemoHistory(t *testing.T) {
 	}
 	if moved == 0 {
 		t.Errorf("points 7d: no row has a previous rank (%d rows)", len(page.Entries))
+	}
+	// Yesterday's league round is decided, with promotions and demotions.
+	quiz, _ := m.Config.Board("quiz")
+	yesterday := cal.Shift(quiz.League.Cycle, cal.PeriodAt(quiz.League.Cycle, now), -1).ID
+	var league struct {
+		Tiers []struct {
+			Tier    string `json:"tier"`
+			Cohorts []struct {
+				Cohort int `json:"cohort"`
+			} `json:"cohorts"`
+		} `json:"tiers"`
+	}
+	get("/api/v1/boards/quiz/league?round="+yesterday, &league)
+	outcomes := map[string]int{}
+	for _, tier := range league.Tiers {
+		for _, co := range tier.Cohorts {
+			var cohort struct {
+				Entries []struct {
+					Outcome *string `json:"outcome"`
+				} `json:"entries"`
+			}
+			get(fmt.Sprintf("/api/v1/boards/quiz/league/%s/%d?round=%s", tier.Tier, co.Cohort, yesterday), &cohort)
+			for _, e := range cohort.Entries {
+				if e.Outcome != nil {
+					outcomes[*e.Outcome]++
+				}
+			}
+		}
+	}
+	if outcomes["promoted"] == 0 || outcomes["demoted"] == 0 {
+		t.Errorf("quiz round %s: outcomes %v, want promotions and demotions", yesterday, outcomes)
 	}
 }
