@@ -203,6 +203,12 @@ func (s *scope) tiers(n *yaml.Node) []Tier {
 			s.fail(field, tn, "tier id %q must match [a-z0-9][a-z0-9-]{0,31}", t.ID)
 			continue
 		}
+		if t.ID == "members" {
+			// /api/v1/boards/{board}/league/members/{member} is a member's
+			// league: a tier of that name could not be addressed.
+			s.fail(field, tn, "tier id %q is reserved (league/members/{member} is a member's league); choose another", t.ID)
+			continue
+		}
 		if seen[t.ID] {
 			s.fail(field, tn, "tier %q is listed twice", t.ID)
 			continue

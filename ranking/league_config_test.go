@@ -80,6 +80,7 @@ func TestLeagueConfigRejects(t *testing.T) {
 		{"21 tiers", board(strings.Replace(ok, "[a, b]", "[a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u]", 1)), []string{`field "league.tiers"`, "2 to 20"}},
 		{"bad tier id", board(strings.Replace(ok, "[a, b]", "[a, Gold]", 1)), []string{`field "league.tiers"`, `"Gold"`, "[a-z0-9]"}},
 		{"tier twice", board(strings.Replace(ok, "[a, b]", "[a, a]", 1)), []string{`tier "a" is listed twice`}},
+		{"tier members", board(strings.Replace(ok, "[a, b]", "[a, members]", 1)), []string{`tier id "members" is reserved`}},
 		{"tier without id", board(strings.Replace(ok, "[a, b]", "[a, {title: B}]", 1)), []string{"needs an id"}},
 		{"tier with unknown key", board(strings.Replace(ok, "[a, b]", "[a, {id: b, colour: red}]", 1)), []string{`unknown key "colour"`}},
 		{"tier as a list", board(strings.Replace(ok, "[a, b]", "[a, [b]]", 1)), []string{`field "league.tiers"`}},
