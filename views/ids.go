@@ -301,4 +301,7 @@ const (
 	TestOutcome       = "outcome"
 	TestCardLeague    = "card-league"
 	TestLeagueLink    = "league-link"
+	TestFullGroup     = "full-group"
+	TestLeaguePlace   = "league-place"
+	TestLeagueAbsent  = "league-absent"
 )

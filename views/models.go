@@ -458,6 +458,28 @@ type CohortRow struct {
 	LineAfter string
 }
 
+// LeagueEmbedPage is GET /embed/{board}/league: one member's group in
+// the current round, for iframes.
+type LeagueEmbedPage struct {
+	Title       string // "Quiz · League"
+	Theme       string // light, dark or auto
+	Description string
+	Me          string
+	Absent      string // set when Me has not played this round: the widget says so
+	LeagueURL   string
+	Heading     string // "Silver league · group 3"
+	Place       string // "Alice is #3 of 7: moves up to Gold league if the round ends like this."
+	Countdown   *Countdown
+	Status      string
+	Zones       []string
+	ScoreHeader string
+	Rows        []CohortRow
+	Live        bool // app.js reloads the table from RefreshURL, as on the group page
+	RefreshURL  string
+	GroupURL    string
+	NotDurable  bool
+}
+
 // CardLeague is a rank card's league section: the member's place in the
 // current round.
 type CardLeague struct {

@@ -141,15 +141,24 @@ func (s *Server) handleCohortPage(c echo.Context) error {
 	}
 	p.Description = fmt.Sprintf("%s, %s of %s: %s.", heading, strings.ToLower(viewLabel(l.Cycle)), b.Title, howMany(len(co.Entries), "player", "players"))
 	p.Countdown, p.Status = s.roundState(l, co.Round, co.Closed, co.Now, co.Decided)
+	p.Rows, p.Zones = cohortTable(b, co, me)
+	cacheFor(c, false)
+	return s.renderPage(c, http.StatusOK, views.Cohort(p))
+}
+
+// cohortTable is a group's rows (me highlighted, zone lines placed) and
+// its zones in words, as the group page and the league widget show them.
+func cohortTable(b *ranking.Board, co *ranking.Cohort, me string) (rows []views.CohortRow, zones []string) {
+	l := b.League
 	up, down := tierAt(l, co.Level+1), tierAt(l, co.Level-1)
 	if co.Promote > 0 {
-		p.Zones = append(p.Zones, fmt.Sprintf("Promotion zone: the top %s move up to %s.", howMany(co.Promote, "player", "players"), tierTitle(up)))
+		zones = append(zones, fmt.Sprintf("Promotion zone: the top %s move up to %s.", howMany(co.Promote, "player", "players"), tierTitle(up)))
 	}
 	if co.Demote > 0 {
-		p.Zones = append(p.Zones, fmt.Sprintf("Demotion zone: the bottom %s move down to %s.", howMany(co.Demote, "player", "players"), tierTitle(down)))
+		zones = append(zones, fmt.Sprintf("Demotion zone: the bottom %s move down to %s.", howMany(co.Demote, "player", "players"), tierTitle(down)))
 	}
-	if len(p.Zones) == 0 {
-		p.Zones = append(p.Zones, "Too few players for zones: everyone stays in "+tierTitle(co.Tier)+".")
+	if len(zones) == 0 {
+		zones = append(zones, "Too few players for zones: everyone stays in "+tierTitle(co.Tier)+".")
 	}
 	cardView := leagueCardView(b)
 	n := len(co.Entries)
@@ -190,10 +199,9 @@ func (s *Server) handleCohortPage(c echo.Context) error {
 				r.LineAfter = "demotion"
 			}
 		}
-		p.Rows = append(p.Rows, r)
+		rows = append(rows, r)
 	}
-	cacheFor(c, false)
-	return s.renderPage(c, http.StatusOK, views.Cohort(p))
+	return rows, zones
 }
 
 // cohortCSV writes a group as CSV: rank, member, name, score, zone and

@@ -51,6 +51,7 @@ func (s *Server) routes() {
 
 	embed := e.Group("/embed")
 	s.get(embed, "/:board/:view", s.handleEmbed)
+	s.get(embed, "/:board/league", s.handleEmbedLeague)
 
 	static := e.Group("")
 	s.get(static, "/static/*", s.handleStatic)
