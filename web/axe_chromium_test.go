@@ -125,6 +125,10 @@ func TestAccessibilityInChromium(t *testing.T) {
 		"/boards/lg/league/bronze/1?round=2026-11-22&me=c",
 		"/boards/lg/day/members/g",
 		"/boards/lg/league/silver/1?phone",
+		"/embed/lg/league?me=f&theme=light",
+		"/embed/lg/league?me=f&theme=dark",
+		"/embed/lg/league?me=f&theme=auto",
+		"/embed/lg/league?me=d",
 	}
 	for _, scheme := range []string{"light", "dark"} {
 		if _, err := chromedp.Call(tab, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
