@@ -48,6 +48,7 @@ var suites = []suite{
 	{"pages", "board page and rank card req/s and p99 with 64 clients, beside /healthz", runPages},
 	{"live", "websocket viewers of one board under steady writes: the hub against a naive per-viewer renderer", runLive},
 	{"stream", "events/s through a board's ingest stream beside Store.Apply of the same events", runStream},
+	{"league", "events/s into a board with a league beside the same board without, and the longest Redis call while a round of 100,000 members closes", runLeague},
 	{"results", "how long recording a final period's result blocks Redis, on -members members and on 1,000", runResults},
 }
 

@@ -67,6 +67,10 @@ func TestSuitesPrintEveryResult(t *testing.T) {
 		"BENCH ghosts_ghost_viewers", "BENCH ghosts_renders_per_s", "BENCH ghosts_frames_per_viewer_s",
 		"BENCH live_bytes_per_viewer_s", "BENCH full_bytes_per_viewer_s", "RATIO live_bytes_full_vs_diff",
 		"BENCH stream_events_per_s", "BENCH apply_events_per_s", "RATIO stream_vs_apply",
+		"BENCH ingest_league_events_per_s", "BENCH ingest_plain_events_per_s",
+		"BENCH ingest_league_redis_us_per_event", "BENCH ingest_plain_redis_us_per_event", "RATIO ingest_league_vs_plain",
+		"BENCH league_close_longest_call_us", "BENCH league_close_calls",
+		"BENCH league_close_recorder_longest_call_us", "BENCH league_close_next_round_longest_call_us",
 		// The results suite names its period by -members: 2k here.
 		"BENCH result_record_2k_max_block_us", "BENCH result_record_2k_top1000_max_block_us",
 		"BENCH result_record_1k_max_block_us", "BENCH zrange_top10_2k_max_block_us", "BENCH zcard_2k_max_block_us",
