@@ -147,22 +147,11 @@ func (c countingConn) Read(p []byte) (int, error) {
 // compression mode), then increments random members at the rate for the
 // duration and counts what reaches the viewers.
 func (e *env) bytesRun(ctx context.Context, role string, s liveSettings, mode websocket.CompressionMode) (bytesResult, error) {
-	if err := e.rdb.FlushAll(ctx).Err(); err != nil {
-		return bytesResult{}, err
-	}
-	child, err := startLiveChild(ctx, role, e.rdb.Options().Addr)
+	child, store, err := e.liveSetup(ctx, role)
 	if err != nil {
 		return bytesResult{}, err
 	}
 	defer child.stop()
-	cfg, err := ranking.ParseConfig([]byte(liveBoard))
-	if err != nil {
-		return bytesResult{}, err
-	}
-	store, err := e.openStore(ctx, cfg, livePrefix, e.opts.writers+2, "")
-	if err != nil {
-		return bytesResult{}, err
-	}
 	defer store.Close()
 	for i := range bytesMembers {
 		if _, err := store.Write(ctx, "live", ranking.Event{Member: fmt.Sprintf("member-%04d", i), Value: int64(100000 - 37*i), Name: fmt.Sprintf("Member %d", i)}); err != nil {
@@ -292,25 +281,35 @@ type liveResult struct {
 // in a diff frame's row markup (a JSON string, its quotes escaped).
 var probeRE = regexp.MustCompile(`data-member=\\?"p(\d+)`)
 
+// liveSetup empties Redis, starts a server child of the given role and
+// opens a store on the live board: the start of every run of the suite.
+func (e *env) liveSetup(ctx context.Context, role string) (*liveChild, *ranking.Store, error) {
+	if err := e.rdb.FlushAll(ctx).Err(); err != nil {
+		return nil, nil, err
+	}
+	child, err := startLiveChild(ctx, role, e.rdb.Options().Addr)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := ranking.ParseConfig([]byte(liveBoard))
+	if err == nil {
+		var store *ranking.Store
+		if store, err = e.openStore(ctx, cfg, livePrefix, e.opts.writers+2, ""); err == nil {
+			return child, store, nil
+		}
+	}
+	child.stop()
+	return nil, nil, err
+}
+
 // liveRun starts a server child of the given role, connects the viewers,
 // writes probes at the rate for the duration, and measures.
 func (e *env) liveRun(ctx context.Context, role string, s liveSettings) (liveResult, error) {
-	if err := e.rdb.FlushAll(ctx).Err(); err != nil {
-		return liveResult{}, err
-	}
-	child, err := startLiveChild(ctx, role, e.rdb.Options().Addr)
+	child, store, err := e.liveSetup(ctx, role)
 	if err != nil {
 		return liveResult{}, err
 	}
 	defer child.stop()
-	cfg, err := ranking.ParseConfig([]byte(liveBoard))
-	if err != nil {
-		return liveResult{}, err
-	}
-	store, err := e.openStore(ctx, cfg, livePrefix, e.opts.writers+2, "")
-	if err != nil {
-		return liveResult{}, err
-	}
 	defer store.Close()
 	if _, err := store.Write(ctx, "live", ranking.Event{Member: "seed", Value: 1}); err != nil {
 		return liveResult{}, err
