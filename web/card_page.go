@@ -81,34 +81,13 @@ func (s *Server) cardModel(b *ranking.Board, v ranking.View, seg ranking.Segment
 	if name == "" {
 		name = card.Member
 	}
-	nav := s.periodNav(b, v, card.Standing, func(p string) string {
-		return withQuery(cardPath(b.ID, v.Name, card.Member), "period", p, "segment", sg)
-	})
+	p := s.cardFrame(b, v, seg, card.Standing, card.Member, name)
+	nav := p.Period
 	linkPeriod := card.Period.ID
 	if nav.IsCurrent {
 		linkPeriod = ""
 	}
-	p := views.CardPage{
-		Layout:     s.layout(name + " · " + boardTitle(b, seg)),
-		BoardID:    b.ID,
-		BoardTitle: boardTitle(b, seg),
-		BoardURL:   withQuery(boardPath(b.ID, v.Name), "period", linkPeriod, "segment", sg),
-		Segment:    segmentLabel(seg),
-		ViewLabel:  periodPhrase(v, card.Period, nav.IsCurrent, loc),
-		Period:     nav,
-		Member:     card.Member,
-		Name:       name,
-	}
-	if !seg.IsZero() {
-		p.WholeURL = withQuery(cardPath(b.ID, v.Name, card.Member), "period", linkPeriod)
-	}
-	for _, ov := range b.Views {
-		p.Tabs = append(p.Tabs, views.Link{Label: viewLabel(ov), URL: withQuery(cardPath(b.ID, ov.Name, card.Member), "segment", sg), Current: ov.Name == v.Name})
-	}
 	p.Description = cardDescription(b, v, seg, card, name, nav.IsCurrent, loc)
-	if name != card.Member {
-		p.MemberID = card.Member
-	}
 	p.Summary = s.cardSummary(b, v, card, hist, nav.IsCurrent)
 	if nav.IsCurrent {
 		p.Summary.Passed = latestLine(card, name, rc.PassedBy, rc.Now)
@@ -285,31 +264,9 @@ func (s *Server) cardNotPlayed(c echo.Context, b *ranking.Board, v ranking.View,
 	}
 	loc := s.cfg.Calendar.Location()
 	sg := seg.String()
-	nav := s.periodNav(b, v, pg.Standing, func(p string) string {
-		return withQuery(cardPath(b.ID, v.Name, member), "period", p, "segment", sg)
-	})
-	linkPeriod := pg.Period.ID
-	if nav.IsCurrent {
-		linkPeriod = ""
-	}
-	p := views.CardPage{
-		Layout:     s.layout(name + " · " + boardTitle(b, seg)),
-		BoardID:    b.ID,
-		BoardTitle: boardTitle(b, seg),
-		BoardURL:   withQuery(boardPath(b.ID, v.Name), "period", linkPeriod, "segment", sg),
-		Segment:    segmentLabel(seg),
-		ViewLabel:  periodPhrase(v, pg.Period, nav.IsCurrent, loc),
-		Period:     nav,
-		Member:     member,
-		Name:       name,
-		Summary:    views.CardSummary{ID: views.CardID(b.ID, v.Name)},
-	}
-	if name != member {
-		p.MemberID = member
-	}
-	for _, ov := range b.Views {
-		p.Tabs = append(p.Tabs, views.Link{Label: viewLabel(ov), URL: withQuery(cardPath(b.ID, ov.Name, member), "segment", sg), Current: ov.Name == v.Name})
-	}
+	p := s.cardFrame(b, v, seg, pg.Standing, member, name)
+	p.Summary = views.CardSummary{ID: views.CardID(b.ID, v.Name)}
+	nav := p.Period
 	if nav.IsCurrent {
 		p.NotPlayed = fmt.Sprintf("%s has no score %s yet.", name, p.ViewLabel)
 		p.Live = &views.Live{URL: liveURL(b.ID, v.Name, seg, "member", member), TableID: p.Summary.ID}
@@ -324,6 +281,41 @@ func (s *Server) cardNotPlayed(c echo.Context, b *ranking.Board, v ranking.View,
 	// A past period's answer changes only with a late score for it.
 	cacheFor(c, pg.Final)
 	return s.renderPage(c, http.StatusOK, views.Card(p))
+}
+
+// cardFrame is what every rank card page shows around its member: the
+// title, the links back, the period navigation, the view tabs and the id
+// (when a name stands for it); every link keeps the segment.
+func (s *Server) cardFrame(b *ranking.Board, v ranking.View, seg ranking.Segment, st ranking.Standing, member, name string) views.CardPage {
+	sg := seg.String()
+	nav := s.periodNav(b, v, st, func(p string) string {
+		return withQuery(cardPath(b.ID, v.Name, member), "period", p, "segment", sg)
+	})
+	linkPeriod := st.Period.ID
+	if nav.IsCurrent {
+		linkPeriod = ""
+	}
+	p := views.CardPage{
+		Layout:     s.layout(name + " · " + boardTitle(b, seg)),
+		BoardID:    b.ID,
+		BoardTitle: boardTitle(b, seg),
+		BoardURL:   withQuery(boardPath(b.ID, v.Name), "period", linkPeriod, "segment", sg),
+		Segment:    segmentLabel(seg),
+		ViewLabel:  periodPhrase(v, st.Period, nav.IsCurrent, s.cfg.Calendar.Location()),
+		Period:     nav,
+		Member:     member,
+		Name:       name,
+	}
+	if !seg.IsZero() {
+		p.WholeURL = withQuery(cardPath(b.ID, v.Name, member), "period", linkPeriod)
+	}
+	for _, ov := range b.Views {
+		p.Tabs = append(p.Tabs, views.Link{Label: viewLabel(ov), URL: withQuery(cardPath(b.ID, ov.Name, member), "segment", sg), Current: ov.Name == v.Name})
+	}
+	if name != member {
+		p.MemberID = member
+	}
+	return p
 }
 
 // scoreFloat is a scaled score as a float, for drawing only.
