@@ -193,20 +193,30 @@ func decodeOverview(b *Board, p Period, raw []any) (*LeagueRound, error) {
 	return r, nil
 }
 
+// leagueCohort resolves a cohort's address: its board, round ("" =
+// current) and tier level, the number checked.
+func (s *Store) leagueCohort(ctx context.Context, boardID, round, tierID string, number int) (*Board, Period, int, error) {
+	b, p, err := s.leagueRound(ctx, boardID, round)
+	if err != nil {
+		return nil, Period{}, 0, err
+	}
+	_, level, ok := b.League.Tier(tierID)
+	if !ok {
+		return nil, Period{}, 0, Errorf(ENOTFOUND, "board %q has no tier %q", boardID, tierID)
+	}
+	if number < 1 || number > MaxCohortNumber {
+		return nil, Period{}, 0, Errorf(EINVALID, "a cohort number is from 1 to %d, got %d", MaxCohortNumber, number)
+	}
+	return b, p, level, nil
+}
+
 // Cohort reads cohort number of tier tierID in a round ("" = current),
 // with each member's zone and, once decided, outcome. A cohort nobody was
 // placed in is ENOTFOUND.
 func (s *Store) Cohort(ctx context.Context, boardID, round, tierID string, number int) (*Cohort, error) {
-	b, p, err := s.leagueRound(ctx, boardID, round)
+	b, p, level, err := s.leagueCohort(ctx, boardID, round, tierID, number)
 	if err != nil {
 		return nil, err
-	}
-	_, level, ok := b.League.Tier(tierID)
-	if !ok {
-		return nil, Errorf(ENOTFOUND, "board %q has no tier %q", boardID, tierID)
-	}
-	if number < 1 || number > MaxCohortNumber {
-		return nil, Errorf(EINVALID, "a cohort number is from 1 to %d, got %d", MaxCohortNumber, number)
 	}
 	keys, args := s.cohortRequest(b, p.ID, level, number, "")
 	raw, err := s.readsOf(b).run(ctx, cohortScript, keys, args...).Slice()

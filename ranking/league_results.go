@@ -194,16 +194,9 @@ func (s *Store) recordCohorts(ctx context.Context, b *Board, round Period, budge
 // LeagueCohortResult returns one cohort's recorded result as stored;
 // ENOTFOUND before it is recorded (or once its round's keys expired).
 func (s *Store) LeagueCohortResult(ctx context.Context, boardID, round, tierID string, cohort int) (json.RawMessage, error) {
-	b, p, err := s.leagueRound(ctx, boardID, round)
+	b, p, level, err := s.leagueCohort(ctx, boardID, round, tierID, cohort)
 	if err != nil {
 		return nil, err
-	}
-	_, level, ok := b.League.Tier(tierID)
-	if !ok {
-		return nil, Errorf(ENOTFOUND, "board %q has no tier %q", boardID, tierID)
-	}
-	if cohort < 1 || cohort > MaxCohortNumber {
-		return nil, Errorf(EINVALID, "a cohort number is from 1 to %d, got %d", MaxCohortNumber, cohort)
 	}
 	val, err := s.rdb.Get(ctx, s.keysOf(b).leagueResult(p.ID, level, cohort)).Result()
 	if errors.Is(err, redis.Nil) {
