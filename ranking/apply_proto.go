@@ -21,7 +21,7 @@ var applyScript = newScript(applyLua)
 // then the events; KEYS declares every key of those rows and events, in
 // the order the script reads them. On a league board, rounds lists the
 // rounds apply.lua asked for (applyRounds) besides those around now.
-func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time, opts ApplyOptions, rounds []string) (keys []string, args []any) {
+func (s *Store) applyRequest(b *Board, shard int, events []Event, idx []int, now time.Time, opts ApplyOptions, rounds []string) (keys []string, args []any) {
 	exact := false
 	if b.Update == Latest {
 		for _, v := range b.Views {
@@ -38,7 +38,7 @@ func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time,
 		views = append(views[:len(views):len(views)], dayTotals)
 	}
 	keys = make([]string, 3, 3+len(views)*8+len(idx))
-	k := s.keysOf(b)
+	k := s.shardKeys(b, shard)
 	keys[0], keys[1], keys[2] = k.names(), k.registry(), k.nameIndex()
 	args = make([]any, 0, 16+len(views)*24+len(idx)*5)
 	args = append(args, string(b.Update), string(b.Ties), string(b.Order), itoa(b.Min), itoa(b.Max),
@@ -74,7 +74,7 @@ func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time,
 		}
 	}
 	if b.League != nil {
-		keys, args = s.leagueRows(b, now, rounds, exact, keys, args)
+		keys, args = s.leagueRows(b, k, now, rounds, exact, keys, args)
 	} else {
 		args = append(args, "0")
 	}
@@ -143,13 +143,21 @@ func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time,
 	}
 	// Movement: the overtakes list of each view, and the all view's day
 	// snapshots around now (apply.lua picks the day holding Redis's now).
-	args = append(args, itoa(MovesTop))
+	// A shard sees its own members only: a sharded board finds overtakes
+	// and previous ranks from merged reads instead (shard_read.go).
+	if b.Sharded() {
+		args = append(args, "0")
+	} else {
+		args = append(args, itoa(MovesTop))
+	}
 	allIdx := 0
 	for vi, v := range views {
 		if v == dayTotals {
 			continue
 		}
-		keys = append(keys, k.moves(v.Name))
+		if !b.Sharded() {
+			keys = append(keys, k.moves(v.Name))
+		}
 		if v.Kind == All {
 			allIdx = vi + 1
 		}
@@ -158,10 +166,17 @@ func (s *Store) applyRequest(b *Board, events []Event, idx []int, now time.Time,
 		return keys, append(args, "0")
 	}
 	days := snapshotDays(s.cfg.Calendar, now)
-	args = append(args, itoa(SnapshotTop), itoa(int64(allIdx)), itoa(int64(len(days))))
+	shape := "h"
+	if b.Sharded() {
+		shape = "z"
+	}
+	args = append(args, itoa(SnapshotTop), itoa(int64(allIdx)), shape, itoa(int64(len(days))))
 	for _, d := range days {
 		args = append(args, itoa(d.Start.UnixMilli()), itoa(d.End.UnixMilli()))
 		keys = append(keys, k.snapshot(views[allIdx-1].Name, d.ID))
+		if b.Sharded() {
+			keys = append(keys, k.snapshotCount(views[allIdx-1].Name, d.ID))
+		}
 	}
 	return keys, args
 }
@@ -285,8 +300,8 @@ func decodeResult(b *Board, member string, raw any, ranked bool) WriteResult {
 // leagueRows appends apply.lua's league section: the rounds' codec and
 // rules, and a row per round (the one before, holding and after now by
 // the estimate of Redis's clock, and each of extra) with its keys.
-func (s *Store) leagueRows(b *Board, now time.Time, extra []string, exact bool, keys []string, args []any) ([]string, []any) {
-	l, cal, k := b.League, s.cfg.Calendar, s.keysOf(b)
+func (s *Store) leagueRows(b *Board, k boardKeys, now time.Time, extra []string, exact bool, keys []string, args []any) ([]string, []any) {
+	l, cal := b.League, s.cfg.Calendar
 	lv := l.leagueView()
 	cur := cal.PeriodAt(lv, now)
 	rounds := []Period{cal.Prev(lv, cur), cur, cal.Next(lv, cur)}

@@ -112,10 +112,15 @@ type Board struct {
 	// league.go).
 	League *League
 
+	// Shards spreads the board's members over this many hash tags (1..64,
+	// see shard.go); 1 keeps every key under the board's own tag.
+	Shards int
+
 	ResultsTop  int // entries in a recorded result (1..1000)
 	ResultsKeep int // recorded results kept per view; 0 records none
 
 	codecs map[string]codec // by view name, derived at load
+	tags   []string         // the shards' hash tags, derived at load (shard.go)
 }
 
 // View returns the board's view with the given name.

@@ -300,6 +300,7 @@ type boardSpec struct {
 	Segments    yaml.Node `yaml:"segments"`
 	Zones       yaml.Node `yaml:"zones"`
 	League      yaml.Node `yaml:"league"`
+	Shards      yaml.Node `yaml:"shards"`
 }
 
 // parseBoard validates the i-th board: its fields one group at a time,
@@ -323,7 +324,7 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 			s.fail(k.key, k.val, "unknown key; a board has %s", strings.Join(specKeys(&spec), ", "))
 		}
 	}
-	b := &Board{Order: Desc, Update: Increment, Ties: TiesFirst, Keep: defaultKeep, Lateness: defaultLateness,
+	b := &Board{Order: Desc, Update: Increment, Ties: TiesFirst, Keep: defaultKeep, Lateness: defaultLateness, Shards: 1,
 		ResultsTop: defaultResultsTop, ResultsKeep: defaultResultsKeep}
 	s.boardFields(&spec, b)
 	if spec.ID.Kind == 0 {
@@ -335,6 +336,7 @@ func (p *configParser) parseBoard(i int, n *yaml.Node, cal *Calendar) *Board {
 	}
 	minText, maxText := s.boardScores(&spec, b, n)
 	b.Views = s.views(&spec.Views, b)
+	b.tags = shardTags(b.ID, b.Shards)
 	// The encoding depends on these fields only: it is checked whenever they
 	// are sound, so that one run reports every problem of the file.
 	if !s.failed["decimals"] && !s.failed["min_score"] && !s.failed["max_score"] && !s.failed["ties"] {
@@ -353,6 +355,7 @@ func (s *scope) boardFields(spec *boardSpec, b *Board) {
 	oneOf(s, "update", &spec.Update, &b.Update, "increment", "best", "latest")
 	oneOf(s, "ties", &spec.Ties, &b.Ties, "first", "shared")
 	s.wholeNumber("decimals", &spec.Decimals, &b.Decimals, 0, 6, "")
+	s.wholeNumber("shards", &spec.Shards, &b.Shards, 1, MaxShards, " (the board's members spread over this many shards)")
 	s.wholeNumber("keep", &spec.Keep, &b.Keep, 0, 10000, "")
 	s.wholeNumber("results_top", &spec.ResultsTop, &b.ResultsTop, 1, 1000, " (entries in each recorded result)")
 	s.wholeNumber("results_keep", &spec.ResultsKeep, &b.ResultsKeep, 0, 10000, " (recorded results kept per view; 0 records none)")

@@ -58,6 +58,10 @@ import (
 //	                                                      (local; member -> rank; field \0 = how many were
 //	                                                      ranked), taken by apply.lua before the day's first
 //	                                                      write; a day after the day ends
+//	<prefix>{<shard>}:snap:<view>:<day>          zset     on a shard of a sharded board instead: the shard's best
+//	                                                      SnapshotTop members of the all view -> code at the start
+//	                                                      of a day; a day after the day ends
+//	<prefix>{<shard>}:snapn:<view>:<day>         string   how many that shard's all view ranked then; the same
 //	<prefix>{<board>}:mv:<view>                  list     the view's newest MovesTop overtakes, newest first:
 //	                                                      period\tmember\tpassed\trank\tat_ms; never expires
 //	                                                      (bounded)
@@ -180,6 +184,12 @@ func (k boardKeys) sweep() string { return string(k) + "sw" }
 
 // snapshot is a view's ranks at the start of a local day.
 func (k boardKeys) snapshot(view, day string) string { return string(k) + "snap:" + view + ":" + day }
+
+// snapshotCount is how many a shard's all view ranked at a day's snapshot
+// ("snapn:"), on sharded boards.
+func (k boardKeys) snapshotCount(view, day string) string {
+	return string(k) + "snapn:" + view + ":" + day
+}
 
 // moves is a view's list of recent overtakes.
 func (k boardKeys) moves(view string) string { return string(k) + "mv:" + view }

@@ -244,6 +244,9 @@ func (s *Store) read(ctx context.Context, b *Board, v View, period string, mode 
 // written is not built (a read must not create keys for any value a
 // client names); it reads as empty.
 func (s *Store) readSeg(ctx context.Context, b *Board, v View, seg Segment, period string, mode ...string) (Standing, readReply, error) {
+	if b.Sharded() {
+		return s.readMerged(ctx, b, v, seg, period, mode...)
+	}
 	cal := s.cfg.Calendar
 	var fixed *Period
 	if period != "" {

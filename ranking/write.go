@@ -173,26 +173,53 @@ func (s *Store) Apply(ctx context.Context, boardID string, events []Event, opts 
 	if len(valid) == 0 {
 		return results, nil
 	}
-	for sent := 0; len(valid) > 0; sent++ {
-		n := min(len(valid), scriptChunk)
-		err := s.applyChunk(ctx, b, events, valid[:n], results, opts)
+	chunks := writeChunks(b, events, valid)
+	for c, ch := range chunks {
+		err := s.applyChunk(ctx, b, ch.shard, events, ch.idx, results, opts)
 		if err == nil {
-			valid = valid[n:]
 			continue
 		}
 		outcome := ErrorOutcome(err)
-		if sent == 0 && (outcome != OutcomeUnknown || n == len(valid)) {
+		if c == 0 && (outcome != OutcomeUnknown || len(chunks) == 1) {
 			return nil, err // one outcome for every event
 		}
 		if outcome == OutcomeNotApplied {
-			markUnavailable(results, valid[:n], OutcomeNotApplied, "this event was not applied: Redis was unavailable; retry it")
+			markUnavailable(results, ch.idx, OutcomeNotApplied, "this event was not applied: Redis was unavailable; retry it")
 		} else {
-			markUnavailable(results, valid[:n], OutcomeUnknown, "Redis did not answer in time while this event was being applied, so whether it was applied is unknown (it may still be); retry it with the same id")
+			markUnavailable(results, ch.idx, OutcomeUnknown, "Redis did not answer in time while this event was being applied, so whether it was applied is unknown (it may still be); retry it with the same id")
 		}
-		markUnavailable(results, valid[n:], OutcomeNotApplied, "this event was not applied because Redis failed on an earlier part of the batch; retry it")
+		for _, later := range chunks[c+1:] {
+			markUnavailable(results, later.idx, OutcomeNotApplied, "this event was not applied because Redis failed on an earlier part of the batch; retry it")
+		}
 		return results, nil
 	}
+	if b.Sharded() && !opts.NoRanks {
+		if err := s.rankWrites(ctx, b, results); err != nil {
+			return nil, err
+		}
+	}
 	return results, nil
+}
+
+// writeChunk is one apply.lua call: events of one shard.
+type writeChunk struct {
+	shard int
+	idx   []int
+}
+
+// writeChunks splits idx into script calls: by shard, then at most
+// scriptChunk events each, every call keeping idx's order.
+func writeChunks(b *Board, events []Event, idx []int) []writeChunk {
+	var chunks []writeChunk
+	shards, groups := byShard(b, events, idx)
+	for g, sh := range shards {
+		for rest := groups[g]; len(rest) > 0; {
+			n := min(len(rest), scriptChunk)
+			chunks = append(chunks, writeChunk{sh, rest[:n]})
+			rest = rest[n:]
+		}
+	}
+	return chunks
 }
 
 // markUnavailable sets an EUNAVAILABLE error with an outcome on the
@@ -209,14 +236,17 @@ func markUnavailable(results []WriteResult, idx []int, outcome, msg string) {
 const scriptChunk = 100
 
 // applyChunk runs apply.lua for events[idx...] and stores their results.
-func (s *Store) applyChunk(ctx context.Context, b *Board, events []Event, idx []int, results []WriteResult, opts ApplyOptions) error {
+func (s *Store) applyChunk(ctx context.Context, b *Board, shard int, events []Event, idx []int, results []WriteResult, opts ApplyOptions) error {
+	if b.Sharded() {
+		opts.NoRanks = true // a shard knows its own ranks only: Apply ranks on all shards after
+	}
 	var rounds []string // league rounds apply.lua asked for
 	for attempt := 0; ; attempt++ {
 		now, err := s.Now(ctx)
 		if err != nil {
 			return NotApplied(err)
 		}
-		keys, args := s.applyRequest(b, events, idx, now, opts, rounds)
+		keys, args := s.applyRequest(b, shard, events, idx, now, opts, rounds)
 		local := s.clock()
 		val, err := s.runWrite(ctx, applyScript, allKeyed(events, idx), keys, args...)
 		if err != nil {

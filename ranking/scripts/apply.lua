@@ -50,8 +50,11 @@
 --     id ("" = none), nseg, then nseg 1-based segment board indexes,
 --   moves_top (0 = no overtakes kept; else KEYS mv:<view> per view but the
 --     day totals, in view order, after the events' keys),
---   snap_top (0 = none; else the all view's 1-based index, ndays, per day
---     start_ms, end_ms, with KEYS snap:<view>:<day> per day)
+--   snap_top (0 = none; else the all view's 1-based index, shape ("h": a
+--     hash of ranks; "z", on a shard of a sharded board: a sorted set of
+--     the shard's codes and its count in snapn), ndays, per day start_ms,
+--     end_ms, with KEYS snap:<view>:<day> (and for "z" snapn:<view>:<day>)
+--     per day)
 -- Returns  {1, now_ms, r1, r2, ...} with one r per event:
 --            {1, duplicate(0|1), event_ms (0 for a duplicate), period_1, score_1, rank_1, ...,
 --             period_V, score_V, rank_V}   (answered views only; a window
@@ -535,13 +538,29 @@ end
 -- day's snapshot before the first write of a local day.
 local function keep_day_snapshot(snap_top)
   local av = views[tonumber(nextarg())]
-  local skey, sexp = nil, 0
+  local shape = nextarg()
+  local skey, nkey, sexp = nil, nil, 0
   for d = 1, tonumber(nextarg()) do
     local s0, e0 = tonumber(nextarg()), tonumber(nextarg())
-    local k = nextkey()
-    if now >= s0 and now < e0 then skey, sexp = k, e0 end
+    local k, kn = nextkey(), nil
+    if shape == 'z' then kn = nextkey() end
+    if now >= s0 and now < e0 then skey, nkey, sexp = k, kn, e0 end
   end
-  if skey and call('EXISTS', skey) == 0 then
+  if skey and shape == 'z' and call('EXISTS', nkey) == 0 then
+    -- A shard keeps codes, which merge across shards (shard_read.go).
+    local zkey = av.periods[1].zkey
+    local flat = call('ZRANGE', zkey, 0, snap_top - 1, 'WITHSCORES')
+    local z = {}
+    for k = 1, #flat, 2 do
+      z[#z + 1] = flat[k + 1]
+      z[#z + 1] = flat[k]
+    end
+    if #z > 0 then
+      call('ZADD', skey, unpack(z))
+      call('PEXPIREAT', skey, fmt(sexp + 86400000))
+    end
+    call('SET', nkey, call('ZCARD', zkey), 'PXAT', fmt(sexp + 86400000))
+  elseif skey and shape == 'h' and call('EXISTS', skey) == 0 then
     -- The field "\0" holds how many were ranked: a member missing from a
     -- full snapshot was ranked below it, not absent.
     local zkey = av.periods[1].zkey

@@ -1,0 +1,108 @@
+-- slice.lua: one shard's part of a read of a sharded board. Go merges the
+-- shards' parts (shard_read.go); each op here is cheap (O(log n) per
+-- entry), so a merged read costs each shard a few small calls.
+--
+-- (lib.lua is prepended: bytes_less.)
+--
+-- Go       shard_proto.go: sliceOps.add*, decodeSlice
+-- KEYS     1 the shard's names hash n, then the sorted sets the ops name
+-- ARGV     nops, then per op its kind and arguments (zi is a 1-based
+--          index into KEYS):
+--            "card", zi                      -> ZCARD
+--            "exists", zi                    -> 1 if the key exists, else 0
+--            "get", zi                       -> GET (a string key), or false
+--            "range", zi, start, stop        -> {m1, code1, m2, code2, ...}
+--                                               (ZRANGE start stop WITHSCORES;
+--                                               start <= stop, both >= 0)
+--            "before", zi, shared, k, code_1, member_1, .., code_k, member_k
+--                                            -> {c_1 .. c_k}: how many entries
+--                                               rank before each pivot: with
+--                                               shared "1" those with a lower
+--                                               code, else those with a lower
+--                                               code or the same code and a
+--                                               smaller member id (bytes)
+--            "near", zi, code, member, k     -> {before, m1, code1, ...}: before
+--                                               as above (ties first), then the
+--                                               up to k entries before that
+--                                               position and the up to k+1 from
+--                                               it
+--            "score", zi, k, member_1 .. member_k
+--                                            -> {code_1 or false, ...}
+--            "names", k, member_1 .. member_k
+--                                            -> {name_1 or false, ...}
+-- Returns  one reply per op, in order.
+
+local out = {}
+local i = 2
+local nops = tonumber(ARGV[1])
+
+-- before_first counts the entries before (code, member) in key z.
+local function before_first(z, code, member)
+  local a = redis.call('ZCOUNT', z, '-inf', '(' .. code)
+  local g = redis.call('ZCOUNT', z, code, code)
+  if g == 0 then return a end
+  local lo, hi = a, a + g
+  while lo < hi do
+    local mid = math.floor((lo + hi) / 2)
+    local x = redis.call('ZRANGE', z, mid, mid)[1]
+    if bytes_less(x, member) then lo = mid + 1 else hi = mid end
+  end
+  return lo
+end
+
+for _ = 1, nops do
+  local kind = ARGV[i]
+  if kind == 'card' then
+    out[#out + 1] = redis.call('ZCARD', KEYS[tonumber(ARGV[i + 1])])
+    i = i + 2
+  elseif kind == 'exists' then
+    out[#out + 1] = redis.call('EXISTS', KEYS[tonumber(ARGV[i + 1])])
+    i = i + 2
+  elseif kind == 'get' then
+    out[#out + 1] = redis.call('GET', KEYS[tonumber(ARGV[i + 1])])
+    i = i + 2
+  elseif kind == 'range' then
+    out[#out + 1] = redis.call('ZRANGE', KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2], ARGV[i + 3], 'WITHSCORES')
+    i = i + 4
+  elseif kind == 'before' then
+    local z, shared, k = KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2] == '1', tonumber(ARGV[i + 3])
+    local counts = {}
+    for j = 1, k do
+      local code, member = ARGV[i + 2 + 2 * j], ARGV[i + 3 + 2 * j]
+      if shared then
+        counts[j] = redis.call('ZCOUNT', z, '-inf', '(' .. code)
+      else
+        counts[j] = before_first(z, code, member)
+      end
+    end
+    out[#out + 1] = counts
+    i = i + 4 + 2 * k
+  elseif kind == 'near' then
+    local z, code, member, k = KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2], ARGV[i + 3], tonumber(ARGV[i + 4])
+    local b = before_first(z, code, member)
+    local r = {b}
+    local lo = b - k
+    if lo < 0 then lo = 0 end
+    local flat = redis.call('ZRANGE', z, lo, b + k, 'WITHSCORES')
+    for j = 1, #flat do r[#r + 1] = flat[j] end
+    out[#out + 1] = r
+    i = i + 5
+  elseif kind == 'score' then
+    local z, k = KEYS[tonumber(ARGV[i + 1])], tonumber(ARGV[i + 2])
+    local codes = {}
+    for j = 1, k do codes[j] = redis.call('ZSCORE', z, ARGV[i + 2 + j]) or false end
+    out[#out + 1] = codes
+    i = i + 3 + k
+  elseif kind == 'names' then
+    local k = tonumber(ARGV[i + 1])
+    if k == 0 then
+      out[#out + 1] = {}
+    else
+      out[#out + 1] = redis.call('HMGET', KEYS[1], unpack(ARGV, i + 2, i + 1 + k))
+    end
+    i = i + 2 + k
+  else
+    return redis.error_reply('slice.lua: unknown op ' .. tostring(kind))
+  end
+end
+return out

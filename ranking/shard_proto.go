@@ -1,0 +1,206 @@
+package ranking
+
+import (
+	"context"
+	_ "embed"
+	"strconv"
+	"sync"
+)
+
+// The slice.lua protocol: one shard's ops of a merged read, built op by
+// op; nothing else knows slice.lua's argument layout or reply.
+
+//go:embed scripts/slice.lua
+var sliceLua string
+
+var sliceScript = newScript(sliceLua)
+
+// shardEntry is one entry of a shard's sorted set. Entries rank by code,
+// then member id in byte order, as Redis orders a sorted set.
+type shardEntry struct {
+	member string
+	code   float64
+}
+
+// entryLess is the ranking order of entries of every shard.
+func entryLess(a, b shardEntry) bool {
+	return a.code < b.code || (a.code == b.code && a.member < b.member)
+}
+
+// fmtCode writes a code for Redis: codes are whole numbers below 2^53.
+func fmtCode(c float64) string { return strconv.FormatFloat(c, 'f', -1, 64) }
+
+// sliceOps is one slice.lua call on one shard: KEYS[1] is the shard's
+// names hash, each sorted set an op names is listed once.
+type sliceOps struct {
+	keys []string
+	args []any
+	nops int
+	zi   map[string]string // key -> its 1-based index, as ARGV text
+}
+
+func newSliceOps(k boardKeys) *sliceOps {
+	return &sliceOps{keys: []string{k.names()}, args: []any{""}, zi: map[string]string{}}
+}
+
+func (o *sliceOps) key(z string) string {
+	if i, ok := o.zi[z]; ok {
+		return i
+	}
+	o.keys = append(o.keys, z)
+	i := strconv.Itoa(len(o.keys))
+	o.zi[z] = i
+	return i
+}
+
+func (o *sliceOps) op(args ...any) int {
+	o.args = append(o.args, args...)
+	o.nops++
+	return o.nops - 1
+}
+
+// card asks for ZCARD of z; the returned index finds its reply.
+func (o *sliceOps) card(z string) int { return o.op("card", o.key(z)) }
+
+// exists asks whether z exists.
+func (o *sliceOps) exists(z string) int { return o.op("exists", o.key(z)) }
+
+// get asks for the string at z.
+func (o *sliceOps) get(z string) int { return o.op("get", o.key(z)) }
+
+// rng asks for entries [start, stop] of z (start <= stop).
+func (o *sliceOps) rng(z string, start, stop int64) int {
+	return o.op("range", o.key(z), itoa(start), itoa(stop))
+}
+
+// before asks, for each pivot, how many entries of z rank before it.
+func (o *sliceOps) before(z string, shared bool, pivots []shardEntry) int {
+	o.args = append(o.args, "before", o.key(z), boolArg(shared), itoa(int64(len(pivots))))
+	for _, p := range pivots {
+		o.args = append(o.args, fmtCode(p.code), p.member)
+	}
+	o.nops++
+	return o.nops - 1
+}
+
+// near asks for the count of entries before e (ties first) and the up to
+// k entries before that position and k+1 from it.
+func (o *sliceOps) near(z string, e shardEntry, k int) int {
+	return o.op("near", o.key(z), fmtCode(e.code), e.member, itoa(int64(k)))
+}
+
+// score asks for the codes of members in z.
+func (o *sliceOps) score(z string, members []string) int {
+	o.args = append(o.args, "score", o.key(z), itoa(int64(len(members))))
+	for _, m := range members {
+		o.args = append(o.args, m)
+	}
+	o.nops++
+	return o.nops - 1
+}
+
+// names asks for the display names of members.
+func (o *sliceOps) names(members []string) int {
+	o.args = append(o.args, "names", itoa(int64(len(members))))
+	for _, m := range members {
+		o.args = append(o.args, m)
+	}
+	o.nops++
+	return o.nops - 1
+}
+
+// sliceReply is one shard's replies, by op index.
+type sliceReply []any
+
+func (r sliceReply) int(op int) int64 { return asInt(r[op]) }
+
+// entries decodes a range op's reply.
+func (r sliceReply) entries(op int) ([]shardEntry, error) {
+	flat, _ := r[op].([]any)
+	return decodeShardEntries(flat)
+}
+
+func decodeShardEntries(flat []any) ([]shardEntry, error) {
+	out := make([]shardEntry, 0, len(flat)/2)
+	for k := 0; k+1 < len(flat); k += 2 {
+		m, _ := flat[k].(string)
+		c, err := parseCode(flat[k+1])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, shardEntry{m, c})
+	}
+	return out, nil
+}
+
+// ints decodes a before op's reply.
+func (r sliceReply) ints(op int) []int64 {
+	xs, _ := r[op].([]any)
+	out := make([]int64, len(xs))
+	for i, x := range xs {
+		out[i] = asInt(x)
+	}
+	return out
+}
+
+// codes decodes a score op's reply: nil for a member without a code.
+func (r sliceReply) codes(op int) ([]*float64, error) {
+	xs, _ := r[op].([]any)
+	out := make([]*float64, len(xs))
+	for i, x := range xs {
+		if x == nil {
+			continue
+		}
+		c, err := parseCode(x)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = &c
+	}
+	return out, nil
+}
+
+// strs decodes a names op's reply ("" for no name).
+func (r sliceReply) strs(op int) []string {
+	xs, _ := r[op].([]any)
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i], _ = x.(string)
+	}
+	return out
+}
+
+// runSlices sends each shard's ops (nil: none) at once, one call per
+// shard, and returns each shard's replies.
+func (s *Store) runSlices(ctx context.Context, ops []*sliceOps) ([]sliceReply, error) {
+	out := make([]sliceReply, len(ops))
+	errs := make([]error, len(ops))
+	var wg sync.WaitGroup
+	for i, o := range ops {
+		if o == nil || o.nops == 0 {
+			continue
+		}
+		o.args[0] = strconv.Itoa(o.nops)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			raw, err := sliceScript.Run(ctx, s.rdb, o.keys, o.args...).Slice()
+			if err != nil {
+				errs[i] = wrapRedis(err)
+				return
+			}
+			if len(raw) != o.nops {
+				errs[i] = Errorf(EINTERNAL, "slice.lua: %d replies for %d ops", len(raw), o.nops)
+				return
+			}
+			out[i] = raw
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,842 @@
+package ranking
+
+import (
+	"context"
+	"math"
+	"slices"
+	"time"
+)
+
+// Merged reads of a sharded board (contract 17): every read answers what
+// the same board with one shard would, built from the shards' sorted sets
+// by slice.lua calls, one per shard per round trip, sent at once.
+//
+//   - total: the sum of the shards' ZCARDs.
+//   - a page at offset o: each shard's part of the first o entries (the
+//     cut) is found by counting, not by reading what lies above it
+//     (Store.cutAt), then each shard is read from its cut and the parts are
+//     merged. A page near the top (o+limit <= shallowRead) reads each
+//     shard's first o+limit entries at once.
+//   - a member's rank: 1 + the entries of every shard that rank before its
+//     (code, member id); with ties: shared, 1 + those with a lower code.
+//     Its neighbours are the merge of each shard's entries around that
+//     position (slice.lua "near").
+//   - names come from each entry's own shard, for the entries answered.
+//
+// A merged read is not one snapshot: shards are read one after another
+// within the read (a result of a final period is exact all the same).
+
+// shallowRead is the deepest page end read by merging each shard's top.
+var shallowRead int64 = 1000
+
+// selectWindow is the most entries (all shards together) Store.cutAt reads
+// outright once counting has narrowed the cut down to them.
+var selectWindow int64 = 4096
+
+// shardRead is one merged read: a view's period on every shard.
+type shardRead struct {
+	s      *Store
+	b      *Board
+	zkeys  []string // the period's sorted set on each shard
+	shared bool
+}
+
+func (s *Store) shardRead(b *Board, v View, seg Segment, p Period) *shardRead {
+	r := &shardRead{s: s, b: b, zkeys: make([]string, b.Shards), shared: b.Ties == TiesShared}
+	for i := range r.zkeys {
+		r.zkeys[i] = s.shardKeys(b, i).segPeriod(v, seg, p.ID)
+	}
+	return r
+}
+
+// ops returns a fresh, empty op list per shard.
+func (r *shardRead) ops() []*sliceOps {
+	ops := make([]*sliceOps, r.b.Shards)
+	for i := range ops {
+		ops[i] = newSliceOps(r.s.shardKeys(r.b, i))
+	}
+	return ops
+}
+
+// merge merges the shards' sorted parts.
+func merge(parts [][]shardEntry) []shardEntry {
+	var out []shardEntry
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	slices.SortFunc(out, func(a, b shardEntry) int {
+		if entryLess(a, b) {
+			return -1
+		}
+		if entryLess(b, a) {
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// cards reads every shard's entry count.
+func (r *shardRead) cards(ctx context.Context) ([]int64, error) {
+	ops := r.ops()
+	for i, o := range ops {
+		o.card(r.zkeys[i])
+	}
+	reps, err := r.s.runSlices(ctx, ops)
+	if err != nil {
+		return nil, err
+	}
+	cards := make([]int64, len(ops))
+	for i := range reps {
+		cards[i] = reps[i].int(0)
+	}
+	return cards, nil
+}
+
+// cutAt returns, per shard, how many of its entries are among the first
+// offset of the merged order (0 <= offset <= the total). It narrows each
+// shard's [lo, hi) by counting, on every shard, the entries before a few
+// pivots taken where the cut should be if members are spread evenly
+// (which a hash makes likely), then reads what is left outright.
+func (r *shardRead) cutAt(ctx context.Context, cards []int64, offset int64) ([]int64, error) {
+	n := len(cards)
+	lo, hi := make([]int64, n), slices.Clone(cards)
+	sum := func(xs []int64) (t int64) {
+		for _, x := range xs {
+			t += x
+		}
+		return t
+	}
+	for range 64 {
+		need, width := offset-sum(lo), sum(hi)-sum(lo)
+		if need == 0 {
+			return lo, nil
+		}
+		if width <= selectWindow {
+			return r.cutWithin(ctx, lo, hi, need)
+		}
+		// Pivots: where the cut would fall on each shard, and a step each
+		// side of it, so that one round usually brackets the cut closely.
+		frac := float64(need) / float64(width)
+		step := int64(math.Sqrt(float64(width)/float64(n))) + 1
+		ops := r.ops()
+		var owners []int
+		for i, o := range ops {
+			if hi[i] <= lo[i] {
+				continue
+			}
+			p := lo[i] + int64(frac*float64(hi[i]-lo[i]))
+			for _, x := range []int64{p - step, p, p + step} {
+				x = min(max(x, lo[i]), hi[i]-1)
+				o.rng(r.zkeys[i], x, x)
+				owners = append(owners, i)
+			}
+		}
+		reps, err := r.s.runSlices(ctx, ops)
+		if err != nil {
+			return nil, err
+		}
+		var pivots []shardEntry
+		for i, rep := range reps {
+			for op := range len(rep) {
+				es, err := rep.entries(op)
+				if err != nil {
+					return nil, err
+				}
+				pivots = append(pivots, es...)
+			}
+			_ = i
+		}
+		counts, err := r.before(ctx, pivots, false)
+		if err != nil {
+			return nil, err
+		}
+		for q := range pivots {
+			at := make([]int64, n)
+			for i := range n {
+				at[i] = counts[i][q]
+			}
+			rank := sum(at)
+			if rank == offset {
+				return at, nil
+			}
+			if rank < offset && rank >= sum(lo) {
+				lo = at
+			}
+			if rank > offset && rank <= sum(hi) {
+				hi = at
+			}
+		}
+	}
+	return nil, Errorf(EINTERNAL, "could not find offset %d on the shards of board %q", offset, r.b.ID)
+}
+
+// cutWithin reads every shard's [lo, hi) (at most need entries each) and
+// places the cut need entries into their merge.
+func (r *shardRead) cutWithin(ctx context.Context, lo, hi []int64, need int64) ([]int64, error) {
+	ops := r.ops()
+	for i, o := range ops {
+		if end := min(hi[i], lo[i]+need); end > lo[i] {
+			o.rng(r.zkeys[i], lo[i], end-1)
+		}
+	}
+	reps, err := r.s.runSlices(ctx, ops)
+	if err != nil {
+		return nil, err
+	}
+	parts := make([][]shardEntry, len(ops))
+	for i, rep := range reps {
+		if len(rep) == 0 {
+			continue
+		}
+		if parts[i], err = rep.entries(0); err != nil {
+			return nil, err
+		}
+	}
+	cut := slices.Clone(lo)
+	for _, e := range merge(parts)[:need] {
+		cut[ShardOf(e.member, r.b.Shards)]++
+	}
+	return cut, nil
+}
+
+// before counts, on every shard, the entries before each pivot:
+// counts[shard][pivot].
+func (r *shardRead) before(ctx context.Context, pivots []shardEntry, shared bool) ([][]int64, error) {
+	ops := r.ops()
+	counts := make([][]int64, len(ops))
+	if len(pivots) == 0 {
+		return counts, nil
+	}
+	for i, o := range ops {
+		o.before(r.zkeys[i], shared, pivots)
+	}
+	reps, err := r.s.runSlices(ctx, ops)
+	if err != nil {
+		return nil, err
+	}
+	for i, rep := range reps {
+		counts[i] = rep.ints(0)
+	}
+	return counts, nil
+}
+
+// ranks returns the rank of each entry on the merged period: 1 + the
+// entries before it (ties: shared, before its code).
+func (r *shardRead) ranks(ctx context.Context, es []shardEntry) ([]int64, error) {
+	counts, err := r.before(ctx, es, r.shared)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int64, len(es))
+	for q := range es {
+		out[q] = 1
+		for i := range counts {
+			out[q] += counts[i][q]
+		}
+	}
+	return out, nil
+}
+
+// byOwner groups members by shard.
+func (r *shardRead) byOwner(members []string) [][]string {
+	per := make([][]string, r.b.Shards)
+	for _, m := range members {
+		sh := ShardOf(m, r.b.Shards)
+		per[sh] = append(per[sh], m)
+	}
+	return per
+}
+
+// codes reads the codes of members in the period (absent: not listed).
+func (r *shardRead) codes(ctx context.Context, members []string) (map[string]float64, error) {
+	per := r.byOwner(members)
+	ops := r.ops()
+	for i, o := range ops {
+		if len(per[i]) > 0 {
+			o.score(r.zkeys[i], per[i])
+		}
+	}
+	reps, err := r.s.runSlices(ctx, ops)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	for i, rep := range reps {
+		if len(rep) == 0 {
+			continue
+		}
+		cs, err := rep.codes(0)
+		if err != nil {
+			return nil, err
+		}
+		for j, c := range cs {
+			if c != nil {
+				out[per[i][j]] = *c
+			}
+		}
+	}
+	return out, nil
+}
+
+// names reads the display names of members, each on its shard.
+func (r *shardRead) names(ctx context.Context, members []string) (map[string]string, error) {
+	per := r.byOwner(members)
+	ops := r.ops()
+	for i, o := range ops {
+		if len(per[i]) > 0 {
+			o.names(per[i])
+		}
+	}
+	reps, err := r.s.runSlices(ctx, ops)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for i, rep := range reps {
+		if len(rep) == 0 {
+			continue
+		}
+		for j, name := range rep.strs(0) {
+			if name != "" {
+				out[per[i][j]] = name
+			}
+		}
+	}
+	return out, nil
+}
+
+// flatOf lays entries out as read.lua does: (member, code, name) triples.
+func flatOf(es []shardEntry, names map[string]string) []any {
+	flat := make([]any, 0, 3*len(es))
+	for _, e := range es {
+		var name any
+		if n, ok := names[e.member]; ok {
+			name = n
+		}
+		flat = append(flat, e.member, fmtCode(e.code), name)
+	}
+	return flat
+}
+
+func membersOf(es []shardEntry) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.member
+	}
+	return out
+}
+
+// page reads entries [offset, offset+limit) and the total.
+func (r *shardRead) page(ctx context.Context, offset, limit int64) (total int64, es []shardEntry, err error) {
+	ops := r.ops()
+	shallow := offset+limit <= shallowRead
+	for i, o := range ops {
+		o.card(r.zkeys[i])
+		if shallow {
+			o.rng(r.zkeys[i], 0, offset+limit-1)
+		}
+	}
+	reps, err := r.s.runSlices(ctx, ops)
+	if err != nil {
+		return 0, nil, err
+	}
+	cards := make([]int64, len(ops))
+	parts := make([][]shardEntry, len(ops))
+	for i, rep := range reps {
+		cards[i] = rep.int(0)
+		total += cards[i]
+		if shallow {
+			if parts[i], err = rep.entries(1); err != nil {
+				return 0, nil, err
+			}
+		}
+	}
+	if shallow {
+		all := merge(parts)
+		if int64(len(all)) <= offset {
+			return total, nil, nil
+		}
+		return total, all[offset:min(int64(len(all)), offset+limit)], nil
+	}
+	if offset >= total {
+		return total, nil, nil
+	}
+	cut, err := r.cutAt(ctx, cards, offset)
+	if err != nil {
+		return 0, nil, err
+	}
+	ops = r.ops()
+	for i, o := range ops {
+		if cut[i] < cards[i] {
+			o.rng(r.zkeys[i], cut[i], cut[i]+limit-1)
+		}
+	}
+	if reps, err = r.s.runSlices(ctx, ops); err != nil {
+		return 0, nil, err
+	}
+	for i, rep := range reps {
+		parts[i] = nil
+		if len(rep) > 0 {
+			if parts[i], err = rep.entries(0); err != nil {
+				return 0, nil, err
+			}
+		}
+	}
+	all := merge(parts)
+	return total, all[:min(int64(len(all)), limit)], nil
+}
+
+// firstRank is the rank of es[0] at 0-based position pos.
+func (r *shardRead) firstRank(ctx context.Context, es []shardEntry, pos int64) (int64, error) {
+	if len(es) == 0 {
+		return 0, nil
+	}
+	if !r.shared || pos == 0 {
+		return pos + 1, nil
+	}
+	ranks, err := r.ranks(ctx, es[:1])
+	if err != nil {
+		return 0, err
+	}
+	return ranks[0], nil
+}
+
+// readMerged answers readSeg's request for a sharded board: the same
+// readReply read.lua gives for one shard.
+func (s *Store) readMerged(ctx context.Context, b *Board, v View, seg Segment, period string, mode ...string) (Standing, readReply, error) {
+	cal := s.cfg.Calendar
+	now, err := s.Now(ctx)
+	if err != nil {
+		return Standing{}, readReply{}, err
+	}
+	p := cal.PeriodAt(v, now)
+	if period != "" {
+		if p, err = cal.ParsePeriod(v, period); err != nil {
+			return Standing{}, readReply{}, err
+		}
+	}
+	r := s.shardRead(b, v, seg, p)
+	if v.Kind == Window {
+		built, err := s.shardsBuilt(ctx, b, v, seg, p)
+		if err != nil {
+			return Standing{}, readReply{}, err
+		}
+		if !built {
+			// As readSeg: build a window that can still be built, else it
+			// reads as what its shards hold.
+			tomorrow := cal.Next(v, cal.PeriodAt(v, now))
+			seen, err := s.segmentKnown(ctx, b, seg)
+			if err != nil {
+				return Standing{}, readReply{}, err
+			}
+			if seen && !p.End.After(tomorrow.End) && now.UnixMilli() < s.entry(b, v, p).expireAt {
+				if err := s.ensureSegWindow(ctx, b, v, seg, p); err != nil {
+					return Standing{}, readReply{}, err
+				}
+			}
+		}
+	}
+	rep := readReply{nowMS: now.UnixMilli(), chosen: 1}
+	switch mode[0] {
+	case "page", "rows":
+		offset, limit := mustInt(mode[1]), mustInt(mode[2])
+		total, es, err := r.page(ctx, offset, limit)
+		if err != nil {
+			return Standing{}, rep, err
+		}
+		rep.total = total
+		fr, err := r.firstRank(ctx, es, offset)
+		if err != nil {
+			return Standing{}, rep, err
+		}
+		rep.firstRank = fr
+		names, err := r.names(ctx, membersOf(es))
+		if err != nil {
+			return Standing{}, rep, err
+		}
+		rep.flat = flatOf(es, names)
+		if mode[0] == "page" {
+			if rep.prevs, err = s.prevsMerged(ctx, b, v, seg, p, now, membersOf(es)); err != nil {
+				return Standing{}, rep, err
+			}
+		}
+	case "members":
+		if err := r.members(ctx, mode[2:], &rep); err != nil {
+			return Standing{}, rep, err
+		}
+		found := make([]string, 0, len(rep.flat)/4)
+		for k := 1; k < len(rep.flat); k += 4 {
+			found = append(found, rep.flat[k].(string))
+		}
+		if rep.prevs, err = s.prevsMerged(ctx, b, v, seg, p, now, found); err != nil {
+			return Standing{}, rep, err
+		}
+	default:
+		if err := r.member(ctx, mode[1], mustInt(mode[2]), &rep); err != nil {
+			return Standing{}, rep, err
+		}
+	}
+	return Standing{Board: b, View: v, Period: p, Final: b.Final(p, now), Total: rep.total, Now: now}, rep, nil
+}
+
+func mustInt(s string) int64 {
+	n, _ := parseInt(s)
+	return n
+}
+
+// shardsBuilt reports whether window p is built on every shard.
+func (s *Store) shardsBuilt(ctx context.Context, b *Board, v View, seg Segment, p Period) (bool, error) {
+	ops := make([]*sliceOps, b.Shards)
+	for i := range ops {
+		k := s.shardKeys(b, i)
+		ops[i] = newSliceOps(k)
+		ops[i].exists(k.segBuilt(v, seg, p.ID))
+	}
+	reps, err := s.runSlices(ctx, ops)
+	if err != nil {
+		return false, err
+	}
+	for _, rep := range reps {
+		if rep.int(0) == 0 {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// total sums the shards' counts.
+func (r *shardRead) total(ctx context.Context) (int64, error) {
+	cards, err := r.cards(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var t int64
+	for _, c := range cards {
+		t += c
+	}
+	return t, nil
+}
+
+// member fills rep as read.lua's member mode: the member's rank, code and
+// name, and up to around neighbours each side.
+func (r *shardRead) member(ctx context.Context, member string, around int64, rep *readReply) error {
+	own := ShardOf(member, r.b.Shards)
+	ops := r.ops()
+	for i, o := range ops {
+		o.card(r.zkeys[i])
+	}
+	scoreOp := ops[own].score(r.zkeys[own], []string{member})
+	reps, err := r.s.runSlices(ctx, ops)
+	if err != nil {
+		return err
+	}
+	for _, x := range reps {
+		rep.total += x.int(0)
+	}
+	codes, err := reps[own].codes(scoreOp)
+	if err != nil {
+		return err
+	}
+	if codes[0] == nil {
+		rep.rank, rep.firstRank = 0, 0
+		return nil
+	}
+	me := shardEntry{member, *codes[0]}
+	ops = r.ops()
+	for i, o := range ops {
+		o.near(r.zkeys[i], me, int(around))
+	}
+	if reps, err = r.s.runSlices(ctx, ops); err != nil {
+		return err
+	}
+	var above, below [][]shardEntry
+	var pos int64
+	for _, x := range reps {
+		flat, _ := x[0].([]any)
+		if len(flat) == 0 {
+			continue
+		}
+		b := asInt(flat[0])
+		pos += b
+		es, err := decodeShardEntries(flat[1:])
+		if err != nil {
+			return err
+		}
+		nb := min(b, around) // entries before the position this shard gave
+		above = append(above, es[:nb])
+		below = append(below, es[nb:])
+	}
+	up := merge(above)
+	up = up[max(0, int64(len(up))-around):]
+	down := merge(below)
+	down = down[:min(int64(len(down)), around+1)]
+	list := append(up, down...)
+	names, err := r.names(ctx, membersOf(list))
+	if err != nil {
+		return err
+	}
+	rep.rank = pos + 1 // a position, as read.lua's: Store.Member ranks the list
+	rep.code = fmtCode(me.code)
+	rep.name = names[member]
+	first := pos - int64(len(up))
+	fr, err := r.firstRank(ctx, list, first)
+	if err != nil {
+		return err
+	}
+	rep.firstRank = fr
+	rep.flat = flatOf(list, names)
+	return nil
+}
+
+// members fills rep as read.lua's members mode: the ranked ones among
+// members, in rank order, (rank, member, code, name) each.
+func (r *shardRead) members(ctx context.Context, members []string, rep *readReply) error {
+	total, err := r.total(ctx)
+	if err != nil {
+		return err
+	}
+	rep.total = total
+	codes, err := r.codes(ctx, members)
+	if err != nil {
+		return err
+	}
+	var found []shardEntry
+	for m, c := range codes {
+		found = append(found, shardEntry{m, c})
+	}
+	found = merge([][]shardEntry{found})
+	ranks, err := r.ranks(ctx, found)
+	if err != nil {
+		return err
+	}
+	names, err := r.names(ctx, membersOf(found))
+	if err != nil {
+		return err
+	}
+	for q, e := range found {
+		var name any
+		if n, ok := names[e.member]; ok {
+			name = n
+		}
+		rep.flat = append(rep.flat, ranks[q], e.member, fmtCode(e.code), name)
+	}
+	return nil
+}
+
+// prevsMerged gives each member's previous rank as read.lua's prevs:
+// the rank in the view's previous period on the merged board, 0 when it
+// had no score then; nil when the view keeps none (all views for now, and
+// a previous period expired or, for a window, not built on every shard;
+// segment boards' all views). An all view's are its ranks at the last
+// local midnight (snapshotPrevs).
+func (s *Store) prevsMerged(ctx context.Context, b *Board, v View, seg Segment, p Period, now time.Time, members []string) ([]any, error) {
+	if len(members) == 0 || (v.Kind == All && !seg.IsZero()) {
+		return nil, nil
+	}
+	if v.Kind == All {
+		return s.snapshotPrevs(ctx, b, v, now, members)
+	}
+	cal := s.cfg.Calendar
+	prev := cal.Prev(v, p)
+	if exp := s.entry(b, v, prev).expireAt; exp != 0 && now.UnixMilli() >= exp {
+		return nil, nil
+	}
+	if v.Kind == Window {
+		built, err := s.shardsBuilt(ctx, b, v, seg, prev)
+		if err != nil || !built {
+			return nil, err
+		}
+	}
+	r := s.shardRead(b, v, seg, prev)
+	codes, err := r.codes(ctx, members)
+	if err != nil {
+		return nil, err
+	}
+	var found []shardEntry
+	for _, m := range members {
+		if c, ok := codes[m]; ok {
+			found = append(found, shardEntry{m, c})
+		}
+	}
+	ranks, err := r.ranks(ctx, found)
+	if err != nil {
+		return nil, err
+	}
+	rankOf := map[string]int64{}
+	for q, e := range found {
+		rankOf[e.member] = ranks[q]
+	}
+	out := make([]any, len(members))
+	for j, m := range members {
+		out[j] = rankOf[m] // 0: no score then
+	}
+	return out, nil
+}
+
+// rankWrites sets the rank of every applied event's views on the merged
+// board (apply.lua on one shard knows that shard's ranks only).
+func (s *Store) rankWrites(ctx context.Context, b *Board, results []WriteResult) error {
+	type at struct{ res, view int }
+	byPeriod := map[[2]string][]at{} // (view, period) -> results' views
+	for i, res := range results {
+		if res.Err != nil {
+			continue
+		}
+		for vi, vs := range res.Views {
+			key := [2]string{vs.View, vs.Period}
+			byPeriod[key] = append(byPeriod[key], at{i, vi})
+		}
+	}
+	for key, ats := range byPeriod {
+		v, _ := b.View(key[0])
+		r := s.shardRead(b, v, Segment{}, Period{ID: key[1]})
+		members := make([]string, len(ats))
+		for j, a := range ats {
+			members[j] = results[a.res].Member
+		}
+		codes, err := r.codes(ctx, members)
+		if err != nil {
+			return err
+		}
+		var found []shardEntry
+		for _, m := range members {
+			if c, ok := codes[m]; ok {
+				found = append(found, shardEntry{m, c})
+			}
+		}
+		ranks, err := r.ranks(ctx, found)
+		if err != nil {
+			return err
+		}
+		rankOf := map[string]int64{}
+		for q, e := range found {
+			rankOf[e.member] = ranks[q]
+		}
+		for _, a := range ats {
+			results[a.res].Views[a.view].Rank = rankOf[results[a.res].Member]
+		}
+	}
+	return nil
+}
+
+// snapshotPrevs gives members' ranks on the all view at the last local
+// midnight, as read.lua's "s" kind does on one shard: the rank when in
+// the best SnapshotTop then, -1 (unknown) when below them, 0 when unranked,
+// -2 (unchanged) when nothing was written since. Each shard kept its own
+// best SnapshotTop codes at its first write of the day (apply.lua); a
+// shard not written since midnight is its own snapshot. A member in the
+// merged best SnapshotTop is in its shard's, and fewer than SnapshotTop
+// entries of any shard rank before it, so counting within the shards'
+// snapshots is exact for it.
+func (s *Store) snapshotPrevs(ctx context.Context, b *Board, v View, now time.Time, members []string) ([]any, error) {
+	var day Period
+	for _, d := range snapshotDays(s.cfg.Calendar, now) {
+		if !now.Before(d.Start) && now.Before(d.End) {
+			day = d
+		}
+	}
+	cur := s.shardRead(b, v, Segment{}, Period{ID: AllPeriodID})
+	snap := &shardRead{s: s, b: b, zkeys: make([]string, b.Shards), shared: cur.shared}
+	per := cur.byOwner(members)
+	ops := cur.ops()
+	for i, o := range ops {
+		k := s.shardKeys(b, i)
+		snap.zkeys[i] = k.snapshot(v.Name, day.ID)
+		o.get(k.snapshotCount(v.Name, day.ID))
+		o.card(cur.zkeys[i])
+		if len(per[i]) > 0 {
+			o.score(snap.zkeys[i], per[i])
+			o.score(cur.zkeys[i], per[i])
+		}
+	}
+	reps, err := s.runSlices(ctx, ops)
+	if err != nil {
+		return nil, err
+	}
+	// Each shard's midnight state: its snapshot, or its current entries.
+	var total int64
+	taken := false
+	zkeys := make([]string, len(reps))
+	codes := map[string]float64{}
+	for i, rep := range reps {
+		n, ok := rep[0].(string)
+		var shardCodes []*float64
+		if ok {
+			taken = true
+			c, _ := parseInt(n)
+			total += c
+			zkeys[i] = snap.zkeys[i]
+			if len(per[i]) > 0 {
+				shardCodes, err = rep.codes(2)
+			}
+		} else {
+			total += rep.int(1)
+			zkeys[i] = cur.zkeys[i]
+			if len(per[i]) > 0 {
+				shardCodes, err = rep.codes(3)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		for j, c := range shardCodes {
+			if c != nil {
+				codes[per[i][j]] = *c
+			}
+		}
+	}
+	out := make([]any, len(members))
+	if !taken {
+		for j := range out {
+			out[j] = int64(-2)
+		}
+		return out, nil
+	}
+	full := total > SnapshotTop
+	var found []shardEntry
+	for _, m := range members {
+		if c, ok := codes[m]; ok {
+			found = append(found, shardEntry{m, c})
+		}
+	}
+	mid := &shardRead{s: s, b: b, zkeys: zkeys, shared: cur.shared}
+	pos, err := mid.before(ctx, found, false)
+	if err != nil {
+		return nil, err
+	}
+	var lower [][]int64
+	if mid.shared {
+		if lower, err = mid.before(ctx, found, true); err != nil {
+			return nil, err
+		}
+	}
+	rankOf := map[string]int64{}
+	for q, e := range found {
+		p, r := int64(1), int64(1)
+		for i := range pos {
+			p += pos[i][q]
+			if lower != nil {
+				r += lower[i][q]
+			}
+		}
+		if p > SnapshotTop {
+			continue // below the snapshot, as if not in it
+		}
+		if lower == nil {
+			r = p
+		}
+		rankOf[e.member] = r
+	}
+	for j, m := range members {
+		switch r, ok := rankOf[m]; {
+		case ok:
+			out[j] = r
+		case full:
+			out[j] = int64(-1)
+		default:
+			out[j] = int64(0)
+		}
+	}
+	return out, nil
+}
