@@ -289,6 +289,10 @@ func TestLeagueRemoval(t *testing.T) {
 	if got, want := la.cohort("2026-11-02T10", "bronze", 1), "c:1:7:promotion:promoted d:2:6:safe:stayed e:3:5:safe:stayed"; got != want {
 		t.Errorf("removed after: %s, want %s", got, want)
 	}
+	// The recorded result never listed a; b's removal amended it.
+	if r, got, _ := cohortResult(t, la.s, "2026-11-02T10", "bronze", 1); got != "c:1:7:promoted d:2:6:stayed e:3:5:stayed" || r.AmendedAt == "" {
+		t.Errorf("recorded result after the removals: %s", got)
+	}
 	ov, err := la.s.League(ctx, "lg", "2026-11-02T10")
 	if err != nil || ov.Tiers[0].Seats != 5 || ov.Tiers[0].Members != 3 || ov.Tiers[0].Cohorts[0].Members != 3 || !ov.Tiers[0].Cohorts[0].Decided || !ov.Closed {
 		t.Errorf("overview after removals: %+v %v", ov, err)
@@ -682,5 +686,81 @@ func TestLeagueAmendsAfterACrash(t *testing.T) {
 	}
 	if _, _, again := cohortResult(t, la.s, "2026-11-02T10", "bronze", 1); again != raw {
 		t.Errorf("amended twice:\n%s\n%s", raw, again)
+	}
+}
+
+// TestLeagueAmendsOnEveryBackend: on miniredis, real Redis and the
+// cluster, with every script's keys guarded, a cohort result is recorded,
+// a member removed, and the result amended once; the relay copies
+// result.amended. On a real clock the current round is open, so the test
+// gives the previous round the current round's standings, seats and
+// counters (and lists it to decide) by hand.
+func TestLeagueAmendsOnEveryBackend(t *testing.T) {
+	ranking.GuardKeys(t)
+	for _, be := range backends() {
+		t.Run(be.Name, func(t *testing.T) {
+			ctx := context.Background()
+			rdb := be.Client(t)
+			cfg := MustConfig(t, leagueBoards)
+			s := rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: redistest.Namespace(t) + ":"})
+			mustApply(t, s, "lg", scores(map[string]int64{"a": 9, "b": 8, "c": 7})...)
+			st, err := s.LeagueMember(ctx, "lg", "", "a")
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := cfg.Board("lg")
+			v, _ := b.View("hour")
+			cur := st.Cohort.Round
+			prev := cfg.Calendar.Prev(v, cur)
+			pre := s.Prefix() + "{lg}:"
+			for _, suffix := range []string{"z:~lg:%s", "lg:%s:m"} {
+				from, to := pre+fmt.Sprintf(suffix, cur.ID), pre+fmt.Sprintf(suffix, prev.ID)
+				zs, err := rdb.ZRangeWithScores(ctx, from, 0, -1).Result()
+				if err != nil || len(zs) != 3 {
+					t.Fatalf("%s: %v %v", from, zs, err)
+				}
+				if err := rdb.ZAdd(ctx, to, zs...).Err(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f, err := rdb.HGetAll(ctx, pre+"lg:"+cur.ID+":f").Result()
+			if err != nil || len(f) == 0 {
+				t.Fatalf("counters %v %v", f, err)
+			}
+			if err := rdb.HSet(ctx, pre+"lg:"+prev.ID+":f", f).Err(); err != nil {
+				t.Fatal(err)
+			}
+			exp := rdb.ZScore(ctx, pre+"k", "~lg:"+cur.ID).Val()
+			if err := rdb.ZAdd(ctx, pre+"k", redis.Z{Score: exp, Member: "~lg:" + prev.ID}).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if err := rdb.ZAdd(ctx, pre+"lr", redis.Z{Score: float64(prev.End.UnixMilli()), Member: prev.ID}).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.DecideLeagues(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, rows, _ := cohortResult(t, s, prev.ID, "bronze", 1); rows != "a:1:9:promoted b:2:8:stayed c:3:7:stayed" {
+				t.Fatalf("recorded %s", rows)
+			}
+			if ok, err := s.RemoveMember(ctx, "lg", "a"); err != nil || !ok {
+				t.Fatalf("remove: %v %v", ok, err)
+			}
+			r, rows, raw := cohortResult(t, s, prev.ID, "bronze", 1)
+			if rows != "b:1:8:stayed c:2:7:stayed" || r.AmendedAt == "" {
+				t.Fatalf("amended %s", raw)
+			}
+			for range 2 {
+				if _, err := s.RelayResults(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, _, again := cohortResult(t, s, prev.ID, "bronze", 1); again != raw {
+				t.Errorf("amended twice:\n%s\n%s", raw, again)
+			}
+			if got := amendedCohorts(t, rdb, s); !slices.Equal(got, []string{prev.ID + " bronze 1"}) {
+				t.Errorf("result.amended entries %q", got)
+			}
+		})
 	}
 }
