@@ -438,9 +438,9 @@ type CohortPage struct {
 	Rows        []CohortRow
 	// Live says the group is not decided yet: its table follows the live
 	// feed (Layout.Live) until the frame that brings the outcomes.
-	Live       bool
-	CSVURL     string
-	APIURL     string
+	Live   bool
+	CSVURL string
+	APIURL string
 }
 
 // CohortRow is a row of a group's standings: its zone, the line drawn
