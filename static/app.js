@@ -1051,20 +1051,28 @@
 
   // A league group's table (its page or the league widget) follows the
   // live feed like a board's: live() patches its rows by member. Every
-  // viewer gets the same frames, so the row of ?me= is marked here, the
-  // widget's sentence follows its member's row, and the frame that
-  // brings the outcomes is the last: the page is read again, decided and
-  // without the feed.
-  function cohortLive(box) {
+  // viewer gets the same frames, so the row of ?me= is marked here and
+  // the widget's sentence follows its member's row. When the round ends
+  // the page goes to the group's page of that round (not the next
+  // round's), and the frame that brings the outcomes is the last one: the
+  // page is read again, decided and without the feed.
+  function cohortLive(box, status) {
+    var feed = new URL(status.dataset.ws, location.href).searchParams;
     var me = document.body.dataset.me || new URLSearchParams(location.search).get("me") || "";
     if (me && !document.body.dataset.me) widgetMe(me);
-    var place = document.getElementById("league-me-place");
+    var place = document.getElementById("league-me-place"), page = !feed.get("widget");
+    function roundPage() {
+      var u = new URL(location.href);
+      u.searchParams.set("round", feed.get("round") || "");
+      location.replace(u.pathname + u.search);
+    }
+    if (page) document.addEventListener("standings:rollover", function (e) { e.preventDefault(); roundPage(); });
     document.addEventListener("standings:frame", function (e) {
       if (!e.detail || e.detail.el !== box) return;
       var tr = me && box.querySelector('tr[data-member="' + CSS.escape(me) + '"]');
       var name = tr && tr.querySelector("th a");
       if (place && name && tr.dataset.place) place.textContent = name.textContent + " " + tr.dataset.place;
-      if (box.hasAttribute("data-final")) location.reload();
+      if (page && box.querySelector("tr[data-final]")) roundPage();
     });
   }
 
@@ -1088,7 +1096,7 @@
     var builder = document.querySelector("form[data-builder]");
     if (builder) widgetBuilder(builder);
     var cohort = document.getElementById("cohort-live");
-    if (cohort && status && status.dataset.ws) cohortLive(cohort);
+    if (cohort && status && status.dataset.ws) cohortLive(cohort, status);
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

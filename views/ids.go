@@ -111,7 +111,7 @@ const (
 	// HookMe is the member a widget highlights (?me=), re-marked after
 	// each live frame.
 	HookMe = "data-me"
-	// HookFinal marks a decided league group's table, the last frame of
+	// HookFinal marks the rows of a decided league group, the last frame of
 	// its live feed; HookPlace is a widget row's sentence about its member.
 	HookFinal = "data-final"
 	HookPlace = "data-place"
