@@ -515,7 +515,9 @@ func TestLiveLeagueGroup(t *testing.T) {
 	if a, b := until(t, named, top), until(t, current, top); a != b {
 		t.Error("the group's viewers got other bytes after a write")
 	}
-	until(t, widget, func(s string) bool { return strings.Contains(s, `data-member="m5" data-zone="promotion" data-place="is #1 of 5`) })
+	until(t, widget, func(s string) bool {
+		return strings.Contains(s, `data-member="m5" data-zone="promotion" data-place="is #1 of 5`)
+	})
 
 	for path, status := range map[string]int{
 		"/ws/lg/league/bronze/2":             404, // no such group (yet)
