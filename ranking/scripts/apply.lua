@@ -686,11 +686,16 @@ if league then
         if rp and r ~= league.cur.id and c and rp.e <= now then
           local level = math.min(tonumber(lv), league.ntiers)
           local field = 'd:' .. level .. ':' .. c
-          if not asked[r .. ':' .. field] and call('EXISTS', rp.fkey) == 1 and call('HEXISTS', rp.fkey, field) == 0 then
-            asked[r .. ':' .. field] = true
-            undecided[#undecided + 1] = r
-            undecided[#undecided + 1] = level
-            undecided[#undecided + 1] = c
+          local seen_at = r .. ':' .. field
+          if asked[seen_at] == nil then
+            -- Once per round and per cohort: a batch's members share few.
+            if rp.f_exists == nil then rp.f_exists = call('EXISTS', rp.fkey) == 1 end
+            asked[seen_at] = rp.f_exists and call('HEXISTS', rp.fkey, field) == 0
+            if asked[seen_at] then
+              undecided[#undecided + 1] = r
+              undecided[#undecided + 1] = level
+              undecided[#undecided + 1] = c
+            end
           end
         end
       end
