@@ -764,3 +764,69 @@ func TestLeagueAmendsOnEveryBackend(t *testing.T) {
 		})
 	}
 }
+
+// TestLeagueLargeCohortsDecidedInBoundedCalls: cohorts larger than one
+// decide.lua call's budget, and a write whose members' last cohorts are
+// all undecided, get the same outcomes whether the write or the recorder
+// decides them first.
+func TestLeagueLargeCohortsDecidedInBoundedCalls(t *testing.T) {
+	const boards = `
+boards:
+  - id: lg
+    views: [hour, all]
+    league: {cycle: hour, tiers: [low, mid, top], cohort_size: 300, promote: 100, demote: 100}
+`
+	const n = 650 // cohorts of 300, 300 and 50
+	var first, next []ranking.Event
+	for i := range n {
+		first = append(first, ranking.Event{Member: fmt.Sprintf("u%03d", i), Value: int64(i*919%1000) + 1})
+	}
+	// The next round's first batch names members of every cohort.
+	for k := range 300 {
+		for i := k; i < n; i += 300 {
+			next = append(next, ranking.Event{Member: fmt.Sprintf("u%03d", i), Value: 1})
+		}
+	}
+	run := func(recorderFirst bool) (lines []string, tiers map[string]string) {
+		la := newLeagueAt(t, boards, hour10)
+		la.write(first...)
+		la.at(hour11)
+		if recorderFirst {
+			if _, err := la.s.DecideLeagues(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		la.write(next...)
+		la.at(hour12)
+		if _, err := la.s.DecideLeagues(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		for c := 1; c <= 3; c++ {
+			lines = append(lines, la.cohort("2026-11-02T10", "low", c))
+		}
+		tiers = map[string]string{}
+		for _, e := range next {
+			tiers[e.Member] = la.tierOf("2026-11-02T11", e.Member)
+		}
+		return lines, tiers
+	}
+	byWrite, tiersByWrite := run(false)
+	byRecorder, tiersByRecorder := run(true)
+	for c, want := range []int{100, 100, 25} {
+		if got := strings.Count(byWrite[c], ":promoted"); got != want {
+			t.Errorf("cohort %d promoted %d, want %d", c+1, got, want)
+		}
+		if got := strings.Count(byWrite[c], ":stayed"); got != []int{300, 300, 50}[c]-want {
+			t.Errorf("cohort %d: %d stayed", c+1, got)
+		}
+		if byWrite[c] != byRecorder[c] {
+			t.Errorf("cohort %d decided by the write:\n%s\nby the recorder:\n%s", c+1, byWrite[c], byRecorder[c])
+		}
+	}
+	if !maps.Equal(tiersByWrite, tiersByRecorder) {
+		t.Errorf("next round's tiers differ: by the write %v, by the recorder %v", tiersByWrite, tiersByRecorder)
+	}
+	if got := tiersByWrite["u000"]; !strings.HasPrefix(got, "low/") && !strings.HasPrefix(got, "mid/") {
+		t.Errorf("u000 in %s", got)
+	}
+}

@@ -146,8 +146,9 @@ end
 -- o:<member> is 1 (promoted), 0 (stayed) or -1 (demoted) for each member
 -- still in it (a member removed before is left out), and the tier's
 -- counts nm:, np:, nd:<level> (members, promoted, demoted) grow. Ranks as
--- cohort_rows, or shared ranks; zones as League.Zones. It answers whether
--- it decided now.
+-- cohort_rows, or shared ranks; zones as League.Zones. It answers how
+-- many members it decided now (false: decided before, or no hash), so
+-- callers can bound a call's work in members.
 local function decide_cohort(zkey, mkey, fkey, level, c, ntiers, promote, demote, shared)
   local field = 'd:' .. level .. ':' .. c
   -- No hash: the round's keys expired (nothing left to decide from).
@@ -175,5 +176,5 @@ local function decide_cohort(zkey, mkey, fkey, level, c, ntiers, promote, demote
   redis.call('HINCRBY', fkey, 'nm:' .. level, n)
   redis.call('HINCRBY', fkey, 'np:' .. level, promoted)
   redis.call('HINCRBY', fkey, 'nd:' .. level, demoted)
-  return true
+  return n
 end
