@@ -1,7 +1,7 @@
 -- leagueamend.lua: replace a recorded cohort result after a member it lists
 -- was removed, exactly once.
 --
--- (lib.lua is prepended: redis_now.)
+-- (lib.lua is prepended: amend_guard.)
 --
 -- The caller read the stored cohort result and built the amended one: the
 -- member's entry dropped, the ranks after it one less (a tie partner keeps
@@ -25,18 +25,8 @@
 local rs, out, lc = KEYS[1], KEYS[2], KEYS[3]
 local amended = tonumber(ARGV[7])
 
-local stored = redis.call('GET', rs)
-if not stored then
-  redis.call('ZREM', lc, ARGV[8])
-  return 'gone'
-end
-if redis.sha1hex(stored) ~= ARGV[1] then
-  return 'moved'
-end
-local now = redis_now()
-if now < amended or now - amended > 5000 then
-  return 'stale'
-end
+local stop = amend_guard(rs, lc, ARGV[8], ARGV[1], amended)
+if stop then return stop end
 
 redis.call('SET', rs, ARGV[2], 'KEEPTTL')
 redis.call('XADD', out, 'MAXLEN', '~', '10000', '*',

@@ -88,6 +88,23 @@ local function redis_now()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
+-- amend_guard checks a stored result before an amendment replaces it:
+-- "gone" (and the listing forgotten from listing_key) when none is stored,
+-- "moved" when it is not the one read (sha, its SHA-1 in hex), "stale"
+-- when Redis's now is before amended_ms or more than 5 s past it; else
+-- nil and Redis's now.
+local function amend_guard(rs, listing_key, listing, sha, amended_ms)
+  local stored = redis.call('GET', rs)
+  if not stored then
+    redis.call('ZREM', listing_key, listing)
+    return 'gone'
+  end
+  if redis.sha1hex(stored) ~= sha then return 'moved' end
+  local now = redis_now()
+  if now < amended_ms or now - amended_ms > 5000 then return 'stale' end
+  return nil, now
+end
+
 -- index_result lists a recorded result ("<view>\n<period>", scored by the
 -- period's start) in a member's reverse index rm:<member> and makes the
 -- key live at least until horizon_ms: the key is shared by the member's
