@@ -199,6 +199,7 @@ const (
 	applyDone    = 1
 	applyUnbuilt = -2 // today's window is not built
 	applyRounds  = -3 // a member's last round is not listed
+	applyCohorts = -4 // a member's last cohort is not decided
 )
 
 // applyReply is apply.lua's reply, decoded.
@@ -207,6 +208,7 @@ type applyReply struct {
 	nowMS   int64
 	unbuilt []unbuiltWindow // applyUnbuilt: the windows to build
 	rounds  []string        // applyRounds: the rounds to list
+	cohorts []leagueCohort  // applyCohorts: the cohorts to decide
 	results []WriteResult   // applyDone: one per event sent
 }
 
@@ -241,6 +243,14 @@ func decodeApply(b *Board, events []Event, idx []int, raw []any, ranked bool) (a
 		for _, r := range raw[2:] {
 			id, _ := r.(string)
 			rep.rounds = append(rep.rounds, id)
+		}
+	case applyCohorts:
+		if len(raw) < 5 || (len(raw)-2)%3 != 0 {
+			return rep, fmt.Errorf("apply: malformed reply %v", raw)
+		}
+		for k := 2; k+2 < len(raw); k += 3 {
+			round, _ := raw[k].(string)
+			rep.cohorts = append(rep.cohorts, leagueCohort{round: round, level: asInt(raw[k+1]), cohort: asInt(raw[k+2])})
 		}
 	case applyDone:
 		if len(raw) != 2+len(idx) {

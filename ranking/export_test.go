@@ -33,6 +33,7 @@ func GuardKeys(tb interface{ Cleanup(func()) }) {
 		{&searchScript, searchLua}, {&sweepScript, sweepLua},
 		{&hookClaimScript, hookClaimLua}, {&hookDoneScript, hookDoneLua}, {&hookRetryScript, hookRetryLua},
 		{&cohortScript, cohortLua}, {&decideScript, decideLua}, {&leagueRecordScript, leagueRecordLua},
+		{&leagueAmendScript, leagueAmendLua},
 	}
 	for _, sc := range scripts {
 		old := *sc.s

@@ -75,8 +75,9 @@ import (
 //	<prefix>{<board>}:out                        stream   the board's outbox of events not yet relayed:
 //	                                                      result.recorded and result.amended (type, view, period,
 //	                                                      digest, result), member.removed (type, member, at =
-//	                                                      removal ms), league.final (type, round, result);
-//	                                                      MAXLEN ~ 10000
+//	                                                      removal ms), league.final (type, round, result), a
+//	                                                      cohort's result.amended (type, round, tier, cohort,
+//	                                                      digest, result); MAXLEN ~ 10000
 //	<prefix>{<board>}:lg:<round>:m               zset     a league round's placements: member -> tier level (1 =
 //	                                                      lowest) × 2^32 + cohort number; period expiry
 //	<prefix>{<board>}:lg:<round>:f               hash     a league round's counters: c:<level> seats taken,
@@ -96,6 +97,10 @@ import (
 //	                                                      that round's period expiry (a member away longer starts
 //	                                                      again in the lowest tier); removal deletes it. A
 //	                                                      round's keys keep at least 2 rounds past its end
+//	<prefix>{<board>}:lc:<member>                zset     the recorded cohort results listing the member:
+//	                                                      <round>\n<tier level>\n<cohort> -> that result's expiry
+//	                                                      ms; entries past it dropped at each recording;
+//	                                                      PEXPIREAT only ever moved later, to the last expiry
 //	<prefix>{<board>}:in                         stream   ingest stream of a board with stream: true, read by the
 //	                                                      consumer group standings; never expires
 //	<prefix>{<board>}:dead                       stream   ingest entries that failed, with error and source_id;
@@ -226,6 +231,11 @@ func (k boardKeys) leagueRounds() string { return string(k) + "lr" }
 
 // leagueMember is a member's record of its last league round.
 func (k boardKeys) leagueMember(member string) string { return string(k) + "lm:" + member }
+
+// leagueMemberResults lists the recorded cohort results that list a
+// member ("lc:<member>"), so a removal finds them after its record and
+// seats are gone.
+func (k boardKeys) leagueMemberResults(member string) string { return string(k) + "lc:" + member }
 
 // dead is the board's dead-letter stream.
 func (k boardKeys) dead() string { return string(k) + "dead" }

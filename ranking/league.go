@@ -12,10 +12,11 @@ package ranking
 //
 // Placement happens in apply.lua's place step, in the same call as the
 // event's views. A closed cohort is decided (outcomes from its standings at
-// the close) by whichever comes first: apply.lua, when one of its members
-// is placed in a later round, or the league recorder (league.lua through
-// Store.DecideLeagues), a few cohorts per call, after the round ends. No
-// call walks more than one cohort's members per cohort it decides.
+// the close) by decide.lua, once, whichever asks first: a write placing one
+// of its members in a later round (apply.lua replies -4 and the write
+// calls Store.decideCohorts before trying again), or the league recorder
+// (Store.DecideLeagues) after the round ends. Each decide.lua call reads
+// at most decideMembers members, or one cohort when a cohort is larger.
 
 import (
 	"fmt"

@@ -38,6 +38,7 @@ type CohortResult struct {
 	Start      string              `json:"start"`
 	End        string              `json:"end"`
 	RecordedAt string              `json:"recorded_at"`
+	AmendedAt  string              `json:"amended_at,omitempty"` // set when a removal amended it
 	Entries    []CohortResultEntry `json:"entries"`
 	Digest     string              `json:"digest"`
 }
@@ -91,6 +92,10 @@ func (s *Store) leagueRecordRequest(b *Board, round Period, level, cohort int, r
 	l, k, loc := b.League, s.keysOf(b), s.cfg.Calendar.Location()
 	keys = []string{k.period(leagueViewName, round.ID), k.leaguePlaces(round.ID), k.leagueRound(round.ID),
 		k.leagueResult(round.ID, level, cohort), k.outbox(), k.leagueRounds()}
+	for i := 0; i+1 < len(flat); i += 2 {
+		m, _ := flat[i].(string)
+		keys = append(keys, k.leagueMemberResults(m))
+	}
 	args = []any{itoa(int64(level)), itoa(int64(cohort)), itoa(readNowMS), string(result),
 		itoa(s.entry(b, l.leagueView(), round).expireAt), round.ID, round.Start.In(loc).Format(time.RFC3339),
 		round.End.In(loc).Format(time.RFC3339), b.ID, itoa(int64(l.CohortSize)), itoa(int64(len(l.Tiers))), itoa(int64(len(flat) / 2))}

@@ -289,6 +289,10 @@ func TestLeagueRemoval(t *testing.T) {
 	if got, want := la.cohort("2026-11-02T10", "bronze", 1), "c:1:7:promotion:promoted d:2:6:safe:stayed e:3:5:safe:stayed"; got != want {
 		t.Errorf("removed after: %s, want %s", got, want)
 	}
+	// The recorded result never listed a; b's removal amended it.
+	if r, got, _ := cohortResult(t, la.s, "2026-11-02T10", "bronze", 1); got != "c:1:7:promoted d:2:6:stayed e:3:5:stayed" || r.AmendedAt == "" {
+		t.Errorf("recorded result after the removals: %s", got)
+	}
 	ov, err := la.s.League(ctx, "lg", "2026-11-02T10")
 	if err != nil || ov.Tiers[0].Seats != 5 || ov.Tiers[0].Members != 3 || ov.Tiers[0].Cohorts[0].Members != 3 || !ov.Tiers[0].Cohorts[0].Decided || !ov.Closed {
 		t.Errorf("overview after removals: %+v %v", ov, err)
@@ -523,5 +527,306 @@ func TestLeagueReadsRefuseBadInput(t *testing.T) {
 		if got := ranking.ErrorCode(tc.err); got != tc.code {
 			t.Errorf("%s: %v (%s), want %s", tc.name, tc.err, got, tc.code)
 		}
+	}
+}
+
+// cohortResult reads a recorded cohort result, its digest checked against
+// the canonical JSON by the tests' own routine, and its rows as
+// "member:rank:score:outcome".
+func cohortResult(t *testing.T, s *ranking.Store, round, tier string, n int) (ranking.CohortResult, string, string) {
+	t.Helper()
+	raw, err := s.LeagueCohortResult(context.Background(), "lg", round, tier, n)
+	if err != nil {
+		t.Fatalf("result of %s %d: %v", tier, n, err)
+	}
+	var r ranking.CohortResult
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	if d := independentDigestOf(t, raw, "board", "cohort", "entries", "round", "tier"); r.Digest != d || r.ComputeDigest() != d {
+		t.Fatalf("result of %s %d: stored digest %s, recomputed %s", tier, n, r.Digest, d)
+	}
+	var rows []string
+	for _, e := range r.Entries {
+		rows = append(rows, fmt.Sprintf("%s:%d:%s:%s", e.Member, e.Rank, e.Score, e.Outcome))
+	}
+	return r, strings.Join(rows, " "), string(raw)
+}
+
+// amendedCohorts lists the results stream's result.amended entries of
+// cohorts as "round tier cohort", checking that each carries its result.
+func amendedCohorts(t *testing.T, rdb redis.UniversalClient, s *ranking.Store) []string {
+	t.Helper()
+	var out []string
+	for _, m := range rdb.XRange(context.Background(), s.ResultsStream(), "-", "+").Val() {
+		if m.Values["type"] != "result.amended" || m.Values["round"] == nil {
+			continue
+		}
+		var r ranking.CohortResult
+		if err := json.Unmarshal([]byte(fmt.Sprint(m.Values["result"])), &r); err != nil || r.Digest != m.Values["digest"] || m.Values["board"] != "lg" {
+			t.Errorf("result.amended entry %v: %v", m.Values, err)
+		}
+		out = append(out, fmt.Sprint(m.Values["round"], " ", m.Values["tier"], " ", m.Values["cohort"]))
+	}
+	return out
+}
+
+// TestLeagueRemovalAmendsRecordedCohort: removing a member after its
+// cohort's result is recorded amends that result at once: its entry gone,
+// the ranks after it up by one (a shared rank stays shared), the others'
+// outcomes as decided, recorded_at kept, amended_at set, a new digest true
+// to the canonical JSON, and one result.amended in standings:results. The
+// cohort's page and the member read agree with it; the relay's second run
+// of the amendment changes nothing.
+func TestLeagueRemovalAmendsRecordedCohort(t *testing.T) {
+	la := newLeagueAt(t, strings.Replace(leagueBoards, "lateness: 3h", "lateness: 3h\n    ties: shared", 1), hour10)
+	ctx := context.Background()
+	la.write(scores(map[string]int64{"a": 9, "b": 8, "c": 8, "d": 6, "e": 5, "f": 4})...)
+	la.at(hour11)
+	if _, err := la.s.DecideLeagues(ctx); err != nil {
+		t.Fatal(err)
+	}
+	before, rows, _ := cohortResult(t, la.s, "2026-11-02T10", "bronze", 1)
+	if want := "a:1:9:promoted b:2:8:promoted c:2:8:promoted d:4:6:stayed e:5:5:stayed"; rows != want || before.AmendedAt != "" {
+		t.Fatalf("recorded %s, want %s", rows, want)
+	}
+	la.at(hour11.Add(10 * time.Minute))
+	for _, m := range []string{"b", "a"} {
+		if ok, err := la.s.RemoveMember(ctx, "lg", m); err != nil || !ok {
+			t.Fatalf("remove %s: %v %v", m, ok, err)
+		}
+	}
+	r, rows, raw := cohortResult(t, la.s, "2026-11-02T10", "bronze", 1)
+	if want := "c:1:8:promoted d:2:6:stayed e:3:5:stayed"; rows != want {
+		t.Errorf("amended %s, want %s", rows, want)
+	}
+	if r.RecordedAt != before.RecordedAt || r.AmendedAt != "2026-11-02T11:10:05.000Z" || r.Digest == before.Digest {
+		t.Errorf("amended %s (recorded %s before)", raw, before.RecordedAt)
+	}
+	if _, other, _ := cohortResult(t, la.s, "2026-11-02T10", "bronze", 2); other != "f:1:4:stayed" {
+		t.Errorf("cohort 2 changed: %s", other)
+	}
+	// The cohort read and the member read agree with the amended result.
+	c, err := la.s.Cohort(ctx, "lg", "2026-11-02T10", "bronze", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range c.Entries {
+		if got := fmt.Sprintf("%s:%d:%s", e.Member, e.Rank, e.Outcome); i >= len(r.Entries) ||
+			got != fmt.Sprintf("%s:%d:%s", r.Entries[i].Member, r.Entries[i].Rank, r.Entries[i].Outcome) {
+			t.Errorf("cohort read %s, result %s", cohortLine(c), rows)
+		}
+	}
+	if len(c.Entries) != len(r.Entries) {
+		t.Errorf("cohort read %s, result %s", cohortLine(c), rows)
+	}
+	if got := la.tierOf("2026-11-02T10", "b"); got != "-" {
+		t.Errorf("removed b still plays the round: %s", got)
+	}
+	// The relay runs each member.removed amendment again: nothing changes.
+	for range 2 {
+		if _, err := la.s.RelayResults(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, again := cohortResult(t, la.s, "2026-11-02T10", "bronze", 1); again != raw {
+		t.Errorf("amended twice:\n%s\n%s", raw, again)
+	}
+	if got := amendedCohorts(t, la.rdb, la.s); !slices.Equal(got, []string{"2026-11-02T10 bronze 1", "2026-11-02T10 bronze 1"}) {
+		t.Errorf("result.amended entries %q, want one per removal", got)
+	}
+	last := la.rdb.XRevRangeN(ctx, la.s.ResultsStream(), "+", "-", 10).Val()
+	found := false
+	for _, m := range last {
+		found = found || (m.Values["type"] == "result.amended" && m.Values["result"] == raw)
+	}
+	if !found {
+		t.Errorf("the amended result is not in standings:results as served")
+	}
+	for _, m := range []string{"a", "b"} {
+		if n := la.rdb.ZCard(ctx, la.s.Prefix()+"{lg}:lc:"+m).Val(); n != 0 {
+			t.Errorf("lc:%s still lists %d results", m, n)
+		}
+	}
+	if l := la.rdb.ZRange(ctx, la.s.Prefix()+"{lg}:lc:c", 0, -1).Val(); !slices.Equal(l, []string{"2026-11-02T10\n1\n1"}) {
+		t.Errorf("lc:c %q", l)
+	}
+}
+
+// TestLeagueAmendsAfterACrash: the removal script ran but the process died
+// before amending; the cohort result still lists the member until the
+// relay handles the member.removed outbox entry, which amends it once.
+func TestLeagueAmendsAfterACrash(t *testing.T) {
+	la := newLeagueAt(t, leagueBoards, hour10)
+	ctx := context.Background()
+	la.write(scores(map[string]int64{"a": 9, "b": 8, "c": 7})...)
+	la.at(hour11)
+	if _, err := la.s.DecideLeagues(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := la.s.RemoveMemberOnly(ctx, "lg", "a"); err != nil || !ok {
+		t.Fatalf("remove: %v %v", ok, err)
+	}
+	if r, rows, _ := cohortResult(t, la.s, "2026-11-02T10", "bronze", 1); r.AmendedAt != "" || rows != "a:1:9:promoted b:2:8:stayed c:3:7:stayed" {
+		t.Fatalf("amended without the relay: %s", rows)
+	}
+	la.at(hour11.Add(time.Minute))
+	if _, err := la.s.RelayResults(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r, rows, raw := cohortResult(t, la.s, "2026-11-02T10", "bronze", 1)
+	if rows != "b:1:8:stayed c:2:7:stayed" || r.AmendedAt != "2026-11-02T11:01:05.000Z" {
+		t.Fatalf("after the relay: %s", raw)
+	}
+	if _, err := la.s.RelayResults(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := amendedCohorts(t, la.rdb, la.s); !slices.Equal(got, []string{"2026-11-02T10 bronze 1"}) {
+		t.Errorf("result.amended entries %q", got)
+	}
+	if _, _, again := cohortResult(t, la.s, "2026-11-02T10", "bronze", 1); again != raw {
+		t.Errorf("amended twice:\n%s\n%s", raw, again)
+	}
+}
+
+// TestLeagueAmendsOnEveryBackend: on miniredis, real Redis and the
+// cluster, with every script's keys guarded, a cohort result is recorded,
+// a member removed, and the result amended once; the relay copies
+// result.amended. On a real clock the current round is open, so the test
+// gives the previous round the current round's standings, seats and
+// counters (and lists it to decide) by hand.
+func TestLeagueAmendsOnEveryBackend(t *testing.T) {
+	ranking.GuardKeys(t)
+	for _, be := range backends() {
+		t.Run(be.Name, func(t *testing.T) {
+			ctx := context.Background()
+			rdb := be.Client(t)
+			cfg := MustConfig(t, leagueBoards)
+			s := rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: redistest.Namespace(t) + ":"})
+			mustApply(t, s, "lg", scores(map[string]int64{"a": 9, "b": 8, "c": 7})...)
+			st, err := s.LeagueMember(ctx, "lg", "", "a")
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := cfg.Board("lg")
+			v, _ := b.View("hour")
+			cur := st.Cohort.Round
+			prev := cfg.Calendar.Prev(v, cur)
+			pre := s.Prefix() + "{lg}:"
+			for _, suffix := range []string{"z:~lg:%s", "lg:%s:m"} {
+				from, to := pre+fmt.Sprintf(suffix, cur.ID), pre+fmt.Sprintf(suffix, prev.ID)
+				zs, err := rdb.ZRangeWithScores(ctx, from, 0, -1).Result()
+				if err != nil || len(zs) != 3 {
+					t.Fatalf("%s: %v %v", from, zs, err)
+				}
+				if err := rdb.ZAdd(ctx, to, zs...).Err(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f, err := rdb.HGetAll(ctx, pre+"lg:"+cur.ID+":f").Result()
+			if err != nil || len(f) == 0 {
+				t.Fatalf("counters %v %v", f, err)
+			}
+			if err := rdb.HSet(ctx, pre+"lg:"+prev.ID+":f", f).Err(); err != nil {
+				t.Fatal(err)
+			}
+			exp := rdb.ZScore(ctx, pre+"k", "~lg:"+cur.ID).Val()
+			if err := rdb.ZAdd(ctx, pre+"k", redis.Z{Score: exp, Member: "~lg:" + prev.ID}).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if err := rdb.ZAdd(ctx, pre+"lr", redis.Z{Score: float64(prev.End.UnixMilli()), Member: prev.ID}).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.DecideLeagues(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, rows, _ := cohortResult(t, s, prev.ID, "bronze", 1); rows != "a:1:9:promoted b:2:8:stayed c:3:7:stayed" {
+				t.Fatalf("recorded %s", rows)
+			}
+			if ok, err := s.RemoveMember(ctx, "lg", "a"); err != nil || !ok {
+				t.Fatalf("remove: %v %v", ok, err)
+			}
+			r, rows, raw := cohortResult(t, s, prev.ID, "bronze", 1)
+			if rows != "b:1:8:stayed c:2:7:stayed" || r.AmendedAt == "" {
+				t.Fatalf("amended %s", raw)
+			}
+			for range 2 {
+				if _, err := s.RelayResults(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, _, again := cohortResult(t, s, prev.ID, "bronze", 1); again != raw {
+				t.Errorf("amended twice:\n%s\n%s", raw, again)
+			}
+			if got := amendedCohorts(t, rdb, s); !slices.Equal(got, []string{prev.ID + " bronze 1"}) {
+				t.Errorf("result.amended entries %q", got)
+			}
+		})
+	}
+}
+
+// TestLeagueLargeCohortsDecidedInBoundedCalls: cohorts larger than one
+// decide.lua call's budget, and a write whose members' last cohorts are
+// all undecided, get the same outcomes whether the write or the recorder
+// decides them first.
+func TestLeagueLargeCohortsDecidedInBoundedCalls(t *testing.T) {
+	const boards = `
+boards:
+  - id: lg
+    views: [hour, all]
+    league: {cycle: hour, tiers: [low, mid, top], cohort_size: 300, promote: 100, demote: 100}
+`
+	const n = 650 // cohorts of 300, 300 and 50
+	var first, next []ranking.Event
+	for i := range n {
+		first = append(first, ranking.Event{Member: fmt.Sprintf("u%03d", i), Value: int64(i*919%1000) + 1})
+	}
+	// The next round's first batch names members of every cohort.
+	for k := range 300 {
+		for i := k; i < n; i += 300 {
+			next = append(next, ranking.Event{Member: fmt.Sprintf("u%03d", i), Value: 1})
+		}
+	}
+	run := func(recorderFirst bool) (lines []string, tiers map[string]string) {
+		la := newLeagueAt(t, boards, hour10)
+		la.write(first...)
+		la.at(hour11)
+		if recorderFirst {
+			if _, err := la.s.DecideLeagues(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		la.write(next...)
+		la.at(hour12)
+		if _, err := la.s.DecideLeagues(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		for c := 1; c <= 3; c++ {
+			lines = append(lines, la.cohort("2026-11-02T10", "low", c))
+		}
+		tiers = map[string]string{}
+		for _, e := range next {
+			tiers[e.Member] = la.tierOf("2026-11-02T11", e.Member)
+		}
+		return lines, tiers
+	}
+	byWrite, tiersByWrite := run(false)
+	byRecorder, tiersByRecorder := run(true)
+	for c, want := range []int{100, 100, 25} {
+		if got := strings.Count(byWrite[c], ":promoted"); got != want {
+			t.Errorf("cohort %d promoted %d, want %d", c+1, got, want)
+		}
+		if got := strings.Count(byWrite[c], ":stayed"); got != []int{300, 300, 50}[c]-want {
+			t.Errorf("cohort %d: %d stayed", c+1, got)
+		}
+		if byWrite[c] != byRecorder[c] {
+			t.Errorf("cohort %d decided by the write:\n%s\nby the recorder:\n%s", c+1, byWrite[c], byRecorder[c])
+		}
+	}
+	if !maps.Equal(tiersByWrite, tiersByRecorder) {
+		t.Errorf("next round's tiers differ: by the write %v, by the recorder %v", tiersByWrite, tiersByRecorder)
+	}
+	if got := tiersByWrite["u000"]; !strings.HasPrefix(got, "low/") && !strings.HasPrefix(got, "mid/") {
+		t.Errorf("u000 in %s", got)
 	}
 }

@@ -398,8 +398,9 @@ func (s *Store) RemoveMember(ctx context.Context, boardID, member string) (bool,
 		if rep.removed == removeChanged {
 			continue
 		}
-		if rep.listed > 0 {
-			// Amended now so the next results read shows it; a failure
+		if rep.listed > 0 || (b.League != nil && rep.removed > 0) {
+			// Amended now so the next results read shows it (a league
+			// member's cohort results are listed apart); a failure
 			// here is retried by the relay from the member.removed outbox
 			// entry, so the removal itself stands.
 			_, _ = s.amendRemoved(ctx, b, member, rep.nowMS)

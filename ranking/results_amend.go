@@ -47,6 +47,11 @@ import (
 // amends results that list it); the next amendment of that result, if any,
 // recomputes the total without it.
 //
+// On a league board `amendRemoved` then walks `lc:<member>` the same way
+// for the recorded cohort results listing the member (league_amend.go:
+// `amendCohorts`, leagueamend.lua): each is only dropped from, as above
+// but with no total, and its outcomes stay as decided at the close.
+//
 // The `rm` horizon: a result leaves its view's index when the
 // `results_keep`-th newer period is recorded, so `rm` keys get
 // `PEXPIREAT` ≥ end + lateness + (`results_keep` + 1) × the view's step
@@ -64,7 +69,8 @@ const amendAttempts = 5
 // and was recorded no later than removedMS (Redis's clock at the removal): a
 // member removed and later back on the board stays in the newer results.
 // The member's reverse index names the results, so nothing else is
-// scanned. It returns how many results it amended; running it again
+// scanned; on a league board its cohort listing names the recorded cohort
+// results too. It returns how many results it amended; running it again
 // amends none. Errors of one result do not stop the others.
 func (s *Store) amendRemoved(ctx context.Context, b *Board, member string, removedMS int64) (int, error) {
 	listings, err := s.rdb.ZRange(ctx, s.keysOf(b).memberResults(member), 0, -1).Result()
@@ -82,6 +88,11 @@ func (s *Store) amendRemoved(ctx context.Context, b *Board, member string, remov
 		if ok {
 			amended++
 		}
+	}
+	if b.League != nil {
+		n, err := s.amendCohorts(ctx, b, member, removedMS)
+		amended += n
+		errs = append(errs, err)
 	}
 	return amended, errors.Join(errs...)
 }

@@ -193,6 +193,10 @@ func (s *Store) relayEntry(ctx context.Context, b *Board, m redis.XMessage) (boo
 	case "result.recorded", "result.amended":
 		stream = []any{"type", typ, "board", b.ID, "view", str("view"), "period", str("period"),
 			"digest", str("digest"), "result", str("result")}
+		if str("round") != "" { // an amended league cohort result
+			stream = []any{"type", typ, "board", b.ID, "round", str("round"), "tier", str("tier"),
+				"cohort", str("cohort"), "digest", str("digest"), "result", str("result")}
+		}
 		data = []byte(str("result"))
 	case "league.final":
 		stream = []any{"type", typ, "board", b.ID, "round", str("round"), "result", str("result")}

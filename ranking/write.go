@@ -277,6 +277,14 @@ func (s *Store) applyChunk(ctx context.Context, b *Board, shard int, events []Ev
 			rounds = append(rounds, rep.rounds...)
 			continue
 		}
+		if rep.status == applyCohorts && attempt < 3 {
+			// A member's last cohort, whose outcome sets its tier, is not
+			// decided yet: decide it in bounded calls, then apply.
+			if err := s.decideCohorts(ctx, b, rep.cohorts); err != nil {
+				return NotApplied(err)
+			}
+			continue
+		}
 		if rep.status != applyDone {
 			if attempt < 3 {
 				continue // the clock estimate was off; periods around Redis's now next time

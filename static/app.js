@@ -1049,34 +1049,31 @@
     window.addEventListener("storage", function (e) { if (e.key === peopleKey(board)) apply(); });
   }
 
-  // An undecided league group's table is reloaded from its page (its
-  // round named) now and then while the page is visible, until it shows
-  // the outcomes: the live feed carries boards, not groups. The focused
-  // row stays focused.
-  function cohortRefresh(box) {
-    if (!window.fetch || !window.DOMParser) return;
-    var every = Math.max(5, parseInt(box.dataset.refresh, 10) || 10) * 1000, served = box.innerHTML;
-    function refresh() {
-      if (document.hidden) return;
-      fetch(box.dataset.refreshUrl || location.href, { headers: { Accept: "text/html" }, cache: "no-cache" })
-        .then(function (r) { return r.ok ? r.text() : null; })
-        .then(function (html) {
-          if (!html) return;
-          var next = new DOMParser().parseFromString(html, "text/html").getElementById(box.id);
-          if (!next || next.innerHTML === served) return;
-          served = next.innerHTML;
-          var focused = document.activeElement, row = focused && box.contains(focused) ? focused.closest("tr[data-member]") : null;
-          box.innerHTML = served;
-          if (!next.hasAttribute("data-refresh")) clearInterval(timer);
-          if (row) {
-            var again = box.querySelector('tr[data-member="' + CSS.escape(row.dataset.member) + '"] a');
-            if (again) again.focus({ preventScroll: true });
-          }
-        })
-        .catch(function () {});
+  // A league group's table (its page or the league widget) follows the
+  // live feed like a board's: live() patches its rows by member. Every
+  // viewer gets the same frames, so the row of ?me= is marked here and
+  // the widget's sentence follows its member's row. When the round ends
+  // the page goes to the group's page of that round (not the next
+  // round's), and the frame that brings the outcomes is the last one: the
+  // page is read again, decided and without the feed.
+  function cohortLive(box, status) {
+    var feed = new URL(status.dataset.ws, location.href).searchParams;
+    var me = document.body.dataset.me || new URLSearchParams(location.search).get("me") || "";
+    if (me && !document.body.dataset.me) widgetMe(me);
+    var place = document.getElementById("league-me-place"), page = !feed.get("widget");
+    function roundPage() {
+      var u = new URL(location.href);
+      u.searchParams.set("round", feed.get("round") || "");
+      location.replace(u.pathname + u.search);
     }
-    var timer = setInterval(refresh, every);
-    document.addEventListener("visibilitychange", function () { if (!document.hidden) refresh(); });
+    if (page) document.addEventListener("standings:rollover", function (e) { e.preventDefault(); roundPage(); });
+    document.addEventListener("standings:frame", function (e) {
+      if (!e.detail || e.detail.el !== box) return;
+      var tr = me && box.querySelector('tr[data-member="' + CSS.escape(me) + '"]');
+      var name = tr && tr.querySelector("th a");
+      if (place && name && tr.dataset.place) place.textContent = name.textContent + " " + tr.dataset.place;
+      if (page && box.querySelector("tr[data-final]")) roundPage();
+    });
   }
 
   function start() {
@@ -1098,8 +1095,8 @@
     if (document.body.dataset.me) widgetMe(document.body.dataset.me);
     var builder = document.querySelector("form[data-builder]");
     if (builder) widgetBuilder(builder);
-    var cohort = document.querySelector("[data-refresh]");
-    if (cohort) cohortRefresh(cohort);
+    var cohort = document.getElementById("cohort-live");
+    if (cohort && status && status.dataset.ws) cohortLive(cohort, status);
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

@@ -48,10 +48,12 @@ const (
 	IDWidgetFit     = "widget-fit"
 	IDWidgetMeHint  = "widget-me-hint"
 	// IDLeagueMember is the league page's "find my league" field;
-	// IDCohortLive the group's table box, which app.js reloads;
+	// IDCohortLive the group's table box, the live feed's fragment;
+	// IDLeaguePlace the league widget's sentence about its member;
 	// IDLeagueHeading names the rank card's league section.
 	IDLeagueMember  = "league-member"
 	IDCohortLive    = "cohort-live"
+	IDLeaguePlace   = "league-me-place"
 	IDLeagueHeading = "h-league"
 )
 
@@ -109,6 +111,10 @@ const (
 	// HookMe is the member a widget highlights (?me=), re-marked after
 	// each live frame.
 	HookMe = "data-me"
+	// HookFinal marks the rows of a decided league group, the last frame of
+	// its live feed; HookPlace is a widget row's sentence about its member.
+	HookFinal = "data-final"
+	HookPlace = "data-place"
 	// HookBuilder marks the embed builder's form, which updates its
 	// preview and snippet as its controls change.
 	HookBuilder = "data-builder"
@@ -142,12 +148,6 @@ const (
 	HookOrder       = "data-order"
 	HookMeText      = "data-me-text"
 	HookMeJump      = "data-me-jump"
-	// HookRefresh marks a box app.js reloads from the page every that many
-	// seconds while it is visible (a current round's group).
-	HookRefresh = "data-refresh"
-	// HookRefreshURL is the address it reloads from (the page, its
-	// period named).
-	HookRefreshURL = "data-refresh-url"
 )
 
 // TableID is the id of the top-N table of one board view shown with limit

@@ -436,13 +436,11 @@ type CohortPage struct {
 	Zones       []string   // the zones in words: "Top 7 move up to Gold"
 	ScoreHeader string
 	Rows        []CohortRow
-	// Live says the group is not decided yet: app.js reloads the table
-	// from RefreshURL (this round, named) now and then, so that it follows
-	// the scores and then shows the outcomes.
-	Live       bool
-	RefreshURL string
-	CSVURL     string
-	APIURL     string
+	// Live says the group is not decided yet: its table follows the live
+	// feed (Layout.Live) until the frame that brings the outcomes.
+	Live   bool
+	CSVURL string
+	APIURL string
 }
 
 // CohortRow is a row of a group's standings: its zone, the line drawn
@@ -456,6 +454,23 @@ type CohortRow struct {
 	// the last of the promotion zone, "demotion" before the first of the
 	// demotion zone.
 	LineAfter string
+	// Place is the league widget's sentence about the row's member, after
+	// its name: "is #3 of 7: moves up to Gold league if the round ends
+	// like this." (app.js keeps the widget's sentence to its member's row).
+	Place string
+}
+
+// CohortTable is a group's table as the group page (or, Widget, the
+// league widget) shows it, and as the live feed sends it: the same bytes
+// for every viewer, so no row is marked as the viewer's (app.js marks
+// ?me= and the browser's own me and friends). Final marks a decided
+// group's table, the last frame the feed sends for it.
+type CohortTable struct {
+	Heading     string
+	ScoreHeader string
+	Status      string // a closed round: decided or being decided (the page's only)
+	Rows        []CohortRow
+	Final       bool
 }
 
 // LeagueEmbedPage is GET /embed/{board}/league: one member's group in
@@ -474,8 +489,7 @@ type LeagueEmbedPage struct {
 	Zones       []string
 	ScoreHeader string
 	Rows        []CohortRow
-	Live        bool // app.js reloads the table from RefreshURL, as on the group page
-	RefreshURL  string
+	Live        *Live // the group's live feed while it is not decided; nil after
 	GroupURL    string
 	NotDurable  bool
 }

@@ -175,6 +175,12 @@ func TestAccessibilityInChromium(t *testing.T) {
 		f.MustWrite(t, "points", `{"member":"ann","value":2}`)
 		browsertest.WaitJS(t, tab, 10*time.Second, "a score badge", `!!document.querySelector('tr[data-member="ann"] .delta')`)
 		check("/boards/points/day after a live frame")
+		// A league group patched by its live feed: f (me) climbs to the top.
+		browsertest.Run(t, tab, "open the live group", chromedp.Navigate(lgSrv.URL+"/boards/lg/league/silver/1?me=f"))
+		browsertest.WaitJS(t, tab, 10*time.Second, "the group's live feed", `document.getElementById("`+views.IDLiveStatus+`").textContent.startsWith("Live")`)
+		lg.write(t, "lg", map[string]string{"light": "f=60", "dark": "f=70"}[scheme])
+		browsertest.WaitJS(t, tab, 10*time.Second, "f on top", `document.querySelector("#`+views.IDCohortLive+` tbody tr").dataset.member === "f"`)
+		check("/boards/lg/league/silver/1?me=f after a live frame")
 	}
 	// The check can fail: an image without alt text is critical.
 	browsertest.Run(t, tab, "break the page", chromedp.Evaluate[bool](`document.body.insertAdjacentHTML("beforeend", "<img src='/favicon.ico'>"); true`))

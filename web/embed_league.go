@@ -3,7 +3,6 @@ package web
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 
 	"github.com/labstack/echo/v4"
 	"github.com/standings/standings/ranking"
@@ -54,35 +53,21 @@ func (s *Server) embedLeague(c echo.Context, keep bool) (*answer, error) {
 		return nil, err
 	}
 	co := st.Cohort
-	name := me
-	for _, e := range co.Entries {
-		if e.Member == me && e.Name != "" {
-			name = e.Name
-		}
-	}
 	p.Heading = fmt.Sprintf("%s · group %d", tierTitle(co.Tier), co.Number)
 	p.GroupURL = withQuery(cohortPath(b.ID, co.Tier.ID, co.Number), "me", me)
 	p.ScoreHeader = scoreHeader(b)
 	p.Rows, p.Zones = cohortTable(b, co, me)
-	p.Live = !co.Decided
-	p.RefreshURL = withQuery(embedLeaguePath(b.ID), "me", me, "theme", theme)
+	if !co.Decided {
+		p.Live = &views.Live{URL: liveCohortPath(b.ID, co, true), TableID: views.IDCohortLive}
+	}
 	p.Countdown, p.Status = s.roundState(b.League, co.Round, co.Closed, co.Now, co.Decided)
-	p.Place = fmt.Sprintf("%s is #%d of %d: %s.", name, st.Rank, st.CohortSize, placeWords(st))
+	// The sentence is the member's row's own, which app.js follows live.
+	name := me
+	for _, r := range p.Rows {
+		if r.Member == me {
+			name, p.Place = r.Name, r.Name+" "+r.Place
+		}
+	}
 	p.Description = fmt.Sprintf("%s in %s, %s of %s.", name, p.Heading, periodLabel(b.League.Cycle, co.Round, s.cfg.Calendar.Location()), b.Title)
 	return s.renderAnswer(c, http.StatusOK, views.LeagueEmbed(p), cacheCurrent, keep)
 }
-
-// placeWords says what a member's zone means: "moves up to Gold league if
-// the round ends like this".
-func placeWords(st *ranking.LeagueStanding) string {
-	switch st.Zone {
-	case ranking.ZonePromotion:
-		return "moves up to " + tierTitle(st.NextTier) + " if the round ends like this"
-	case ranking.ZoneDemotion:
-		return "moves down to " + tierTitle(st.NextTier) + " if the round ends like this"
-	}
-	return "stays in " + tierTitle(st.Tier) + " if the round ends like this"
-}
-
-// embedLeaguePath is a board's league widget (an iframe's address).
-func embedLeaguePath(board string) string { return "/embed/" + url.PathEscape(board) + "/league" }

@@ -64,9 +64,13 @@ func TestEmbedLeague(t *testing.T) {
 	if doc.Find(testid(views.TestCountdown)).Length() != 1 {
 		t.Error("no time left in the round")
 	}
-	box := doc.Find("#" + views.IDCohortLive + "[data-refresh]")
-	if u := box.AttrOr("data-refresh-url", ""); u != "/embed/lg/league?me=f&theme=dark" {
-		t.Errorf("refreshes from %q", u)
+	// The group's table follows its live feed, the widget's table of
+	// this round's group (the same for every ?me=).
+	if u := doc.Find("#"+views.IDLiveStatus).AttrOr("data-ws", ""); u != "/ws/lg/league/silver/1?round=2026-11-23&widget=1" {
+		t.Errorf("live feed %q", u)
+	}
+	if doc.Find("#"+views.IDCohortLive+" > table tbody tr").Length() != 5 || doc.Find("body").AttrOr("data-me", "") != "f" {
+		t.Error("the live table is not the group's, or the widget does not name its member")
 	}
 	if a := doc.Find(testid(views.TestFullGroup)); a.AttrOr("href", "") != "/boards/lg/league/silver/1?me=f" || a.AttrOr("target", "") != "_blank" || strings.TrimSpace(a.Text()) != "Full group →" {
 		t.Errorf("full group link %q target %q", a.AttrOr("href", ""), a.AttrOr("target", ""))

@@ -18,7 +18,9 @@ import (
 //
 // A topic is a (board, view, limit) top-N table, or a (board, view, member)
 // card headline, with at least one viewer, each of the board or of one
-// segment board (the key holds the segment). One goroutine follows the change
+// segment board (the key holds the segment); or a league group's table
+// (board, round, tier, number, page or widget), which any change of its
+// board marks dirty and which always goes whole (at most cohort_size rows). One goroutine follows the change
 // feed and marks the topics of a changed (board, view, segment) dirty (a
 // change line `view@name=value:period` names a segment board); every tick
 // (`LiveTick`, 200 ms) it renders each dirty topic once from a fresh read

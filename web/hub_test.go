@@ -481,3 +481,60 @@ func TestLiveRendersNothingForUnwatchedBoards(t *testing.T) {
 		t.Errorf("%v renders after the last viewer left", n-before)
 	}
 }
+
+// TestLiveLeagueGroup: a league group is a topic of its own, its round
+// named or not: every viewer of the group page gets the same bytes (no
+// row marked as anyone's), a write that scores a member of the group
+// wakes it, the widget's table is a topic beside it, and a group that
+// does not exist, or bad parameters, get a 4xx before any upgrade.
+func TestLiveLeagueGroup(t *testing.T) {
+	f := MustLiveOf(t, leagueTestBoards, nil, web.Options{})
+	for i, v := range []string{"9", "8", "7", "6", "5"} {
+		f.write(t, "lg", fmt.Sprintf(`{"member":"m%d","value":%s}`, i+1, v))
+	}
+	named := f.dial(t, "/ws/lg/league/bronze/1?round=2026-11-22")
+	current := f.dial(t, "/ws/lg/league/bronze/1")
+	widget := f.dial(t, "/ws/lg/league/bronze/1?widget=1")
+	a, b, w := next(t, named), next(t, current), next(t, widget)
+	if !strings.HasPrefix(a, `<div id="`+views.IDCohortLive+`" class="table-wrap">`) || a != b {
+		t.Fatalf("the group's viewers got other frames:\n%.300s\n%.300s", a, b)
+	}
+	if got := fmt.Sprint(frameRows(t, a)); got != "[1 m1 9 2 m2 8 3 m3 7 4 m4 6 5 m5 5]" {
+		t.Errorf("rows %s", got)
+	}
+	if strings.Contains(a, "self") || strings.Contains(a, "data-final") {
+		t.Errorf("a shared frame marks a row as a viewer's, or is final: %s", a)
+	}
+	if w == a || !strings.Contains(w, `data-member="m5" data-zone="safe" data-place="is #5 of 5: stays in Bronze league if the round ends like this."`) {
+		t.Errorf("the widget's table is not its own: %.600s", w)
+	}
+
+	// m5 jumps to the top: the group's topic wakes, once for both.
+	f.write(t, "lg", `{"member":"m5","value":20}`)
+	top := func(s string) bool { return strings.HasPrefix(fmt.Sprint(frameRows(t, s)), "[1 m5 ") }
+	if a, b := until(t, named, top), until(t, current, top); a != b {
+		t.Error("the group's viewers got other bytes after a write")
+	}
+	until(t, widget, func(s string) bool {
+		return strings.Contains(s, `data-member="m5" data-zone="promotion" data-place="is #1 of 5`)
+	})
+
+	for path, status := range map[string]int{
+		"/ws/lg/league/bronze/2":             404, // no such group (yet)
+		"/ws/lg/league/tin/1":                404,
+		"/ws/points/league/bronze/1":         404, // no league
+		"/ws/lg/league/bronze/0":             422,
+		"/ws/lg/league/bronze/x":             422,
+		"/ws/lg/league/bronze/1?widget=yes":  422,
+		"/ws/lg/league/bronze/1?round=never": 422,
+	} {
+		res, err := http.Get(f.http.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != status || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
+			t.Errorf("%s: %d %s, want %d JSON", path, res.StatusCode, res.Header.Get("Content-Type"), status)
+		}
+	}
+}

@@ -13,14 +13,35 @@ import (
 // topicKey names one live fragment: a board view's top limit rows, one
 // member's rank card headline in the current period (member set), or the
 // headline every member without a score there shares (notRanked), each
-// on the board itself or on one of its segment boards (segment set).
+// on the board itself or on one of its segment boards (segment set); or
+// a league group's table (cohort set, view empty).
 type topicKey struct {
 	board, view string
 	segment     ranking.Segment
 	limit       int
 	member      string
 	notRanked   bool
+	cohort      cohortAddr
 }
+
+// cohortAddr is a league group of one round, as a live topic: its table
+// as the group page shows it, or as the league widget does (widget).
+// The round is always named, so that a topic never slides into the next
+// round's group of the same number.
+type cohortAddr struct {
+	round, tier string
+	number      int
+	widget      bool
+}
+
+// isCohort says whether a topic is a league group's table.
+func (k topicKey) isCohort() bool { return k.cohort.number > 0 }
+
+// boardCohorts is the board view under which a board's group topics are
+// indexed: a change of any of the board's views may have placed or scored
+// a member of any of its groups (the league's round is not one of the
+// views a change names).
+func boardCohorts(board string) boardView { return boardView{board: board} }
 
 // boardView is the part of a topic key that a change names.
 type boardView struct {
@@ -73,6 +94,9 @@ func (h *hub) markChanged(ch ranking.Change) {
 		for t := range h.byView[boardView{ch.Board, vp.View, vp.Segment}] {
 			t.mark(now)
 		}
+	}
+	for t := range h.byView[boardCohorts(ch.Board)] {
+		t.mark(now)
 	}
 }
 

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 	"github.com/standings/standings/ranking"
 	"github.com/standings/standings/views"
@@ -135,15 +137,52 @@ func (s *Server) handleCohortPage(c echo.Context) error {
 		Round:       nav,
 		ScoreHeader: scoreHeader(b),
 		Live:        !co.Decided,
-		RefreshURL:  withQuery(cohortPath(b.ID, tier, number), "round", co.Round.ID, "me", me),
 		CSVURL:      withQuery(cohortPath(b.ID, tier, number)+".csv", "round", keep),
 		APIURL:      withQuery(apiPrefix+cohortPath(b.ID, tier, number), "round", keep),
 	}
 	p.Description = fmt.Sprintf("%s, %s of %s: %s.", heading, strings.ToLower(viewLabel(l.Cycle)), b.Title, howMany(len(co.Entries), "player", "players"))
 	p.Countdown, p.Status = s.roundState(l, co.Round, co.Closed, co.Now, co.Decided)
 	p.Rows, p.Zones = cohortTable(b, co, me)
+	if p.Live {
+		p.Layout.Live = &views.Live{URL: liveCohortPath(b.ID, co, false), TableID: views.IDCohortLive}
+	}
 	cacheFor(c, false)
 	return s.renderPage(c, http.StatusOK, views.Cohort(p))
+}
+
+// liveCohortPath is a group's live feed (its round named): the group
+// page's table, or the league widget's (widget).
+func liveCohortPath(board string, co *ranking.Cohort, widget bool) string {
+	w := ""
+	if widget {
+		w = "1"
+	}
+	return withQuery("/ws/"+url.PathEscape(board)+"/league/"+url.PathEscape(co.Tier.ID)+"/"+strconv.Itoa(co.Number), "round", co.Round.ID, "widget", w)
+}
+
+// liveCohort renders a group's table for its live topic from a fresh
+// read: as the page (or the widget) shows it, with no row marked as the
+// viewer's, so that every viewer gets the same bytes.
+func (s *Server) liveCohort(ctx context.Context, b *ranking.Board, a cohortAddr) (templ.Component, error) {
+	if b.League == nil {
+		return nil, ranking.Errorf(ranking.ENOTFOUND, "board %q has no league", b.ID)
+	}
+	var store leagueReader = s.store
+	co, err := store.Cohort(ctx, b.ID, a.round, a.tier, a.number)
+	if err != nil {
+		return nil, err
+	}
+	t := views.CohortTable{
+		Heading:     fmt.Sprintf("%s · group %d", tierTitle(co.Tier), co.Number),
+		ScoreHeader: scoreHeader(b),
+		Final:       co.Decided,
+	}
+	t.Rows, _ = cohortTable(b, co, "")
+	if a.widget {
+		return views.LeagueEmbedTable(t), nil
+	}
+	_, t.Status = s.roundState(b.League, co.Round, co.Closed, co.Now, co.Decided)
+	return views.CohortLive(t), nil
 }
 
 // cohortTable is a group's rows (me highlighted, zone lines placed) and
@@ -180,6 +219,7 @@ func cohortTable(b *ranking.Board, co *ranking.Cohort, me string) (rows []views.
 		default:
 			r.ZoneText = "Stays in " + tierTitle(co.Tier)
 		}
+		r.Place = fmt.Sprintf("is #%d of %d: %s if the round ends like this.", e.Rank, n, strings.ToLower(r.ZoneText[:1])+r.ZoneText[1:])
 		switch e.Outcome {
 		case ranking.OutcomePromoted:
 			r.Outcome = "Promoted to " + tierTitle(up)

@@ -101,8 +101,8 @@ func TestLeagueMiddleTierZones(t *testing.T) {
 	if got, want := strings.Join(cur.Find(testid(views.TestZoneRules)+" li").Map(func(_ int, e *goquery.Selection) string { return e.Text() }), " "), "Promotion zone: the top 2 players move up to Gold league. Demotion zone: the bottom 2 players move down to Bronze league."; got != want {
 		t.Errorf("zones\n got %s\nwant %s", got, want)
 	}
-	if cur.Find(testid(views.TestCountdown)).Length() != 1 || cur.Find("#"+views.IDCohortLive+"[data-refresh]").Length() != 1 {
-		t.Error("a current group has no countdown or does not refresh")
+	if cur.Find(testid(views.TestCountdown)).Length() != 1 || cur.Find("#"+views.IDLiveStatus).AttrOr("data-ws", "") != "/ws/lg/league/silver/1?round=2026-11-23" {
+		t.Error("a current group has no countdown or does not follow its live feed")
 	}
 
 	csv := MustOK(t, lf.get(t, "/boards/lg/league/silver/1.csv"))

@@ -45,6 +45,43 @@ func (s *Server) handleLive(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	return s.serveLive(c, topicKey{board: b.ID, view: view, segment: seg, limit: limit, member: member})
+}
+
+// handleLiveCohort serves GET /ws/{board}/league/{tier}/{cohort}?round=R
+// (and &widget=1 for the league widget's table): a league group's table
+// live, as the group page (or the widget) shows it. The group must exist:
+// its round is resolved here, so that a topic is one group of one round.
+func (s *Server) handleLiveCohort(c echo.Context) error {
+	var store leagueReader = s.store
+	b, err := s.leagueBoard(c)
+	if err != nil {
+		return err
+	}
+	tier, number, _, err := cohortParams(c, false)
+	if err != nil {
+		return err
+	}
+	widget := false
+	switch v := c.QueryParam("widget"); v {
+	case "":
+	case "1":
+		widget = true
+	default:
+		return ranking.Errorf(ranking.EINVALID, "widget is 1 (the league widget's table) or absent, got %q", v)
+	}
+	ctx, cancel := context.WithTimeout(c.Request().Context(), StoreTimeout)
+	co, err := store.Cohort(ctx, b.ID, c.QueryParam("round"), tier, number)
+	cancel()
+	if err != nil {
+		return err
+	}
+	return s.serveLive(c, topicKey{board: b.ID, cohort: cohortAddr{round: co.Round.ID, tier: co.Tier.ID, number: co.Number, widget: widget}})
+}
+
+// serveLive admits a live connection, upgrades it and serves topic key
+// until it ends.
+func (s *Server) serveLive(c echo.Context, key topicKey) error {
 	w, r := c.Response(), c.Request()
 	addr := clientKey(c.RealIP())
 	admitted, reason := s.hub.admit(addr)
@@ -107,7 +144,7 @@ func (s *Server) handleLive(c echo.Context) error {
 	if !ok {
 		base = r.Context()
 	}
-	s.hub.serve(context.WithoutCancel(base), conn, topicKey{board: b.ID, view: view, segment: seg, limit: limit, member: member}, s.writeTimeout, s.pingInterval)
+	s.hub.serve(context.WithoutCancel(base), conn, key, s.writeTimeout, s.pingInterval)
 	return nil
 }
 
@@ -153,6 +190,12 @@ func (s *Server) renderLive(ctx context.Context, key topicKey) (rendered, error)
 	var comp templ.Component
 	out := rendered{ranked: true}
 	switch {
+	case key.isCohort():
+		// A group is at most cohort_size rows: it goes whole, like a card.
+		var err error
+		if comp, err = s.liveCohort(ctx, b, key.cohort); err != nil {
+			return rendered{}, err
+		}
 	case key.notRanked:
 		// The same bytes for every member without a score: no read.
 		comp = views.CardNotRanked(s.notRankedHeadline(b, v))

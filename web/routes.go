@@ -59,6 +59,7 @@ func (s *Server) routes() {
 
 	live := e.Group("/ws")
 	s.get(live, "/:board/:view", s.handleLive)
+	s.get(live, "/:board/league/:tier/:cohort", s.handleLiveCohort)
 
 	ops := e.Group("")
 	s.get(ops, "/healthz", s.handleHealthz)

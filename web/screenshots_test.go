@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -71,6 +72,67 @@ func TestScreenshots(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+		}
+	}
+}
+
+// TestLeagueScreenshots renders a league group page (zones, outcomes of
+// the round before, "me" highlighted) at 390 and 1280 px, light and dark.
+func TestLeagueScreenshots(t *testing.T) {
+	if os.Getenv(ScreenshotsEnv) != "1" {
+		t.Skipf("set %s=1 to write docs/screenshots", ScreenshotsEnv)
+	}
+	tab := browsertest.MustBrowser(t)
+	lf := mustLeagueFixture(t, `
+timezone: UTC
+boards:
+  - id: quiz
+    title: Daily quiz
+    unit: points
+    max_score: 100000
+    views: [day, all]
+    league: {cycle: day, tiers: [bronze, silver, gold, diamond], cohort_size: 10, promote: 3, demote: 3}
+`)
+	first := []string{"Leila", "Diego", "Aiko", "Jonas", "Chiara", "Ngozi", "Mateus", "Sofia", "Ravi", "Emma", "Yusuf", "Hana", "Lucas", "Amara", "Tomás"}
+	last := []string{"Haddad", "Ramírez", "Tanaka", "Berg", "Rossi", "Okafor", "Silva", "Novak", "Iyer", "Dubois"}
+	post := func(i, value int) {
+		MustOK(t, lf.do(t, "POST", "/api/v1/boards/quiz/scores", writeKey, fmt.Sprintf(`{"member":"p%02d","value":%d,"name":"%s %s"}`,
+			i, value, first[i%len(first)], last[(i/3)%len(last)])))
+	}
+	// Yesterday: three bronze groups of ten; today their nine promoted
+	// members fill silver group 1.
+	for i := range 30 {
+		post(i, 100+37*((i*7)%30))
+	}
+	lf.at(testNow.Add(24 * time.Hour))
+	for i := range 30 {
+		post(i, 60+53*((i*11)%19))
+	}
+	var group struct {
+		Entries []struct{ Member string } `json:"entries"`
+	}
+	if err := json.Unmarshal([]byte(MustOK(t, lf.get(t, "/api/v1/boards/quiz/league/silver/1")).Body), &group); err != nil || len(group.Entries) < 5 {
+		t.Fatalf("silver group 1: %v %+v", err, group)
+	}
+	me := group.Entries[4].Member
+	srv := httptest.NewServer(lf.handler)
+	t.Cleanup(srv.Close)
+	dir := filepath.Join("..", "docs", "screenshots")
+	for _, shot := range []struct {
+		scheme, size string
+		w, h         int64
+	}{{"light", "desktop", 1280, 900}, {"dark", "desktop", 1280, 900}, {"light", "phone", 390, 844}, {"dark", "phone", 390, 844}} {
+		if _, err := chromedp.Call(tab, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: shot.scheme}},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		browsertest.Run(t, tab, "viewport", chromedp.EmulateViewport(shot.w, shot.h))
+		navigate(t, tab, srv.URL+"/boards/quiz/league/silver/1?me="+me)
+		time.Sleep(300 * time.Millisecond) // the live feed's first frame
+		png := browsertest.Run(t, tab, "screenshot", chromedp.CaptureScreenshot())
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("league-%s-%s.png", shot.size, shot.scheme)), png, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

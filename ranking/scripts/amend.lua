@@ -2,7 +2,7 @@
 -- removed, exactly once.
 --
 -- (lib.lua is prepended: fmt, num, split, fmt_score, publish, append_entries,
--- redis_now, index_result, same_top.)
+-- redis_now, amend_guard, index_result, same_top.)
 --
 -- The caller read the stored result and built the amended one: recomputed
 -- from the period (read.lua) while the period is retained, else with the
@@ -35,18 +35,8 @@ local listing = ARGV[4] .. '\n' .. ARGV[5]
 local expire, amended = tonumber(ARGV[9]), tonumber(ARGV[10])
 local total, n = tonumber(ARGV[11]), tonumber(ARGV[12])
 
-local stored = redis.call('GET', rs)
-if not stored then
-  redis.call('ZREM', rm, listing)
-  return 'gone'
-end
-if redis.sha1hex(stored) ~= ARGV[1] then
-  return 'moved'
-end
-local now = redis_now()
-if now < amended or now - amended > 5000 then
-  return 'stale'
-end
+local stop, now = amend_guard(rs, rm, listing, ARGV[1], amended)
+if stop then return stop end
 if ARGV[8] == 'recompute' then
   if now >= expire or not same_top(zkey, total, n, 12) then
     return 'changed'

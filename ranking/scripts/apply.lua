@@ -73,14 +73,19 @@
 --          tier): no event was written (the day's snapshot may have been
 --          taken, as the retry would); the caller lists those rounds and
 --          retries.
+--          {-4, now_ms, round id, level, cohort, ...} (3 per cohort) when
+--          such a member's last cohort, in a closed round, is not decided
+--          yet: nothing was written, as for -3; the caller decides those
+--          cohorts (decide.lua, a bounded number of members per call) and
+--          retries.
 -- An event tagged with segments also changes, in the same step, the same
 -- targets of each of its segment boards: all of them or none (bounds hold
 -- in each). A new value of a name whose index holds the cap is refused.
 -- On a league board an event dated in the round holding Redis's now also
 -- changes that round's standings (z:~lg:<round>, like a view's period,
 -- its score kept within [min, max]), and a member new to the round is
--- seated there in the same step (place, which may first decide the
--- member's last cohort: one cohort's members at most).
+-- seated there in the same step (place, which reads the outcome of the
+-- member's last cohort: a few commands per member, never a whole cohort).
 -- Before the first write of a local day the all view's best snap_top ranks
 -- are kept (the ranks at midnight: nothing changed since); a write that
 -- moves a member up past others within the best moves_top ranks of a
@@ -677,10 +682,12 @@ end
 -- League records: lm_rec[member] is the record ("round\ttier\tcohort") of
 -- a member the batch may place in the open round (false: none, or already
 -- in it). A record of a round not listed stops the batch ({-3, ...}): its
--- outcome decides the member's tier.
+-- outcome decides the member's tier; so does a record whose cohort, in a
+-- closed round, is not decided yet ({-4, ...}): deciding it reads the
+-- whole cohort, which decide.lua does in bounded calls.
 local lm_rec = {}
 if league then
-  local needs, seen = {}, {}
+  local needs, seen, undecided, asked = {}, {}, {}, {}
   for e = 1, nevents do
     local tl, member = ev_targets[e], ev_member[e]
     if tl.lg and not tl.err and lm_rec[member] == nil then
@@ -693,10 +700,28 @@ if league then
           seen[r] = true
           needs[#needs + 1] = r
         end
+        local rp = league.by_id[r]
+        local _, lv, c = string.match(rec, '^([^\t]*)\t(%d+)\t(%d+)$')
+        if rp and r ~= league.cur.id and c and rp.e <= now then
+          local level = math.min(tonumber(lv), league.ntiers)
+          local field = 'd:' .. level .. ':' .. c
+          local seen_at = r .. ':' .. field
+          if asked[seen_at] == nil then
+            -- Once per round and per cohort: a batch's members share few.
+            if rp.f_exists == nil then rp.f_exists = call('EXISTS', rp.fkey) == 1 end
+            asked[seen_at] = rp.f_exists and call('HEXISTS', rp.fkey, field) == 0
+            if asked[seen_at] then
+              undecided[#undecided + 1] = r
+              undecided[#undecided + 1] = level
+              undecided[#undecided + 1] = c
+            end
+          end
+        end
       end
     end
   end
   if #needs > 0 then return {-3, now, unpack(needs)} end
+  if #undecided > 0 then return {-4, now, unpack(undecided)} end
 end
 
 -- Codes count from the best end of each view's own value range [lo, hi]
@@ -1209,9 +1234,9 @@ end
 -- place puts a member new to the open round into the first cohort of its
 -- tier with a free seat (seats, once taken, stay taken: cohorts fill one
 -- after another). Its tier: the lowest for a member without a record,
--- else its last round's tier moved by that cohort's outcome, deciding the
--- cohort first when no one has yet (the round is closed: it is older than
--- the open one). A record whose round's keys expired keeps its tier.
+-- else its last round's tier moved by that cohort's outcome (decided
+-- before the batch ran: see the -4 reply). A record whose round's keys
+-- expired keeps its tier.
 local placed = {}
 local function place(member, e)
   local rec, per = lm_rec[member], league.cur
@@ -1223,8 +1248,6 @@ local function place(member, e)
     level = math.min(tonumber(lv) or 1, league.ntiers)
     local rp = league.by_id[r]
     if rp and c and rp.e <= now then
-      decide_cohort(rp.zkey, rp.mkey, rp.fkey, level, tonumber(c), league.ntiers, league.promote,
-        league.demote, ties == 'shared')
       level = level + tonumber(call('HGET', rp.fkey, 'o:' .. member) or '0')
       level = math.max(1, math.min(level, league.ntiers))
     end

@@ -8,14 +8,16 @@
 -- digest. This script checks that the cohort is decided, that its members
 -- and codes are still those read (a removal may have run in between) and
 -- that Redis's clock has not moved on much since the read (recorded_at is
--- the read's now); then it stores the result, counts it, moves the
+-- the read's now); then it stores the result, lists it in each member's
+-- lc:<member> (so a removal finds it to amend), counts it, moves the
 -- round's record cursor rc past it, and when the count reaches the round's
 -- cohorts appends league.final to the board's outbox and drops the round
 -- from lr.
 --
 -- Go       league_results.go: leagueRecordRequest
 -- KEYS     1 z:~lg:<round>, 2 lg:<round>:m, 3 lg:<round>:f, 4 the result
---          lg:<round>:rs:<level>:<cohort>, 5 the outbox out, 6 lr
+--          lg:<round>:rs:<level>:<cohort>, 5 the outbox out, 6 lr, then
+--          lc:<member> of each member read, in the pairs' order
 -- ARGV     1 level, 2 cohort, 3 read_now_ms, 4 result JSON, 5 expire_at_ms,
 --          6 round id, 7 the round's start, 8 its end (as served), 9 board
 --          id, 10 cohort_size, 11 ntiers, 12 n, then ntiers tier ids, then
@@ -54,6 +56,19 @@ for k, r in ipairs(rows) do
 end
 
 redis.call('SET', rs, ARGV[4], 'PXAT', ARGV[5])
+-- Each member's listing lives as long as the result; listings of results
+-- already expired go, so a member's list holds its retained rounds only.
+local listing = ARGV[6] .. '\n' .. level .. '\n' .. c
+local expire = tonumber(ARGV[5])
+for k = 1, n do
+  local lc = KEYS[6 + k]
+  redis.call('ZREMRANGEBYSCORE', lc, '-inf', '(' .. fmt(now))
+  redis.call('ZADD', lc, ARGV[5], listing)
+  local ttl = redis.call('PTTL', lc)
+  if ttl < 0 or now + ttl < expire then
+    redis.call('PEXPIREAT', lc, ARGV[5])
+  end
+end
 advance()
 local recorded = redis.call('HINCRBY', f, 'rec', 1)
 local cohorts = 0

@@ -88,6 +88,23 @@ local function redis_now()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
+-- amend_guard checks a stored result before an amendment replaces it:
+-- "gone" (and the listing forgotten from listing_key) when none is stored,
+-- "moved" when it is not the one read (sha, its SHA-1 in hex), "stale"
+-- when Redis's now is before amended_ms or more than 5 s past it; else
+-- nil and Redis's now.
+local function amend_guard(rs, listing_key, listing, sha, amended_ms)
+  local stored = redis.call('GET', rs)
+  if not stored then
+    redis.call('ZREM', listing_key, listing)
+    return 'gone'
+  end
+  if redis.sha1hex(stored) ~= sha then return 'moved' end
+  local now = redis_now()
+  if now < amended_ms or now - amended_ms > 5000 then return 'stale' end
+  return nil, now
+end
+
 -- index_result lists a recorded result ("<view>\n<period>", scored by the
 -- period's start) in a member's reverse index rm:<member> and makes the
 -- key live at least until horizon_ms: the key is shared by the member's
@@ -146,8 +163,9 @@ end
 -- o:<member> is 1 (promoted), 0 (stayed) or -1 (demoted) for each member
 -- still in it (a member removed before is left out), and the tier's
 -- counts nm:, np:, nd:<level> (members, promoted, demoted) grow. Ranks as
--- cohort_rows, or shared ranks; zones as League.Zones. It answers whether
--- it decided now.
+-- cohort_rows, or shared ranks; zones as League.Zones. It answers how
+-- many members it decided now (false: decided before, or no hash), so
+-- callers can bound a call's work in members.
 local function decide_cohort(zkey, mkey, fkey, level, c, ntiers, promote, demote, shared)
   local field = 'd:' .. level .. ':' .. c
   -- No hash: the round's keys expired (nothing left to decide from).
@@ -175,5 +193,5 @@ local function decide_cohort(zkey, mkey, fkey, level, c, ntiers, promote, demote
   redis.call('HINCRBY', fkey, 'nm:' .. level, n)
   redis.call('HINCRBY', fkey, 'np:' .. level, promoted)
   redis.call('HINCRBY', fkey, 'nd:' .. level, demoted)
-  return true
+  return n
 end
