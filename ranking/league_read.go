@@ -218,12 +218,7 @@ func (s *Store) Cohort(ctx context.Context, boardID, round, tierID string, numbe
 	if err != nil {
 		return nil, err
 	}
-	keys, args := s.cohortRequest(b, p.ID, level, number, "")
-	raw, err := s.readsOf(b).run(ctx, cohortScript, keys, args...).Slice()
-	if err != nil {
-		return nil, wrapRedis(err)
-	}
-	c, err := s.decodeCohort(b, p, raw)
+	c, err := s.readCohort(ctx, b, p, level, number, "")
 	if err != nil {
 		return nil, err
 	}
@@ -231,6 +226,17 @@ func (s *Store) Cohort(ctx context.Context, boardID, round, tierID string, numbe
 		return nil, Errorf(ENOTFOUND, "round %s of board %q has no cohort %d in tier %s", p.ID, boardID, number, tierID)
 	}
 	return c, nil
+}
+
+// readCohort runs one cohort.lua read: cohort number of tier level, or
+// (level 0) the cohort member played in.
+func (s *Store) readCohort(ctx context.Context, b *Board, p Period, level, number int, member string) (*Cohort, error) {
+	keys, args := s.cohortRequest(b, p.ID, level, number, member)
+	raw, err := s.readsOf(b).run(ctx, cohortScript, keys, args...).Slice()
+	if err != nil {
+		return nil, wrapRedis(err)
+	}
+	return s.decodeCohort(b, p, raw)
 }
 
 // LeagueMember reads a member's place in a round ("" = current):
@@ -243,12 +249,7 @@ func (s *Store) LeagueMember(ctx context.Context, boardID, round, member string)
 	if err != nil {
 		return nil, err
 	}
-	keys, args := s.cohortRequest(b, p.ID, 0, 0, member)
-	raw, err := s.readsOf(b).run(ctx, cohortScript, keys, args...).Slice()
-	if err != nil {
-		return nil, wrapRedis(err)
-	}
-	c, err := s.decodeCohort(b, p, raw)
+	c, err := s.readCohort(ctx, b, p, 0, 0, member)
 	if err != nil {
 		return nil, err
 	}

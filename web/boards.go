@@ -201,15 +201,7 @@ func (s *Server) handleMember(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	b, view, err := s.boardView(c)
-	if err != nil {
-		return err
-	}
-	member, err := pathParam(c, "member")
-	if err != nil {
-		return err
-	}
-	seg, err := segmentParam(c, b)
+	b, view, member, seg, err := s.memberPath(c)
 	if err != nil {
 		return err
 	}
@@ -261,6 +253,23 @@ func (s *Server) boardView(c echo.Context) (*ranking.Board, string, error) {
 		return nil, "", ranking.Errorf(ranking.ENOTFOUND, "board %q has no view %q", b.ID, view)
 	}
 	return b, view, nil
+}
+
+// memberPath looks up the board, view and member named in the path (a
+// valid member id) and the segment asked for: what every read of one
+// member's standing starts with.
+func (s *Server) memberPath(c echo.Context) (b *ranking.Board, view, member string, seg ranking.Segment, err error) {
+	if b, view, err = s.boardView(c); err != nil {
+		return
+	}
+	if member, err = pathParam(c, "member"); err != nil {
+		return
+	}
+	if err = ranking.ValidateMember(member); err != nil {
+		return
+	}
+	seg, err = segmentParam(c, b)
+	return
 }
 
 // segmentOf is a read's segment as answered: nil for the whole board.

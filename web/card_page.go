@@ -28,18 +28,7 @@ type cardReader interface {
 // handleRankCard serves GET /boards/{board}/{view}/members/{member}?period=&segment=.
 func (s *Server) handleRankCard(c echo.Context) error {
 	var store cardReader = s.store
-	b, view, err := s.boardView(c)
-	if err != nil {
-		return err
-	}
-	member, err := pathParam(c, "member")
-	if err != nil {
-		return err
-	}
-	if err := ranking.ValidateMember(member); err != nil {
-		return err
-	}
-	seg, err := segmentParam(c, b)
+	b, view, member, seg, err := s.memberPath(c)
 	if err != nil {
 		return err
 	}

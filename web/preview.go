@@ -148,18 +148,7 @@ func (s *Server) servePreview(c echo.Context, final bool, key string, draw func(
 // view and period).
 func (s *Server) handleRankPreview(c echo.Context) error {
 	var store memberReader = s.store
-	b, view, err := s.boardView(c)
-	if err != nil {
-		return err
-	}
-	member, err := pathParam(c, "member")
-	if err != nil {
-		return err
-	}
-	if err := ranking.ValidateMember(member); err != nil {
-		return err
-	}
-	seg, err := segmentParam(c, b)
+	b, view, member, seg, err := s.memberPath(c)
 	if err != nil {
 		return err
 	}

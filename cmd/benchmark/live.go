@@ -175,19 +175,11 @@ func (e *env) bytesRun(ctx context.Context, role string, s liveSettings, mode we
 				}
 				return countingConn{c, &n}, nil
 			}}
-			dctx, cancel := context.WithTimeout(vctx, 30*time.Second)
-			c, _, err := websocket.Dial(dctx, "ws://"+child.addr+"/ws/live/day?limit="+strconv.Itoa(bytesLimit), &websocket.DialOptions{HTTPClient: &http.Client{Transport: tr}, CompressionMode: mode})
-			cancel()
-			if err != nil {
-				select {
-				case dialErr <- fmt.Errorf("viewer %d: %w", v, err):
-				default:
-				}
+			c := dialViewer(vctx, child.addr, v, bytesLimit, &websocket.DialOptions{HTTPClient: &http.Client{Transport: tr}, CompressionMode: mode}, 1<<22, &connected, dialErr)
+			if c == nil {
 				return
 			}
 			defer c.CloseNow()
-			c.SetReadLimit(1 << 22)
-			connected.Add(1)
 			for {
 				before := n.Load()
 				if _, _, err := c.Read(vctx); err != nil {
@@ -331,19 +323,11 @@ func (e *env) liveRun(ctx context.Context, role string, s liveSettings) (liveRes
 	dialErr := make(chan error, 1)
 	for v := range s.viewers {
 		wg.Go(func() {
-			dctx, cancel := context.WithTimeout(vctx, 30*time.Second)
-			c, _, err := websocket.Dial(dctx, "ws://"+child.addr+"/ws/live/day?limit="+strconv.Itoa(liveLimit), nil)
-			cancel()
-			if err != nil {
-				select {
-				case dialErr <- fmt.Errorf("viewer %d: %w", v, err):
-				default:
-				}
+			c := dialViewer(vctx, child.addr, v, liveLimit, nil, 1<<20, &connected, dialErr)
+			if c == nil {
 				return
 			}
 			defer c.CloseNow()
-			c.SetReadLimit(1 << 20)
-			connected.Add(1)
 			seen := int64(-1)
 			var local []time.Duration
 			for {
@@ -738,4 +722,23 @@ func (n *naive) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+}
+
+// dialViewer opens viewer v's feed of the live board's day view at limit
+// rows (opts may be nil) and counts it in connected; on failure it keeps
+// the first error in dialErr and returns nil.
+func dialViewer(ctx context.Context, addr string, v, limit int, opts *websocket.DialOptions, readLimit int64, connected *atomic.Int64, dialErr chan<- error) *websocket.Conn {
+	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	c, _, err := websocket.Dial(dctx, "ws://"+addr+"/ws/live/day?limit="+strconv.Itoa(limit), opts)
+	cancel()
+	if err != nil {
+		select {
+		case dialErr <- fmt.Errorf("viewer %d: %w", v, err):
+		default:
+		}
+		return nil
+	}
+	c.SetReadLimit(readLimit)
+	connected.Add(1)
+	return c
 }
