@@ -58,6 +58,9 @@ type shardWorkload struct {
 	now     func() time.Time
 	step    func()
 	ids     []ranking.Event
+	// dated gives every event an explicit time: on a real Redis, whose
+	// clock moves between the copies' writes, so that ties fall alike.
+	dated bool
 }
 
 func (w *shardWorkload) event(b *ranking.Board) ranking.Event {
@@ -73,7 +76,7 @@ func (w *shardWorkload) event(b *ranking.Board) ranking.Event {
 	default:
 		ev.Value = b.Min + (b.Max-b.Min)*int64(r.IntN(5))/4
 	}
-	if r.IntN(3) == 0 {
+	if w.dated || r.IntN(3) == 0 {
 		back := time.Duration(r.Int64N(int64(40 * time.Hour)))
 		grid := []time.Duration{time.Millisecond, time.Second, time.Hour}[r.IntN(3)]
 		ev.At = w.now().Add(-back).Truncate(grid)
@@ -220,14 +223,14 @@ func (w *shardWorkload) verifyView(b *ranking.Board, v ranking.View, seg ranking
 		w.t.Fatalf("%s: %v", where, err)
 	}
 	total := int(first.Total)
-	offsets := []int{0, 1, 99, 100, total / 3, total / 2, total - 1, total, total + 5}
+	offsets := []int{0, 1, 99, 100, total / 2, total - 1, total + 5}
 	type pq struct{ offset, limit int }
 	var qs []pq
 	for _, o := range offsets {
 		if o < 0 {
 			continue
 		}
-		for _, l := range []int{1, 7, 100} {
+		for _, l := range []int{7, 100} {
 			qs = append(qs, pq{o, l})
 		}
 	}
@@ -249,7 +252,7 @@ func (w *shardWorkload) verifyView(b *ranking.Board, v ranking.View, seg ranking
 		}
 		// Members' ranks and neighbours: a sample, the same for every copy.
 		sample := []string{w.members[0], w.members[len(w.members)-1]}
-		for range 20 {
+		for range 8 {
 			sample = append(sample, w.members[w.rng.IntN(len(w.members))])
 		}
 		for _, m := range sample {
@@ -327,7 +330,7 @@ func TestShardedReadsEqualUnshardedMiniredis(t *testing.T) {
 				clock = clock.Add(time.Duration(w.rng.IntN(90)) * time.Minute)
 				m.SetTime(clock)
 			}
-			w.run(2000)
+			w.run(1500)
 			if n := w.verify(); n == 0 {
 				t.Fatal("nothing verified")
 			}
@@ -375,5 +378,36 @@ func TestShardedDeepPages(t *testing.T) {
 				t.Fatalf("offset %d on %s:\n got %v\nwant %v", offset, id, got.Entries, want.Entries)
 			}
 		}
+	}
+}
+
+// TestShardedReadsEqualUnshardedRedis runs a shorter workload on a real
+// Redis and on the 3-master cluster, whose shards spread over its masters.
+func TestShardedReadsEqualUnshardedRedis(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rdb  func(t *testing.T) redis.UniversalClient
+	}{
+		{"standalone", func(t *testing.T) redis.UniversalClient { return redistest.Client(t) }},
+		{"cluster", func(t *testing.T) redis.UniversalClient { return redistest.ClusterClient(t) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each flavour on its own server, under its own prefix
+			ranking.SetShardReadLimits(t, 5, 8)
+			w := newShardWorkload(t, tc.rdb(t), 60, 11)
+			w.now = func() time.Time {
+				now, err := w.store.Now(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				return now
+			}
+			w.step = func() {}
+			w.dated = true
+			w.run(600)
+			if n := w.verify(); n == 0 {
+				t.Fatal("nothing verified")
+			}
+		})
 	}
 }

@@ -16,10 +16,14 @@ var sliceLua string
 var sliceScript = newScript(sliceLua)
 
 // shardEntry is one entry of a shard's sorted set. Entries rank by code,
-// then member id in byte order, as Redis orders a sorted set.
+// then member id in byte order, as Redis orders a sorted set. A rows op
+// also gives its name (nil: none) and its code in the previous period
+// (nil: none).
 type shardEntry struct {
 	member string
 	code   float64
+	name   any
+	prev   *float64
 }
 
 // entryLess is the ranking order of entries of every shard.
@@ -71,6 +75,16 @@ func (o *sliceOps) get(z string) int { return o.op("get", o.key(z)) }
 // rng asks for entries [start, stop] of z (start <= stop).
 func (o *sliceOps) rng(z string, start, stop int64) int {
 	return o.op("range", o.key(z), itoa(start), itoa(stop))
+}
+
+// rows asks for entries [start, stop] of z with their names and, when
+// prev is not "", their codes in prev.
+func (o *sliceOps) rows(z string, start, stop int64, prev string) int {
+	pi := "0"
+	if prev != "" {
+		pi = o.key(prev)
+	}
+	return o.op("rows", o.key(z), itoa(start), itoa(stop), pi)
 }
 
 // before asks, for each pivot, how many entries of z rank before it.
@@ -128,7 +142,30 @@ func decodeShardEntries(flat []any) ([]shardEntry, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, shardEntry{m, c})
+		out = append(out, shardEntry{member: m, code: c})
+	}
+	return out, nil
+}
+
+// rowEntries decodes a rows op's reply.
+func (r sliceReply) rowEntries(op int) ([]shardEntry, error) {
+	flat, _ := r[op].([]any)
+	out := make([]shardEntry, 0, len(flat)/4)
+	for k := 0; k+3 < len(flat); k += 4 {
+		m, _ := flat[k].(string)
+		c, err := parseCode(flat[k+1])
+		if err != nil {
+			return nil, err
+		}
+		e := shardEntry{member: m, code: c, name: flat[k+2]}
+		if flat[k+3] != nil {
+			pc, err := parseCode(flat[k+3])
+			if err != nil {
+				return nil, err
+			}
+			e.prev = &pc
+		}
+		out = append(out, e)
 	}
 	return out, nil
 }

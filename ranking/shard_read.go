@@ -306,11 +306,12 @@ func (r *shardRead) names(ctx context.Context, members []string) (map[string]str
 	return out, nil
 }
 
-// flatOf lays entries out as read.lua does: (member, code, name) triples.
+// flatOf lays entries out as read.lua does: (member, code, name) triples,
+// names from the map or (nil map) from the entries.
 func flatOf(es []shardEntry, names map[string]string) []any {
 	flat := make([]any, 0, 3*len(es))
 	for _, e := range es {
-		var name any
+		name := e.name
 		if n, ok := names[e.member]; ok {
 			name = n
 		}
@@ -328,36 +329,87 @@ func membersOf(es []shardEntry) []string {
 }
 
 // page reads entries [offset, offset+limit) and the total.
-func (r *shardRead) page(ctx context.Context, offset, limit int64) (total int64, es []shardEntry, err error) {
-	ops := r.ops()
-	shallow := offset+limit <= shallowRead
-	for i, o := range ops {
-		o.card(r.zkeys[i])
-		if shallow {
-			o.rng(r.zkeys[i], 0, offset+limit-1)
+func (r *shardRead) page(ctx context.Context, offset, limit int64) (int64, []shardEntry, error) {
+	return r.pageRows(ctx, offset, limit, nil)
+}
+
+// pageRows reads entries [offset, offset+limit) with their names, and
+// with prev (the previous period's sorted set per shard, or nil) their
+// codes there; and the total.
+//
+// Near the top, each shard is asked first for its share of the page
+// with a margin (members hash evenly), and again only when a shard gave
+// all it was asked for and its last entry still ranks within the page.
+func (r *shardRead) pageRows(ctx context.Context, offset, limit int64, prev []string) (total int64, es []shardEntry, err error) {
+	prevOf := func(i int) string {
+		if prev == nil {
+			return ""
 		}
+		return prev[i]
 	}
-	reps, err := r.s.runSlices(ctx, ops)
-	if err != nil {
-		return 0, nil, err
-	}
-	cards := make([]int64, len(ops))
-	parts := make([][]shardEntry, len(ops))
-	for i, rep := range reps {
-		cards[i] = rep.int(0)
-		total += cards[i]
-		if shallow {
-			if parts[i], err = rep.entries(1); err != nil {
+	end := offset + limit
+	n := int64(len(r.zkeys))
+	if end <= shallowRead {
+		ask := make([]int64, n) // entries asked of each shard so far
+		parts := make([][]shardEntry, n)
+		ops := r.ops()
+		for i, o := range ops {
+			o.card(r.zkeys[i])
+			ask[i] = min(end, end/n+end/(2*n)+8)
+			o.rows(r.zkeys[i], 0, ask[i]-1, prevOf(i))
+		}
+		reps, err := r.s.runSlices(ctx, ops)
+		if err != nil {
+			return 0, nil, err
+		}
+		cards := make([]int64, n)
+		for i, rep := range reps {
+			cards[i] = rep.int(0)
+			total += cards[i]
+			if parts[i], err = rep.rowEntries(1); err != nil {
 				return 0, nil, err
 			}
 		}
-	}
-	if shallow {
-		all := merge(parts)
-		if int64(len(all)) <= offset {
-			return total, nil, nil
+		for {
+			all := merge(parts)
+			// A shard may hold more of the page if it has more entries than
+			// it gave and its last one ranks within the first end entries.
+			var more []int
+			for i := range parts {
+				got := int64(len(parts[i]))
+				if got < cards[i] && got < end && (int64(len(all)) < end || !entryLess(all[end-1], parts[i][got-1])) {
+					more = append(more, i)
+				}
+			}
+			if len(more) == 0 {
+				if int64(len(all)) <= offset {
+					return total, nil, nil
+				}
+				return total, all[offset:min(int64(len(all)), end)], nil
+			}
+			ops := make([]*sliceOps, n)
+			for _, i := range more {
+				ops[i] = newSliceOps(r.s.shardKeys(r.b, i))
+				ops[i].rows(r.zkeys[i], int64(len(parts[i])), end-1, prevOf(i))
+			}
+			if reps, err = r.s.runSlices(ctx, ops); err != nil {
+				return 0, nil, err
+			}
+			for _, i := range more {
+				es, err := reps[i].rowEntries(0)
+				if err != nil {
+					return 0, nil, err
+				}
+				parts[i] = append(parts[i], es...)
+			}
 		}
-		return total, all[offset:min(int64(len(all)), offset+limit)], nil
+	}
+	cards, err := r.cards(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	for _, c := range cards {
+		total += c
 	}
 	if offset >= total {
 		return total, nil, nil
@@ -366,19 +418,20 @@ func (r *shardRead) page(ctx context.Context, offset, limit int64) (total int64,
 	if err != nil {
 		return 0, nil, err
 	}
-	ops = r.ops()
+	ops := r.ops()
 	for i, o := range ops {
 		if cut[i] < cards[i] {
-			o.rng(r.zkeys[i], cut[i], cut[i]+limit-1)
+			o.rows(r.zkeys[i], cut[i], cut[i]+limit-1, prevOf(i))
 		}
 	}
-	if reps, err = r.s.runSlices(ctx, ops); err != nil {
+	reps, err := r.s.runSlices(ctx, ops)
+	if err != nil {
 		return 0, nil, err
 	}
+	parts := make([][]shardEntry, n)
 	for i, rep := range reps {
-		parts[i] = nil
 		if len(rep) > 0 {
-			if parts[i], err = rep.entries(0); err != nil {
+			if parts[i], err = rep.rowEntries(0); err != nil {
 				return 0, nil, err
 			}
 		}
@@ -441,7 +494,19 @@ func (s *Store) readMerged(ctx context.Context, b *Board, v View, seg Segment, p
 	switch mode[0] {
 	case "page", "rows":
 		offset, limit := mustInt(mode[1]), mustInt(mode[2])
-		total, es, err := r.page(ctx, offset, limit)
+		// A calendar or window view's previous ranks come from the
+		// previous period's codes, read with the page.
+		var prev *shardRead
+		if mode[0] == "page" && v.Kind != All {
+			if prev, err = s.prevRead(ctx, b, v, seg, p, now); err != nil {
+				return Standing{}, rep, err
+			}
+		}
+		var prevKeys []string
+		if prev != nil {
+			prevKeys = prev.zkeys
+		}
+		total, es, err := r.pageRows(ctx, offset, limit, prevKeys)
 		if err != nil {
 			return Standing{}, rep, err
 		}
@@ -451,12 +516,13 @@ func (s *Store) readMerged(ctx context.Context, b *Board, v View, seg Segment, p
 			return Standing{}, rep, err
 		}
 		rep.firstRank = fr
-		names, err := r.names(ctx, membersOf(es))
-		if err != nil {
-			return Standing{}, rep, err
-		}
-		rep.flat = flatOf(es, names)
-		if mode[0] == "page" {
+		rep.flat = flatOf(es, nil)
+		switch {
+		case prev != nil:
+			if rep.prevs, err = prev.prevRanks(ctx, es); err != nil {
+				return Standing{}, rep, err
+			}
+		case mode[0] == "page" && len(es) > 0:
 			if rep.prevs, err = s.prevsMerged(ctx, b, v, seg, p, now, membersOf(es)); err != nil {
 				return Standing{}, rep, err
 			}
@@ -487,6 +553,12 @@ func mustInt(s string) int64 {
 
 // shardsBuilt reports whether window p is built on every shard.
 func (s *Store) shardsBuilt(ctx context.Context, b *Board, v View, seg Segment, p Period) (bool, error) {
+	n, err := s.shardsBuiltCount(ctx, b, v, seg, p)
+	return n == b.Shards, err
+}
+
+// shardsBuiltCount counts the shards on which window p is built.
+func (s *Store) shardsBuiltCount(ctx context.Context, b *Board, v View, seg Segment, p Period) (int, error) {
 	ops := make([]*sliceOps, b.Shards)
 	for i := range ops {
 		k := s.shardKeys(b, i)
@@ -495,14 +567,13 @@ func (s *Store) shardsBuilt(ctx context.Context, b *Board, v View, seg Segment, 
 	}
 	reps, err := s.runSlices(ctx, ops)
 	if err != nil {
-		return false, err
+		return 0, err
 	}
+	n := 0
 	for _, rep := range reps {
-		if rep.int(0) == 0 {
-			return false, nil
-		}
+		n += int(rep.int(0))
 	}
-	return true, nil
+	return n, nil
 }
 
 // total sums the shards' counts.
@@ -542,7 +613,7 @@ func (r *shardRead) member(ctx context.Context, member string, around int64, rep
 		rep.rank, rep.firstRank = 0, 0
 		return nil
 	}
-	me := shardEntry{member, *codes[0]}
+	me := shardEntry{member: member, code: *codes[0]}
 	ops = r.ops()
 	for i, o := range ops {
 		o.near(r.zkeys[i], me, int(around))
@@ -603,7 +674,7 @@ func (r *shardRead) members(ctx context.Context, members []string, rep *readRepl
 	}
 	var found []shardEntry
 	for m, c := range codes {
-		found = append(found, shardEntry{m, c})
+		found = append(found, shardEntry{member: m, code: c})
 	}
 	found = merge([][]shardEntry{found})
 	ranks, err := r.ranks(ctx, found)
@@ -637,18 +708,10 @@ func (s *Store) prevsMerged(ctx context.Context, b *Board, v View, seg Segment, 
 	if v.Kind == All {
 		return s.snapshotPrevs(ctx, b, v, now, members)
 	}
-	cal := s.cfg.Calendar
-	prev := cal.Prev(v, p)
-	if exp := s.entry(b, v, prev).expireAt; exp != 0 && now.UnixMilli() >= exp {
-		return nil, nil
+	r, err := s.prevRead(ctx, b, v, seg, p, now)
+	if r == nil || err != nil {
+		return nil, err
 	}
-	if v.Kind == Window {
-		built, err := s.shardsBuilt(ctx, b, v, seg, prev)
-		if err != nil || !built {
-			return nil, err
-		}
-	}
-	r := s.shardRead(b, v, seg, prev)
 	codes, err := r.codes(ctx, members)
 	if err != nil {
 		return nil, err
@@ -656,7 +719,7 @@ func (s *Store) prevsMerged(ctx context.Context, b *Board, v View, seg Segment, 
 	var found []shardEntry
 	for _, m := range members {
 		if c, ok := codes[m]; ok {
-			found = append(found, shardEntry{m, c})
+			found = append(found, shardEntry{member: m, code: c})
 		}
 	}
 	ranks, err := r.ranks(ctx, found)
@@ -670,6 +733,54 @@ func (s *Store) prevsMerged(ctx context.Context, b *Board, v View, seg Segment, 
 	out := make([]any, len(members))
 	for j, m := range members {
 		out[j] = rankOf[m] // 0: no score then
+	}
+	return out, nil
+}
+
+// prevRead is the period before p of a calendar or window view on every
+// shard, or nil when entries get no previous rank from it: expired, or a
+// window no shard built (one that some shard built is built on the others
+// too: a shard without the window's events may not have).
+func (s *Store) prevRead(ctx context.Context, b *Board, v View, seg Segment, p Period, now time.Time) (*shardRead, error) {
+	prev := s.cfg.Calendar.Prev(v, p)
+	if exp := s.entry(b, v, prev).expireAt; exp != 0 && now.UnixMilli() >= exp {
+		return nil, nil
+	}
+	if v.Kind == Window {
+		built, err := s.shardsBuiltCount(ctx, b, v, seg, prev)
+		if err != nil || built == 0 {
+			return nil, err
+		}
+		if built < b.Shards {
+			if err := s.ensureSegWindow(ctx, b, v, seg, prev); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return s.shardRead(b, v, seg, prev), nil
+}
+
+// prevRanks gives entries read with their codes in this (previous) period
+// their ranks there, 0 for those without a code, as read.lua's prevs.
+func (r *shardRead) prevRanks(ctx context.Context, es []shardEntry) ([]any, error) {
+	var found []shardEntry
+	for _, e := range es {
+		if e.prev != nil {
+			found = append(found, shardEntry{member: e.member, code: *e.prev})
+		}
+	}
+	ranks, err := r.ranks(ctx, found)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, len(es))
+	q := 0
+	for j, e := range es {
+		out[j] = int64(0)
+		if e.prev != nil {
+			out[j] = ranks[q]
+			q++
+		}
 	}
 	return out, nil
 }
@@ -702,7 +813,7 @@ func (s *Store) rankWrites(ctx context.Context, b *Board, results []WriteResult)
 		var found []shardEntry
 		for _, m := range members {
 			if c, ok := codes[m]; ok {
-				found = append(found, shardEntry{m, c})
+				found = append(found, shardEntry{member: m, code: c})
 			}
 		}
 		ranks, err := r.ranks(ctx, found)
@@ -797,7 +908,7 @@ func (s *Store) snapshotPrevs(ctx context.Context, b *Board, v View, now time.Ti
 	var found []shardEntry
 	for _, m := range members {
 		if c, ok := codes[m]; ok {
-			found = append(found, shardEntry{m, c})
+			found = append(found, shardEntry{member: m, code: c})
 		}
 	}
 	mid := &shardRead{s: s, b: b, zkeys: zkeys, shared: cur.shared}

@@ -49,6 +49,7 @@ var suites = []suite{
 	{"live", "websocket viewers of one board under steady writes: the hub against a naive per-viewer renderer", runLive},
 	{"stream", "events/s through a board's ingest stream beside Store.Apply of the same events", runStream},
 	{"league", "events/s into a board with a league beside the same board without, and the longest Redis call while a round of 100,000 members closes", runLeague},
+	{"shard", "one board over a 3-master cluster: shards 1 against shards 3, Redis CPU and memory per master for the same events and reads", runShard},
 	{"results", "how long recording a final period's result blocks Redis, on -members members and on 1,000", runResults},
 }
 

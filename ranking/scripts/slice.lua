@@ -14,6 +14,11 @@
 --            "range", zi, start, stop        -> {m1, code1, m2, code2, ...}
 --                                               (ZRANGE start stop WITHSCORES;
 --                                               start <= stop, both >= 0)
+--            "rows", zi, start, stop, pzi    -> {m1, code1, name1, prev1, m2, ...}:
+--                                               entries [start, stop] of zi with
+--                                               their names and their codes in
+--                                               KEYS[pzi] (pzi "0": none; a
+--                                               missing name or code is false)
 --            "before", zi, shared, k, code_1, member_1, .., code_k, member_k
 --                                            -> {c_1 .. c_k}: how many entries
 --                                               rank before each pivot: with
@@ -64,6 +69,25 @@ for _ = 1, nops do
   elseif kind == 'range' then
     out[#out + 1] = redis.call('ZRANGE', KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2], ARGV[i + 3], 'WITHSCORES')
     i = i + 4
+  elseif kind == 'rows' then
+    local flat = redis.call('ZRANGE', KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2], ARGV[i + 3], 'WITHSCORES')
+    local pz = tonumber(ARGV[i + 4])
+    local r = {}
+    if #flat > 0 then
+      local members = {}
+      for k = 1, #flat, 2 do members[#members + 1] = flat[k] end
+      local names = redis.call('HMGET', KEYS[1], unpack(members))
+      local prevs = {}
+      if pz > 0 then prevs = redis.call('ZMSCORE', KEYS[pz], unpack(members)) end
+      for k = 1, #members do
+        r[#r + 1] = members[k]
+        r[#r + 1] = flat[2 * k]
+        r[#r + 1] = names[k]
+        r[#r + 1] = prevs[k] or false
+      end
+    end
+    out[#out + 1] = r
+    i = i + 5
   elseif kind == 'before' then
     local z, shared, k = KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2] == '1', tonumber(ARGV[i + 3])
     local counts = {}

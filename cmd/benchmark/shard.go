@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/redistest"
+)
+
+// The shard suite: one board's members spread over the masters of a
+// 3-master cluster (contract 17). The same events go into a board with
+// `shards: 1` and into one with `shards: 3` (each shard's tag on its own
+// master), and every figure is Redis's own accounting per master (INFO
+// cpu, INFO memory), so the 2 shared cores matter less:
+//   - ingest: Redis CPU per event on the busiest master;
+//   - memory: the busiest master's growth;
+//   - reads: all masters' Redis CPU per top-100 page, per rank card, and
+//     per page at offset members/2 against the first page.
+
+const shardBoards = `
+timezone: UTC
+boards:
+  - {id: one, max_score: 1000000000, views: [day, week, month, all]}
+  - {id: three, shards: 3, max_score: 1000000000, views: [day, week, month, all]}
+`
+
+// shardMax bounds the members the suite loads (two boards on one machine).
+const shardMax = 1_000_000
+
+func runShard(ctx context.Context, e *env) error {
+	n := min(e.opts.members, shardMax)
+	e.logf("- starting a 3-master cluster on loopback")
+	cl, err := redistest.StartCluster(ctx, 3)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	masters := make([]*redis.Client, len(cl.Addrs))
+	for i, a := range cl.Addrs {
+		masters[i] = redis.NewClient(&redis.Options{Addr: a})
+		defer masters[i].Close()
+	}
+	cfg, err := ranking.ParseConfig([]byte(shardBoards))
+	if err != nil {
+		return err
+	}
+	store, err := ranking.Open(ctx, cfg, ranking.Options{RedisCluster: strings.Join(cl.Addrs, ","), Prefix: benchPrefix})
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+
+	// Ingest and memory: the same events, one board after the other.
+	cpu, mem := map[string][]float64{}, map[string][]float64{}
+	for _, board := range []string{"one", "three"} {
+		e.logf("- %d members' first events into board %q (%d events per call, %d writers)", n, board, ranking.MaxBatch, e.opts.writers)
+		cpu0, mem0, err := masterUsage(ctx, masters)
+		if err != nil {
+			return err
+		}
+		err = e.inBatches(ctx, n, ranking.MaxBatch, func(ctx context.Context, lo, hi int) error {
+			events := make([]ranking.Event, 0, hi-lo)
+			for i := lo; i < hi; i++ {
+				events = append(events, ranking.Event{Member: fmt.Sprintf("m%07d", i), Value: int64(1 + i*7919%100000), Name: "Member " + strconv.Itoa(i)})
+			}
+			_, err := store.Apply(ctx, board, events, ranking.ApplyOptions{NoRanks: true})
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("load %s: %w", board, err)
+		}
+		cpu1, mem1, err := masterUsage(ctx, masters)
+		if err != nil {
+			return err
+		}
+		for i := range masters {
+			cpu[board] = append(cpu[board], float64((cpu1[i]-cpu0[i]).Microseconds())/float64(n))
+			mem[board] = append(mem[board], float64(mem1[i]-mem0[i]))
+		}
+		e.logf("  Redis CPU per event by master: %s us; memory growth by master: %s bytes", floats(cpu[board]), floats(mem[board]))
+	}
+	e.out.bench("shard_unsharded_busiest_master_us_per_event", maxOf(cpu["one"]), "us")
+	e.out.bench("shard_sharded3_busiest_master_us_per_event", maxOf(cpu["three"]), "us")
+	e.logf("  target: RATIO sharded3_busiest_master_cpu_vs_unsharded <= 0.45 (ideal 0.33)")
+	e.out.ratio("sharded3_busiest_master_cpu_vs_unsharded", divide(maxOf(cpu["three"]), maxOf(cpu["one"])))
+	e.out.bench("shard_unsharded_busiest_master_bytes", maxOf(mem["one"]), "bytes")
+	e.out.bench("shard_sharded3_busiest_master_bytes", maxOf(mem["three"]), "bytes")
+	e.logf("  target: RATIO sharded3_busiest_master_memory_vs_unsharded <= 0.45")
+	e.out.ratio("sharded3_busiest_master_memory_vs_unsharded", divide(maxOf(mem["three"]), maxOf(mem["one"])))
+
+	// Reads: all masters' CPU per read, the same reads of both boards.
+	type read struct {
+		name string
+		do   func(ctx context.Context, board string, rng *rand.Rand) error
+	}
+	reads := []read{
+		{"page", func(ctx context.Context, board string, _ *rand.Rand) error {
+			_, err := store.Page(ctx, board, "week", ranking.PageQuery{Limit: 100})
+			return err
+		}},
+		{"card", func(ctx context.Context, board string, rng *rand.Rand) error {
+			_, err := store.RankCard(ctx, board, "week", fmt.Sprintf("m%07d", rng.IntN(n)), ranking.RankCardQuery{Around: 2, History: 12})
+			return err
+		}},
+		{"deep_page", func(ctx context.Context, board string, _ *rand.Rand) error {
+			_, err := store.Page(ctx, board, "week", ranking.PageQuery{Offset: n / 2, Limit: 100})
+			return err
+		}},
+	}
+	per := map[string]float64{}
+	for _, r := range reads {
+		for _, board := range []string{"one", "three"} {
+			us, count, err := e.readCPU(ctx, masters, func(ctx context.Context, rng *rand.Rand) error { return r.do(ctx, board, rng) })
+			if err != nil {
+				return fmt.Errorf("%s of %s: %w", r.name, board, err)
+			}
+			e.logf("  %-9s %-5s %d reads, all masters' Redis CPU %.1f us per read", r.name, board, count, us)
+			name := "shard_unsharded_" + r.name + "_us_per_read"
+			if board == "three" {
+				name = "shard_sharded3_" + r.name + "_us_per_read"
+			}
+			e.out.bench(name, us, "us")
+			per[board+"/"+r.name] = us
+		}
+	}
+	e.logf("  targets: page and card <= 2.0 each; a page at offset %d <= 3x the first page", n/2)
+	e.out.ratio("sharded3_page_read_cpu_vs_unsharded", divide(per["three/page"], per["one/page"]))
+	e.out.ratio("sharded3_card_cpu_vs_unsharded", divide(per["three/card"], per["one/card"]))
+	e.out.ratio("sharded3_deep_page_vs_first_page_cpu", divide(per["three/deep_page"], per["three/page"]))
+	return nil
+}
+
+// readCPU runs do from every writer for -duration and returns all
+// masters' Redis CPU per call and the number of calls.
+func (e *env) readCPU(ctx context.Context, masters []*redis.Client, do func(context.Context, *rand.Rand) error) (float64, int64, error) {
+	cpu0, _, err := masterUsage(ctx, masters)
+	if err != nil {
+		return 0, 0, err
+	}
+	rctx, cancel := context.WithTimeout(ctx, e.opts.duration)
+	defer cancel()
+	var count atomic.Int64
+	var first error
+	var once sync.Once
+	var wg sync.WaitGroup
+	for w := range e.opts.writers {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(w), 3))
+			for rctx.Err() == nil {
+				// Each read runs to its end: the deadline only stops new ones.
+				if err := do(ctx, rng); err != nil {
+					once.Do(func() { first = err })
+					return
+				}
+				count.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if first != nil {
+		return 0, 0, first
+	}
+	cpu1, _, err := masterUsage(ctx, masters)
+	if err != nil {
+		return 0, 0, err
+	}
+	var total time.Duration
+	for i := range masters {
+		total += cpu1[i] - cpu0[i]
+	}
+	return float64(total.Microseconds()) / float64(max(count.Load(), 1)), count.Load(), nil
+}
+
+// masterUsage reads each master's CPU so far and memory in use.
+func masterUsage(ctx context.Context, masters []*redis.Client) (cpu []time.Duration, mem []int64, err error) {
+	for _, m := range masters {
+		c, err := redisCPU(ctx, m)
+		if err != nil {
+			return nil, nil, err
+		}
+		info, err := infoSection(ctx, m, "memory")
+		if err != nil {
+			return nil, nil, err
+		}
+		used, _ := strconv.ParseInt(info["used_memory"], 10, 64)
+		cpu, mem = append(cpu, c), append(mem, used)
+	}
+	return cpu, mem, nil
+}
+
+func maxOf(xs []float64) float64 {
+	m := 0.0
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}
+
+func floats(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.FormatFloat(x, 'f', 1, 64)
+	}
+	return strings.Join(parts, " ")
+}
