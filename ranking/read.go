@@ -60,6 +60,16 @@ type Page struct {
 	Standing
 	Offset  int
 	Entries []Entry
+	// Next is where the page after this one starts: an export passes it
+	// as the next query's After (see PageQuery.After).
+	Next *Cursor
+}
+
+// Cursor marks the end of a page: its position and last entry.
+type Cursor struct {
+	offset int
+	member string
+	code   string
 }
 
 // Card is one member's standing in one period of one view.
@@ -91,6 +101,11 @@ type PageQuery struct {
 	// NoPrevRanks leaves previous ranks out (PrevRank is PrevUnknown):
 	// for exports, which read every row and show no movement.
 	NoPrevRanks bool
+	// After, the Next of the page before (same board, view, segment and
+	// period, Offset its end), lets a sharded board start where that page
+	// ended instead of counting its way down to Offset: an export of a
+	// whole period is then one streamed merge. Other boards ignore it.
+	After *Cursor
 }
 
 // Page reads entries [Offset, Offset+Limit) of a view's period. An empty,
@@ -114,13 +129,22 @@ func (s *Store) Page(ctx context.Context, boardID, viewName string, q PageQuery)
 	if q.NoPrevRanks {
 		mode = "rows"
 	}
-	st, rep, err := s.readSeg(ctx, b, v, seg, period, mode, itoa(int64(offset)), itoa(int64(limit)))
+	args := []string{mode, itoa(int64(offset)), itoa(int64(limit))}
+	if a := q.After; a != nil && a.offset == offset && b.Sharded() {
+		args = append(args, a.member, a.code)
+	}
+	st, rep, err := s.readSeg(ctx, b, v, seg, period, args...)
 	if err != nil {
 		return nil, err
 	}
 	pg := &Page{Standing: st, Offset: offset}
 	pg.Entries, err = s.entries(b, v, rep.firstRank, offset, rep.flat)
 	setPrevs(pg.Entries, rep.prevs)
+	if n := len(rep.flat); n >= 3 {
+		m, _ := rep.flat[n-3].(string)
+		code, _ := rep.flat[n-2].(string)
+		pg.Next = &Cursor{offset: offset + n/3, member: m, code: code}
+	}
 	return pg, err
 }
 

@@ -364,6 +364,30 @@ func TestShardedDeepPages(t *testing.T) {
 	for _, v := range b.Views {
 		w.verifyView(b, v, ranking.Segment{}, "")
 	}
+	// An export: pages one after another, each from the end of the one
+	// before (PageQuery.After), equal to the one-shard board's.
+	for _, id := range w.copies("sha") {
+		var after *ranking.Cursor
+		for offset := 0; ; offset += 100 {
+			q := ranking.PageQuery{Offset: offset, Limit: 100, NoPrevRanks: true}
+			want, err := w.store.Page(ctx, "sha", "all", q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q.After = after
+			got, err := w.store.Page(ctx, id, "all", q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Entries, want.Entries) {
+				t.Fatalf("export offset %d on %s:\n got %v\nwant %v", offset, id, got.Entries, want.Entries)
+			}
+			if len(got.Entries) < 100 {
+				break
+			}
+			after = got.Next
+		}
+	}
 	for _, offset := range []int{999, 1000, 1001, 1234, 2000, 2499, 2504} {
 		want, err := w.store.Page(ctx, "sha", "all", ranking.PageQuery{Offset: offset, Limit: 100})
 		if err != nil {

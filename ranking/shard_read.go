@@ -330,17 +330,19 @@ func membersOf(es []shardEntry) []string {
 
 // page reads entries [offset, offset+limit) and the total.
 func (r *shardRead) page(ctx context.Context, offset, limit int64) (int64, []shardEntry, error) {
-	return r.pageRows(ctx, offset, limit, nil)
+	return r.pageRows(ctx, offset, limit, nil, nil)
 }
 
 // pageRows reads entries [offset, offset+limit) with their names, and
 // with prev (the previous period's sorted set per shard, or nil) their
-// codes there; and the total.
+// codes there; and the total. after, when given, is the entry at offset-1
+// (the end of the page before): each shard's cut is then counted from it
+// in one round.
 //
 // Near the top, each shard is asked first for its share of the page
 // with a margin (members hash evenly), and again only when a shard gave
 // all it was asked for and its last entry still ranks within the page.
-func (r *shardRead) pageRows(ctx context.Context, offset, limit int64, prev []string) (total int64, es []shardEntry, err error) {
+func (r *shardRead) pageRows(ctx context.Context, offset, limit int64, prev []string, after *shardEntry) (total int64, es []shardEntry, err error) {
 	prevOf := func(i int) string {
 		if prev == nil {
 			return ""
@@ -404,28 +406,51 @@ func (r *shardRead) pageRows(ctx context.Context, offset, limit int64, prev []st
 			}
 		}
 	}
-	cards, err := r.cards(ctx)
+	var cut []int64
+	ops := r.ops()
+	for i, o := range ops {
+		o.card(r.zkeys[i])
+		if after != nil {
+			o.before(r.zkeys[i], false, []shardEntry{*after})
+		}
+	}
+	reps, err := r.s.runSlices(ctx, ops)
 	if err != nil {
 		return 0, nil, err
 	}
-	for _, c := range cards {
-		total += c
+	cards := make([]int64, n)
+	if after != nil {
+		cut = make([]int64, n)
+	}
+	var sum int64
+	for i, rep := range reps {
+		cards[i] = rep.int(0)
+		total += cards[i]
+		if after != nil {
+			// Entries up to and with the page before's last one.
+			cut[i] = rep.ints(1)[0]
+			if ShardOf(after.member, r.b.Shards) == i {
+				cut[i]++
+			}
+			sum += cut[i]
+		}
 	}
 	if offset >= total {
 		return total, nil, nil
 	}
-	cut, err := r.cutAt(ctx, cards, offset)
-	if err != nil {
-		return 0, nil, err
+	if cut == nil || sum != offset {
+		// No cursor, or the board changed since the page before: count.
+		if cut, err = r.cutAt(ctx, cards, offset); err != nil {
+			return 0, nil, err
+		}
 	}
-	ops := r.ops()
+	ops = r.ops()
 	for i, o := range ops {
 		if cut[i] < cards[i] {
 			o.rows(r.zkeys[i], cut[i], cut[i]+limit-1, prevOf(i))
 		}
 	}
-	reps, err := r.s.runSlices(ctx, ops)
-	if err != nil {
+	if reps, err = r.s.runSlices(ctx, ops); err != nil {
 		return 0, nil, err
 	}
 	parts := make([][]shardEntry, n)
@@ -506,7 +531,15 @@ func (s *Store) readMerged(ctx context.Context, b *Board, v View, seg Segment, p
 		if prev != nil {
 			prevKeys = prev.zkeys
 		}
-		total, es, err := r.pageRows(ctx, offset, limit, prevKeys)
+		var after *shardEntry
+		if len(mode) == 5 {
+			c, err := parseCode(mode[4])
+			if err != nil {
+				return Standing{}, rep, err
+			}
+			after = &shardEntry{member: mode[3], code: c}
+		}
+		total, es, err := r.pageRows(ctx, offset, limit, prevKeys, after)
 		if err != nil {
 			return Standing{}, rep, err
 		}

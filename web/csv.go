@@ -75,7 +75,7 @@ func (s *Server) handleCSV(c echo.Context) error {
 		}
 		// The request's deadline covers one read; a long export gets a
 		// fresh one per chunk, bounded by the client staying connected.
-		pg, err = s.readChunk(c, store, b.ID, view, seg, period, offset)
+		pg, err = s.readChunk(c, store, b.ID, view, seg, period, offset, pg.Next)
 		if err != nil {
 			s.logger.Warn("csv export aborted", "board", b.ID, "view", view, "period", period, "rows", offset, "err", err)
 			panic(http.ErrAbortHandler)
@@ -92,9 +92,10 @@ func csvCell(s string) string {
 	return s
 }
 
-// readChunk reads the next slice of an export with a deadline of its own,
-// and gives the connection time to send it.
-func (s *Server) readChunk(c echo.Context, store rowsReader, board, view string, seg ranking.Segment, period string, offset int) (*ranking.Page, error) {
+// readChunk reads the next slice of an export, from the end of the one
+// before (after), with a deadline of its own, and gives the connection
+// time to send it.
+func (s *Server) readChunk(c echo.Context, store rowsReader, board, view string, seg ranking.Segment, period string, offset int, after *ranking.Cursor) (*ranking.Page, error) {
 	base, ok := c.Get(baseContextKey).(context.Context)
 	if !ok {
 		base = c.Request().Context()
@@ -102,7 +103,7 @@ func (s *Server) readChunk(c echo.Context, store rowsReader, board, view string,
 	ctx, cancel := context.WithTimeout(base, StoreTimeout)
 	defer cancel()
 	_ = http.NewResponseController(c.Response()).SetWriteDeadline(time.Now().Add(csvWriteTimeout))
-	return store.Page(ctx, board, view, ranking.PageQuery{Segment: seg, Period: period, Offset: offset, Limit: csvChunk, NoPrevRanks: true})
+	return store.Page(ctx, board, view, ranking.PageQuery{Segment: seg, Period: period, Offset: offset, Limit: csvChunk, NoPrevRanks: true, After: after})
 }
 
 // csvWriteTimeout is how long the client has to take each chunk.
