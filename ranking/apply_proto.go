@@ -173,9 +173,10 @@ func (s *Store) applyRequest(b *Board, shard int, events []Event, idx []int, now
 	args = append(args, itoa(SnapshotTop), itoa(int64(allIdx)), shape, itoa(int64(len(days))))
 	for _, d := range days {
 		args = append(args, itoa(d.Start.UnixMilli()), itoa(d.End.UnixMilli()))
-		keys = append(keys, k.snapshot(views[allIdx-1].Name, d.ID))
 		if b.Sharded() {
-			keys = append(keys, k.snapshotCount(views[allIdx-1].Name, d.ID))
+			keys = append(keys, k.snapshotCodes(views[allIdx-1].Name, d.ID), k.snapshotCount(views[allIdx-1].Name, d.ID))
+		} else {
+			keys = append(keys, k.snapshot(views[allIdx-1].Name, d.ID))
 		}
 	}
 	return keys, args

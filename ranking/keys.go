@@ -8,7 +8,13 @@ import (
 // Every Redis key and channel the store uses, and the only place their
 // names are built. A board's keys share the hash tag {<board>}, so one
 // script can touch all of a board's views atomically, also on a Redis
-// Cluster; the results stream's keys share {<prefix>results}; each rate
+// Cluster; on a sharded board (shard.go) every key about members (the
+// period sorted sets and what goes with them, names, search index, ids,
+// segment values and records, snapshots, league rounds and records, the
+// registry and the sweep) is under its shard's tag {<board>#<i>.<k>}
+// instead, one set per shard, and what is about the whole board (results,
+// their index and outbox, the ingest stream) stays under {<board>}; the
+// results stream's keys share {<prefix>results}; each rate
 // budget has its own tag, so a cluster spreads them. <prefix> is
 // Options.Prefix ("standings:" by default). Each row is one key kind:
 // pattern, type, what it holds; expiry. Period keys get PEXPIREAT =
@@ -58,7 +64,7 @@ import (
 //	                                                      (local; member -> rank; field \0 = how many were
 //	                                                      ranked), taken by apply.lua before the day's first
 //	                                                      write; a day after the day ends
-//	<prefix>{<shard>}:snap:<view>:<day>          zset     on a shard of a sharded board instead: the shard's best
+//	<prefix>{<shard>}:snapz:<view>:<day>         zset     on a shard of a sharded board instead: the shard's best
 //	                                                      SnapshotTop members of the all view -> code at the start
 //	                                                      of a day; a day after the day ends
 //	<prefix>{<shard>}:snapn:<view>:<day>         string   how many that shard's all view ranked then; the same
@@ -189,6 +195,12 @@ func (k boardKeys) sweep() string { return string(k) + "sw" }
 
 // snapshot is a view's ranks at the start of a local day.
 func (k boardKeys) snapshot(view, day string) string { return string(k) + "snap:" + view + ":" + day }
+
+// snapshotCodes is a shard's snapshot of a day ("snapz:"), on sharded
+// boards: member -> code.
+func (k boardKeys) snapshotCodes(view, day string) string {
+	return string(k) + "snapz:" + view + ":" + day
+}
 
 // snapshotCount is how many a shard's all view ranked at a day's snapshot
 // ("snapn:"), on sharded boards.

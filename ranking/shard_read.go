@@ -886,7 +886,7 @@ func (s *Store) snapshotPrevs(ctx context.Context, b *Board, v View, now time.Ti
 	ops := cur.ops()
 	for i, o := range ops {
 		k := s.shardKeys(b, i)
-		snap.zkeys[i] = k.snapshot(v.Name, day.ID)
+		snap.zkeys[i] = k.snapshotCodes(v.Name, day.ID)
 		o.get(k.snapshotCount(v.Name, day.ID))
 		o.card(cur.zkeys[i])
 		if len(per[i]) > 0 {

@@ -53,8 +53,8 @@
 --   snap_top (0 = none; else the all view's 1-based index, shape ("h": a
 --     hash of ranks; "z", on a shard of a sharded board: a sorted set of
 --     the shard's codes and its count in snapn), ndays, per day start_ms,
---     end_ms, with KEYS snap:<view>:<day> (and for "z" snapn:<view>:<day>)
---     per day)
+--     end_ms, with KEYS per day snap:<view>:<day> ("h") or snapz:<view>:<day>
+--     and snapn:<view>:<day> ("z"))
 -- Returns  {1, now_ms, r1, r2, ...} with one r per event:
 --            {1, duplicate(0|1), event_ms (0 for a duplicate), period_1, score_1, rank_1, ...,
 --             period_V, score_V, rank_V}   (answered views only; a window
