@@ -315,7 +315,8 @@ func TestShardedReadsEqualUnshardedMiniredis(t *testing.T) {
 	for _, tc := range []struct {
 		name            string
 		shallow, window int64
-	}{{"counting", 5, 8}, {"shallow", 1000, 4096}} {
+		events          int
+	}{{"counting", 5, 8, 1000}, {"shallow", 1000, 4096, 500}} {
 		t.Run(tc.name, func(t *testing.T) {
 			ranking.SetShardReadLimits(t, tc.shallow, tc.window)
 			m := miniredis.RunT(t)
@@ -330,7 +331,7 @@ func TestShardedReadsEqualUnshardedMiniredis(t *testing.T) {
 				clock = clock.Add(time.Duration(w.rng.IntN(90)) * time.Minute)
 				m.SetTime(clock)
 			}
-			w.run(1500)
+			w.run(tc.events)
 			if n := w.verify(); n == 0 {
 				t.Fatal("nothing verified")
 			}

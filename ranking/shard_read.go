@@ -819,45 +819,99 @@ func (r *shardRead) prevRanks(ctx context.Context, es []shardEntry) ([]any, erro
 }
 
 // rankWrites sets the rank of every applied event's views on the merged
-// board (apply.lua on one shard knows that shard's ranks only).
+// board (apply.lua on one shard knows that shard's ranks only): one round
+// reads the members' codes on their shards, one counts on every shard
+// what ranks before them, for every (view, period) of the batch at once.
 func (s *Store) rankWrites(ctx context.Context, b *Board, results []WriteResult) error {
 	type at struct{ res, view int }
-	byPeriod := map[[2]string][]at{} // (view, period) -> results' views
+	type group struct {
+		r        *shardRead
+		ats      []at
+		members  [][]string // by shard
+		scoreOp  []int      // by shard: the score op's index, -1 none
+		found    []shardEntry
+		beforeOp int
+	}
+	var groups []*group
+	byPeriod := map[[2]string]*group{}
 	for i, res := range results {
 		if res.Err != nil {
 			continue
 		}
 		for vi, vs := range res.Views {
 			key := [2]string{vs.View, vs.Period}
-			byPeriod[key] = append(byPeriod[key], at{i, vi})
+			g := byPeriod[key]
+			if g == nil {
+				v, _ := b.View(vs.View)
+				g = &group{r: s.shardRead(b, v, Segment{}, Period{ID: vs.Period}), members: make([][]string, b.Shards)}
+				byPeriod[key] = g
+				groups = append(groups, g)
+			}
+			g.ats = append(g.ats, at{i, vi})
+			sh := ShardOf(res.Member, b.Shards)
+			g.members[sh] = append(g.members[sh], res.Member)
 		}
 	}
-	for key, ats := range byPeriod {
-		v, _ := b.View(key[0])
-		r := s.shardRead(b, v, Segment{}, Period{ID: key[1]})
-		members := make([]string, len(ats))
-		for j, a := range ats {
-			members[j] = results[a.res].Member
-		}
-		codes, err := r.codes(ctx, members)
-		if err != nil {
-			return err
-		}
-		var found []shardEntry
-		for _, m := range members {
-			if c, ok := codes[m]; ok {
-				found = append(found, shardEntry{member: m, code: c})
+	if len(groups) == 0 {
+		return nil
+	}
+	ops := groups[0].r.ops()
+	for _, g := range groups {
+		g.scoreOp = make([]int, b.Shards)
+		for i, o := range ops {
+			g.scoreOp[i] = -1
+			if len(g.members[i]) > 0 {
+				g.scoreOp[i] = o.score(g.r.zkeys[i], g.members[i])
 			}
 		}
-		ranks, err := r.ranks(ctx, found)
-		if err != nil {
-			return err
+	}
+	reps, err := s.runSlices(ctx, ops)
+	if err != nil {
+		return err
+	}
+	for _, g := range groups {
+		seen := map[string]bool{}
+		for i := range ops {
+			if g.scoreOp[i] < 0 {
+				continue
+			}
+			codes, err := reps[i].codes(g.scoreOp[i])
+			if err != nil {
+				return err
+			}
+			for j, c := range codes {
+				if m := g.members[i][j]; c != nil && !seen[m] {
+					seen[m] = true
+					g.found = append(g.found, shardEntry{member: m, code: *c})
+				}
+			}
 		}
+	}
+	ops = groups[0].r.ops()
+	for _, g := range groups {
+		g.beforeOp = -1
+		if len(g.found) == 0 {
+			continue
+		}
+		for i, o := range ops {
+			g.beforeOp = o.before(g.r.zkeys[i], g.r.shared, g.found)
+		}
+	}
+	if reps, err = s.runSlices(ctx, ops); err != nil {
+		return err
+	}
+	for _, g := range groups {
 		rankOf := map[string]int64{}
-		for q, e := range found {
-			rankOf[e.member] = ranks[q]
+		if g.beforeOp >= 0 {
+			for q, e := range g.found {
+				rank := int64(1)
+				for i := range reps {
+					rank += reps[i].ints(g.beforeOp)[q]
+				}
+				rankOf[e.member] = rank
+			}
 		}
-		for _, a := range ats {
+		for _, a := range g.ats {
 			results[a.res].Views[a.view].Rank = rankOf[results[a.res].Member]
 		}
 	}
