@@ -137,11 +137,10 @@ func (s *Store) RecordLeagueCohorts(ctx context.Context, boardID, round string, 
 	return s.recordCohorts(ctx, b, p, &budget)
 }
 
-// SetShardReadLimits lowers the merged reads' thresholds (the deepest page
-// read by merging each shard's top, and the window read outright once
-// counting has narrowed a cut) so that small boards take every path.
-func SetShardReadLimits(tb interface{ Cleanup(func()) }, shallow, window int64) {
-	oldShallow, oldWindow := shallowRead, selectWindow
-	shallowRead, selectWindow = shallow, window
-	tb.Cleanup(func() { shallowRead, selectWindow = oldShallow, oldWindow })
+// SetShardReadLimits lowers a store's merged-read thresholds (the
+// deepest page end read by merging each shard's top, and the window read
+// outright once counting has narrowed a cut) so that small boards take
+// every path.
+func SetShardReadLimits(s *Store, shallow, window int64) {
+	s.shardLimits = shardLimits{shallow: shallow, window: window}
 }

@@ -312,13 +312,14 @@ func newShardWorkload(t *testing.T, rdb redis.UniversalClient, members int, seed
 // reads take their counting path on small boards (low thresholds) and
 // their shallow path.
 func TestShardedReadsEqualUnshardedMiniredis(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name            string
 		shallow, window int64
 		events          int
 	}{{"counting", 5, 8, 1000}, {"shallow", 1000, 4096, 500}} {
 		t.Run(tc.name, func(t *testing.T) {
-			ranking.SetShardReadLimits(t, tc.shallow, tc.window)
+			t.Parallel()
 			m := miniredis.RunT(t)
 			loc, _ := time.LoadLocation("Europe/Paris")
 			clock := time.Date(2026, 11, 14, 20, 0, 0, 0, loc)
@@ -326,6 +327,7 @@ func TestShardedReadsEqualUnshardedMiniredis(t *testing.T) {
 			rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
 			t.Cleanup(func() { rdb.Close() })
 			w := newShardWorkload(t, rdb, 150, 3)
+			ranking.SetShardReadLimits(w.store, tc.shallow, tc.window)
 			w.now = func() time.Time { return clock }
 			w.step = func() {
 				clock = clock.Add(time.Duration(w.rng.IntN(90)) * time.Minute)
@@ -343,6 +345,7 @@ func TestShardedReadsEqualUnshardedMiniredis(t *testing.T) {
 // the production thresholds: offsets past the shallow read take the
 // counting path.
 func TestShardedDeepPages(t *testing.T) {
+	t.Parallel()
 	m := miniredis.RunT(t)
 	m.SetTime(time.Date(2026, 11, 14, 20, 0, 0, 0, time.UTC))
 	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
@@ -409,6 +412,7 @@ func TestShardedDeepPages(t *testing.T) {
 // TestShardedReadsEqualUnshardedRedis runs a shorter workload on a real
 // Redis and on the 3-master cluster, whose shards spread over its masters.
 func TestShardedReadsEqualUnshardedRedis(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		rdb  func(t *testing.T) redis.UniversalClient
@@ -418,8 +422,8 @@ func TestShardedReadsEqualUnshardedRedis(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel() // each flavour on its own server, under its own prefix
-			ranking.SetShardReadLimits(t, 5, 8)
 			w := newShardWorkload(t, tc.rdb(t), 60, 11)
+			ranking.SetShardReadLimits(w.store, 5, 8)
 			w.now = func() time.Time {
 				now, err := w.store.Now(context.Background())
 				if err != nil {

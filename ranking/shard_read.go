@@ -15,7 +15,7 @@ import (
 //   - a page at offset o: each shard's part of the first o entries (the
 //     cut) is found by counting, not by reading what lies above it
 //     (Store.cutAt), then each shard is read from its cut and the parts are
-//     merged. A page near the top (o+limit <= shallowRead) reads each
+//     merged. A page near the top (o+limit <= shardLimits.shallow) reads each
 //     shard's first o+limit entries at once.
 //   - a member's rank: 1 + the entries of every shard that rank before its
 //     (code, member id); with ties: shared, 1 + those with a lower code.
@@ -26,12 +26,16 @@ import (
 // A merged read is not one snapshot: shards are read one after another
 // within the read (a result of a final period is exact all the same).
 
-// shallowRead is the deepest page end read by merging each shard's top.
-var shallowRead int64 = 1000
+// shardLimits are a store's thresholds of merged reads.
+type shardLimits struct {
+	// shallow is the deepest page end read by merging each shard's top.
+	shallow int64
+	// window is the most entries (all shards together) cutAt reads
+	// outright once counting has narrowed the cut down to them.
+	window int64
+}
 
-// selectWindow is the most entries (all shards together) Store.cutAt reads
-// outright once counting has narrowed the cut down to them.
-var selectWindow int64 = 4096
+var defaultShardLimits = shardLimits{shallow: 1000, window: 4096}
 
 // shardRead is one merged read: a view's period on every shard.
 type shardRead struct {
@@ -112,7 +116,7 @@ func (r *shardRead) cutAt(ctx context.Context, cards []int64, offset int64) ([]i
 		if need == 0 {
 			return lo, nil
 		}
-		if width <= selectWindow {
+		if width <= r.s.shardLimits.window {
 			return r.cutWithin(ctx, lo, hi, need)
 		}
 		// Pivots: where the cut would fall on each shard, and a step each
@@ -351,7 +355,7 @@ func (r *shardRead) pageRows(ctx context.Context, offset, limit int64, prev []st
 	}
 	end := offset + limit
 	n := int64(len(r.zkeys))
-	if end <= shallowRead {
+	if end <= r.s.shardLimits.shallow {
 		ask := make([]int64, n) // entries asked of each shard so far
 		parts := make([][]shardEntry, n)
 		ops := r.ops()

@@ -89,12 +89,14 @@ type Store struct {
 
 	afterRelay   func() error // test hook: runs between relay.lua and the outbox XDEL
 	beforeRecord func()       // test hook: runs between a result's read and record.lua
+
+	shardLimits shardLimits // merged reads' thresholds (shard_read.go)
 }
 
 // newStore returns a Store for cfg on rdb; Open is the way in, and tests
 // that watch or alter the store's own commands hand in a client of theirs.
 func newStore(rdb redis.UniversalClient, cfg *Config, opts Options) *Store {
-	s := &Store{rdb: rdb, cfg: cfg, prefix: opts.Prefix, clock: opts.Clock, periods: map[periodKey]periodEntry{}, cards: map[string]*cardTemplate{}, segRecs: map[string]string{}}
+	s := &Store{rdb: rdb, cfg: cfg, prefix: opts.Prefix, clock: opts.Clock, periods: map[periodKey]periodEntry{}, cards: map[string]*cardTemplate{}, segRecs: map[string]string{}, shardLimits: defaultShardLimits}
 	s.reads = make(map[string]*readPipe, len(cfg.Boards))
 	for _, b := range cfg.Boards {
 		s.reads[b.ID] = &readPipe{rdb: rdb, solo: opts.SoloReads}
