@@ -4,7 +4,7 @@
 --
 -- (lib.lua is prepended: bytes_less.)
 --
--- Go       shard_proto.go: newSliceOps, sliceOps.op, sliceReply.rowEntries
+-- Go       shard_proto.go: newSliceOps, decodeShardEntries
 -- KEYS     1 the shard's names hash n, then the sorted sets the ops name
 -- ARGV     nops, then per op its kind and arguments (zi is a 1-based
 --          index into KEYS):
