@@ -179,9 +179,16 @@ func (s *Store) RecordResult(ctx context.Context, boardID, viewName, period stri
 func (s *Store) recordResult(ctx context.Context, b *Board, v View, p Period) (bool, error) {
 	loc := s.cfg.Calendar.Location()
 	for attempt := 0; attempt < recordAttempts; attempt++ {
+		removals, markMS, err := s.removalMark(ctx, b)
+		if err != nil {
+			return false, err
+		}
 		st, rep, err := s.read(ctx, b, v, p.ID, "page", "0", itoa(int64(b.ResultsTop)))
 		if err != nil {
 			return false, err
+		}
+		if b.Sharded() {
+			rep.nowMS = markMS // record.lua's clock, read before the shards
 		}
 		if !st.Final {
 			return false, Errorf(EINVALID, "%s %s of board %q is not final until %s", v.Name, p.ID, b.ID, p.End.Add(b.Lateness).In(loc).Format(time.RFC3339))
@@ -202,7 +209,7 @@ func (s *Store) recordResult(ctx context.Context, b *Board, v View, p Period) (b
 		if s.beforeRecord != nil {
 			s.beforeRecord()
 		}
-		keys, args := s.recordRequest(b, v, p, st.Total, rep.nowMS, r.JSON(), r.Digest, rep.flat, drop)
+		keys, args := s.recordRequest(b, v, p, st.Total, rep.nowMS, r.JSON(), r.Digest, rep.flat, drop, removals)
 		ans, err := recordScript.Run(ctx, s.rdb, keys, args...).Text()
 		if err != nil {
 			return false, wrapRedis(err)
@@ -219,6 +226,30 @@ func (s *Store) recordResult(ctx context.Context, b *Board, v View, p Period) (b
 		}
 	}
 	return false, Errorf(EUNAVAILABLE, "%s %s of board %q kept changing while its result was recorded; try again", v.Name, p.ID, b.ID)
+}
+
+// removalMark reads, on a sharded board's own tag, its removal count and
+// Redis's now there: a result read from the shards afterwards is recorded
+// (or amended) only if the count has not moved, and is stamped with that
+// now, the clock record.lua checks. A board of one shard reads nothing:
+// its scripts check the period itself.
+func (s *Store) removalMark(ctx context.Context, b *Board) (removals string, nowMS int64, err error) {
+	if !b.Sharded() {
+		return "", 0, nil
+	}
+	k := s.keysOf(b)
+	o := newSliceOps(k)
+	o.get(k.removals())
+	o.now()
+	reps, err := s.runSlices(ctx, []*sliceOps{o})
+	if err != nil {
+		return "", 0, err
+	}
+	removals, _ = reps[0][0].(string)
+	if removals == "" {
+		removals = "0"
+	}
+	return removals, reps[0].int(1), nil
 }
 
 // resultEntries turns the top entries read.lua returned into result
