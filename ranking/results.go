@@ -29,6 +29,16 @@ import (
 // oldest ids Go declared in KEYS (an excess it could not declare waits for the
 // next recording). Go retries `changed`/`stale`/`early` up to 5 times.
 //
+// Sharded boards (contract 17): the period is read merged from the shards
+// (shard_read.go), which record.lua cannot check, so Go first reads the
+// board's removal count `rg` and Redis's now on the board's tag
+// (`removalMark`: recorded_at is that now), and record.lua answers
+// `changed` if `rg` moved. A final period changes only by removal, and
+// `amendRemoved` increments `rg` after the member left its shard and
+// before reading its listings: a result stored with `rg` unchanged was
+// either read after that removal, or stored before its listings were read
+// and so amended. The result is the bytes one shard would record.
+//
 // Digest: `"sha256:"` + hex SHA-256 of `{"board","entries","period","total","view"}`
 // in RFC 8785 (JCS) form: `gowebpki/jcs` transforms the struct's JSON (keys
 // sorted, no whitespace, strings escaping only `"`, `\` and control
@@ -56,8 +66,9 @@ import (
 // `relayed` already holds it; Go then XDELs the outbox entry. A crash between
 // the two relays the entry again and relay.lua drops the duplicate.
 // `RelayResults` drains the outbox of every board (also those with
-// `results_keep: 0`, which still get `member.removed`); every entry passes
-// through `relayEntry`. `member.removed` first runs the amendment (below),
+// `results_keep: 0`, which still get `member.removed`) and of each shard of
+// a sharded board (its members' `member.removed`, relayed as
+// `<entry id>/<shard>`); every entry passes through `relayEntry`. `member.removed` first runs the amendment (below),
 // then creates its deliveries only (the stream carries results).
 
 // Result is one recorded period result, in the field order it is served.

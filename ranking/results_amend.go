@@ -47,6 +47,10 @@ import (
 // amends results that list it); the next amendment of that result, if any,
 // recomputes the total without it.
 //
+// On a sharded board the recomputation reads the merged period and checks
+// the board's removal count instead of the period (as recording does);
+// `amendRemoved` first increments that count.
+//
 // On a league board `amendRemoved` then walks `lc:<member>` the same way
 // for the recorded cohort results listing the member (league_amend.go:
 // `amendCohorts`, leagueamend.lua): each is only dropped from, as above
