@@ -67,11 +67,15 @@ func (s *Store) RemoveMemberOnly(ctx context.Context, boardID, member string) (b
 	if err != nil {
 		return false, err
 	}
-	entries, err := s.rdb.ZRange(ctx, s.keysOf(b).registry(), 0, -1).Result()
+	entries, err := s.rdb.ZRange(ctx, s.memberKeys(b, member).registry(), 0, -1).Result()
 	if err != nil {
 		return false, err
 	}
-	keys, args := s.removeRequest(b, member, entries)
+	listed := ""
+	if b.Sharded() {
+		listed = itoa(s.rdb.ZCard(ctx, s.keysOf(b).memberResults(member)).Val())
+	}
+	keys, args := s.removeRequest(b, member, entries, listed)
 	raw, err := removeScript.Run(ctx, s.rdb, keys, args...).Slice()
 	if err != nil {
 		return false, err

@@ -78,12 +78,19 @@ import (
 //	<prefix>{<board>}:rm:<member>                zset     the recorded results listing the member: <view>\n<period>
 //	                                                      -> period start ms; PEXPIREAT only ever moved later, to
 //	                                                      the results horizon
+//	<prefix>{<board>}:rg                         string   on a sharded board: how many removals began amending
+//	                                                      (INCR before each amendment pass), so that recording and
+//	                                                      amending from a merged read, which spans several calls,
+//	                                                      see a removal in between; never expires
 //	<prefix>{<board>}:out                        stream   the board's outbox of events not yet relayed:
 //	                                                      result.recorded and result.amended (type, view, period,
 //	                                                      digest, result), member.removed (type, member, at =
 //	                                                      removal ms), league.final (type, round, result), a
 //	                                                      cohort's result.amended (type, round, tier, cohort,
 //	                                                      digest, result); MAXLEN ~ 10000
+//	<prefix>{<shard>}:out                        stream   on a shard of a sharded board: its members'
+//	                                                      member.removed entries (relayed as "<id>/<shard index>");
+//	                                                      MAXLEN ~ 10000
 //	<prefix>{<board>}:lg:<round>:m               zset     a league round's placements: member -> tier level (1 =
 //	                                                      lowest) × 2^32 + cohort number; period expiry
 //	<prefix>{<board>}:lg:<round>:f               hash     a league round's counters: c:<level> seats taken,
@@ -219,6 +226,10 @@ func (k boardKeys) result(view, period string) string { return string(k) + "rs:"
 
 // memberResults is a member's reverse index of the results listing it.
 func (k boardKeys) memberResults(member string) string { return string(k) + "rm:" + member }
+
+// removals counts the removals that began amending a sharded board's
+// results ("rg").
+func (k boardKeys) removals() string { return string(k) + "rg" }
 
 // outbox is the board's stream of result events not yet relayed.
 func (k boardKeys) outbox() string { return string(k) + "out" }

@@ -397,13 +397,23 @@ func (s *Store) RemoveMember(ctx context.Context, boardID, member string) (bool,
 	}
 	// The registry is read first so that remove.lua can declare every key
 	// it touches; a write that registers a period in between makes the
-	// script answer removeChanged, and the removal is tried again.
+	// script answer removeChanged, and the removal is tried again. On a
+	// sharded board both are the member's shard's, and the member's results
+	// index, on the board's own tag, is counted first.
 	for range 5 {
-		entries, err := s.rdb.ZRange(ctx, s.keysOf(b).registry(), 0, -1).Result()
+		entries, err := s.rdb.ZRange(ctx, s.memberKeys(b, member).registry(), 0, -1).Result()
 		if err != nil {
 			return false, wrapRedis(err)
 		}
-		keys, args := s.removeRequest(b, member, entries)
+		listed := ""
+		if b.Sharded() {
+			n, err := s.rdb.ZCard(ctx, s.keysOf(b).memberResults(member)).Result()
+			if err != nil {
+				return false, wrapRedis(err)
+			}
+			listed = itoa(n)
+		}
+		keys, args := s.removeRequest(b, member, entries, listed)
 		// Not keyed: a second run would answer "not there" for a member
 		// this call removed, so a removal of unknown outcome is the caller's
 		// to retry.
@@ -422,11 +432,13 @@ func (s *Store) RemoveMember(ctx context.Context, boardID, member string) (bool,
 		if rep.removed == removeChanged {
 			continue
 		}
-		if rep.listed > 0 || (b.League != nil && rep.removed > 0) {
+		if rep.listed > 0 || (rep.removed > 0 && (b.League != nil || b.Sharded())) {
 			// Amended now so the next results read shows it (a league
-			// member's cohort results are listed apart); a failure
-			// here is retried by the relay from the member.removed outbox
-			// entry, so the removal itself stands.
+			// member's cohort results are listed apart; on a sharded
+			// board a result being recorded from a read of the shards may
+			// list the member, and the amendment's count makes it read
+			// again); a failure here is retried by the relay from the
+			// member.removed outbox entry, so the removal itself stands.
 			_, _ = s.amendRemoved(ctx, b, member, rep.nowMS)
 		}
 		if rep.removed > 0 || rep.listed > 0 {

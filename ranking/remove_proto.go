@@ -14,13 +14,15 @@ var removeLua string
 var removeScript = newScript(removeLua)
 
 // removeRequest builds KEYS and ARGV for remove.lua: every entry of the
-// registry as read just before, with its z and x keys declared.
-func (s *Store) removeRequest(b *Board, member string, entries []string) (keys []string, args []any) {
+// member's shard's registry as read just before, with its z and x keys
+// declared. listed is the count of the member's results index, read on a
+// sharded board's own tag ("" on a board of one shard: the script counts).
+func (s *Store) removeRequest(b *Board, member string, entries []string, listed string) (keys []string, args []any) {
 	keys = make([]string, 5, 5+2*len(entries))
-	k := s.keysOf(b)
+	k := s.memberKeys(b, member)
 	keys[0], keys[1], keys[2], keys[3], keys[4] = k.registry(), k.names(), k.outbox(), k.memberResults(member), k.nameIndex()
-	args = make([]any, 0, 4+len(entries))
-	args = append(args, member, s.Channel(), b.ID, foldSearch(member))
+	args = make([]any, 0, 5+len(entries))
+	args = append(args, member, s.Channel(), b.ID, foldSearch(member), listed)
 	for _, e := range entries {
 		keys = append(keys, k.registered(e), k.registeredExact(e))
 		args = append(args, e)

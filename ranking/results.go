@@ -29,6 +29,16 @@ import (
 // oldest ids Go declared in KEYS (an excess it could not declare waits for the
 // next recording). Go retries `changed`/`stale`/`early` up to 5 times.
 //
+// Sharded boards (contract 17): the period is read merged from the shards
+// (shard_read.go), which record.lua cannot check, so Go first reads the
+// board's removal count `rg` and Redis's now on the board's tag
+// (`removalMark`: recorded_at is that now), and record.lua answers
+// `changed` if `rg` moved. A final period changes only by removal, and
+// `amendRemoved` increments `rg` after the member left its shard and
+// before reading its listings: a result stored with `rg` unchanged was
+// either read after that removal, or stored before its listings were read
+// and so amended. The result is the bytes one shard would record.
+//
 // Digest: `"sha256:"` + hex SHA-256 of `{"board","entries","period","total","view"}`
 // in RFC 8785 (JCS) form: `gowebpki/jcs` transforms the struct's JSON (keys
 // sorted, no whitespace, strings escaping only `"`, `\` and control
@@ -56,8 +66,9 @@ import (
 // `relayed` already holds it; Go then XDELs the outbox entry. A crash between
 // the two relays the entry again and relay.lua drops the duplicate.
 // `RelayResults` drains the outbox of every board (also those with
-// `results_keep: 0`, which still get `member.removed`); every entry passes
-// through `relayEntry`. `member.removed` first runs the amendment (below),
+// `results_keep: 0`, which still get `member.removed`) and of each shard of
+// a sharded board (its members' `member.removed`, relayed as
+// `<entry id>/<shard>`); every entry passes through `relayEntry`. `member.removed` first runs the amendment (below),
 // then creates its deliveries only (the stream carries results).
 
 // Result is one recorded period result, in the field order it is served.
@@ -179,9 +190,16 @@ func (s *Store) RecordResult(ctx context.Context, boardID, viewName, period stri
 func (s *Store) recordResult(ctx context.Context, b *Board, v View, p Period) (bool, error) {
 	loc := s.cfg.Calendar.Location()
 	for attempt := 0; attempt < recordAttempts; attempt++ {
+		removals, markMS, err := s.removalMark(ctx, b)
+		if err != nil {
+			return false, err
+		}
 		st, rep, err := s.read(ctx, b, v, p.ID, "page", "0", itoa(int64(b.ResultsTop)))
 		if err != nil {
 			return false, err
+		}
+		if b.Sharded() {
+			rep.nowMS = markMS // record.lua's clock, read before the shards
 		}
 		if !st.Final {
 			return false, Errorf(EINVALID, "%s %s of board %q is not final until %s", v.Name, p.ID, b.ID, p.End.Add(b.Lateness).In(loc).Format(time.RFC3339))
@@ -202,7 +220,7 @@ func (s *Store) recordResult(ctx context.Context, b *Board, v View, p Period) (b
 		if s.beforeRecord != nil {
 			s.beforeRecord()
 		}
-		keys, args := s.recordRequest(b, v, p, st.Total, rep.nowMS, r.JSON(), r.Digest, rep.flat, drop)
+		keys, args := s.recordRequest(b, v, p, st.Total, rep.nowMS, r.JSON(), r.Digest, rep.flat, drop, removals)
 		ans, err := recordScript.Run(ctx, s.rdb, keys, args...).Text()
 		if err != nil {
 			return false, wrapRedis(err)
@@ -219,6 +237,30 @@ func (s *Store) recordResult(ctx context.Context, b *Board, v View, p Period) (b
 		}
 	}
 	return false, Errorf(EUNAVAILABLE, "%s %s of board %q kept changing while its result was recorded; try again", v.Name, p.ID, b.ID)
+}
+
+// removalMark reads, on a sharded board's own tag, its removal count and
+// Redis's now there: a result read from the shards afterwards is recorded
+// (or amended) only if the count has not moved, and is stamped with that
+// now, the clock record.lua checks. A board of one shard reads nothing:
+// its scripts check the period itself.
+func (s *Store) removalMark(ctx context.Context, b *Board) (removals string, nowMS int64, err error) {
+	if !b.Sharded() {
+		return "", 0, nil
+	}
+	k := s.keysOf(b)
+	o := newSliceOps(k)
+	o.get(k.removals())
+	o.now()
+	reps, err := s.runSlices(ctx, []*sliceOps{o})
+	if err != nil {
+		return "", 0, err
+	}
+	removals, _ = reps[0][0].(string)
+	if removals == "" {
+		removals = "0"
+	}
+	return removals, reps[0].int(1), nil
 }
 
 // resultEntries turns the top entries read.lua returned into result

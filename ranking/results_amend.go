@@ -47,6 +47,10 @@ import (
 // amends results that list it); the next amendment of that result, if any,
 // recomputes the total without it.
 //
+// On a sharded board the recomputation reads the merged period and checks
+// the board's removal count instead of the period (as recording does);
+// `amendRemoved` first increments that count.
+//
 // On a league board `amendRemoved` then walks `lc:<member>` the same way
 // for the recorded cohort results listing the member (league_amend.go:
 // `amendCohorts`, leagueamend.lua): each is only dropped from, as above
@@ -73,6 +77,16 @@ const amendAttempts = 5
 // results too. It returns how many results it amended; running it again
 // amends none. Errors of one result do not stop the others.
 func (s *Store) amendRemoved(ctx context.Context, b *Board, member string, removedMS int64) (int, error) {
+	if b.Sharded() {
+		// Counted after the member left its shard and before its
+		// listings are read: a result read from the shards before the
+		// removal and stored after this walk would go unamended, so
+		// record.lua and amend.lua refuse one whose read began before the
+		// count moved.
+		if err := s.rdb.Incr(ctx, s.keysOf(b).removals()).Err(); err != nil {
+			return 0, wrapRedis(err)
+		}
+	}
 	listings, err := s.rdb.ZRange(ctx, s.keysOf(b).memberResults(member), 0, -1).Result()
 	if err != nil {
 		return 0, wrapRedis(err)
@@ -175,9 +189,16 @@ func (s *Store) amendmentOf(ctx context.Context, b *Board, v View, p Period, raw
 	r := *old
 	a := &amendment{old: raw, result: &r, removed: old.Entries[at].Member, expireMS: s.entry(b, v, p).expireAt, amendedMS: now.UnixMilli()}
 	if a.amendedMS < a.expireMS {
+		removals, markMS, err := s.removalMark(ctx, b)
+		if err != nil {
+			return nil, err
+		}
 		st, rep, err := s.read(ctx, b, v, p.ID, "page", "0", itoa(int64(b.ResultsTop)))
 		if err != nil {
 			return nil, err
+		}
+		if b.Sharded() {
+			rep.nowMS, a.removals = markMS, removals
 		}
 		if r.Entries, err = s.resultEntries(b, v, rep); err != nil {
 			return nil, err

@@ -32,17 +32,18 @@ const (
 
 // recordRequest builds KEYS and ARGV for record.lua. flat holds the
 // (member, code, name) triples read.lua returned; drop the index ids that
-// trimming may remove.
-func (s *Store) recordRequest(b *Board, v View, p Period, total, readNowMS int64, result []byte, digest string, flat []any, drop []string) (keys []string, args []any) {
+// trimming may remove; removals the removal count read before a sharded
+// board's merged read ("" on a board of one shard: the period is checked).
+func (s *Store) recordRequest(b *Board, v View, p Period, total, readNowMS int64, result []byte, digest string, flat []any, drop []string, removals string) (keys []string, args []any) {
 	n := len(flat) / 3
 	keys = make([]string, 0, 4+len(drop)+n)
 	k := s.keysOf(b)
-	keys = append(keys, k.period(v.Name, p.ID), k.resultsIndex(v.Name),
+	keys = append(keys, s.periodCheck(b, v, p), k.resultsIndex(v.Name),
 		k.result(v.Name, p.ID), k.outbox())
-	args = make([]any, 0, 12+len(drop)+2*n)
+	args = make([]any, 0, 13+len(drop)+2*n)
 	args = append(args, itoa(total), itoa(int64(n)), itoa(readNowMS), itoa(p.End.Add(b.Lateness).UnixMilli()),
 		string(result), digest, itoa(p.Start.UnixMilli()), itoa(int64(b.ResultsKeep)), v.Name, p.ID, itoa(int64(len(drop))),
-		itoa(s.resultHorizon(b, v, p)))
+		itoa(s.resultHorizon(b, v, p)), removals)
 	for _, id := range drop {
 		keys = append(keys, k.result(v.Name, id))
 		args = append(args, id)
@@ -74,6 +75,17 @@ type amendment struct {
 	expireMS  int64    // the period's retention end
 	amendedMS int64    // amended_at in ms
 	flat      []any    // recompute: the (member, code, name) triples read
+	removals  string   // recompute on a sharded board: the removal count read before
+}
+
+// periodCheck is the key record.lua and amend.lua check a read against:
+// the period itself, or on a sharded board (whose period lies on the
+// shards) the board's removal count.
+func (s *Store) periodCheck(b *Board, v View, p Period) string {
+	if b.Sharded() {
+		return s.keysOf(b).removals()
+	}
+	return s.keysOf(b).period(v.Name, p.ID)
 }
 
 // amendRequest builds KEYS and ARGV for amend.lua.
@@ -82,7 +94,7 @@ func (s *Store) amendRequest(b *Board, v View, p Period, a *amendment) (keys []s
 	keys = make([]string, 0, 4+len(a.added))
 	k := s.keysOf(b)
 	keys = append(keys, k.result(v.Name, p.ID), k.outbox(), k.memberResults(a.removed),
-		k.period(v.Name, p.ID))
+		s.periodCheck(b, v, p))
 	for _, m := range a.added {
 		keys = append(keys, k.memberResults(m))
 	}
@@ -91,10 +103,10 @@ func (s *Store) amendRequest(b *Board, v View, p Period, a *amendment) (keys []s
 	if a.recompute {
 		mode = "recompute"
 	}
-	args = make([]any, 0, 12+2*n)
+	args = make([]any, 0, 13+2*n)
 	args = append(args, hex.EncodeToString(sum[:]), string(a.result.JSON()), a.result.Digest, v.Name, p.ID,
 		itoa(p.Start.UnixMilli()), itoa(s.resultHorizon(b, v, p)), mode, itoa(a.expireMS), itoa(a.amendedMS),
-		itoa(a.result.Total), itoa(int64(n)))
+		itoa(a.result.Total), itoa(int64(n)), a.removals)
 	for k := 0; k+2 < len(a.flat); k += 3 {
 		args = append(args, a.flat[k], a.flat[k+1])
 	}

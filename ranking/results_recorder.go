@@ -130,29 +130,53 @@ const relayBatch = 100
 func (s *Store) RelayResults(ctx context.Context) (int, error) {
 	appended := 0
 	for _, b := range s.cfg.Boards {
-		msgs, err := s.rdb.XRangeN(ctx, s.keysOf(b).outbox(), "-", "+", relayBatch).Result()
+		n, err := s.relayOutbox(ctx, b, s.keysOf(b).outbox(), "")
+		appended += n
 		if err != nil {
-			return appended, wrapRedis(err)
+			return appended, err
 		}
-		for _, m := range msgs {
-			added, err := s.relayEntry(ctx, b, m)
+		if !b.Sharded() {
+			continue
+		}
+		// A sharded board's member.removed entries are in its members'
+		// shards' outboxes, each written with its removal.
+		for i := range b.Shards {
+			n, err := s.relayOutbox(ctx, b, s.shardKeys(b, i).outbox(), "/"+itoa(int64(i)))
+			appended += n
 			if err != nil {
 				return appended, err
 			}
-			if added {
-				appended++
+		}
+	}
+	return appended, nil
+}
+
+// relayOutbox relays up to relayBatch entries of one outbox of board b;
+// suffix tells its entries' ids apart from another outbox's of the board.
+func (s *Store) relayOutbox(ctx context.Context, b *Board, outbox, suffix string) (int, error) {
+	msgs, err := s.rdb.XRangeN(ctx, outbox, "-", "+", relayBatch).Result()
+	if err != nil {
+		return 0, wrapRedis(err)
+	}
+	appended := 0
+	for _, m := range msgs {
+		added, err := s.relayEntry(ctx, b, m, m.ID+suffix)
+		if err != nil {
+			return appended, err
+		}
+		if added {
+			appended++
+		}
+		if s.afterRelay != nil {
+			if err := s.afterRelay(); err != nil {
+				return appended, err
 			}
-			if s.afterRelay != nil {
-				if err := s.afterRelay(); err != nil {
-					return appended, err
-				}
-			}
-			// Deleted only once handled: a crash before this line handles
-			// the entry again; relay.lua drops a duplicate copy, and an
-			// amendment already made is not made twice.
-			if err := s.rdb.XDel(ctx, s.keysOf(b).outbox(), m.ID).Err(); err != nil {
-				return appended, wrapRedis(err)
-			}
+		}
+		// Deleted only once handled: a crash before this line handles the
+		// entry again; relay.lua drops a duplicate copy, and an amendment
+		// already made is not made twice.
+		if err := s.rdb.XDel(ctx, outbox, m.ID).Err(); err != nil {
+			return appended, wrapRedis(err)
 		}
 	}
 	return appended, nil

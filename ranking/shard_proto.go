@@ -123,6 +123,9 @@ func (o *sliceOps) names(members []string) int {
 	return o.nops - 1
 }
 
+// now asks for Redis's now in ms on the node of the call's tag.
+func (o *sliceOps) now() int { return o.op("now") }
+
 // sliceReply is one shard's replies, by op index.
 type sliceReply []any
 

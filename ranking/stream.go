@@ -30,7 +30,11 @@ import (
 // `XACK`ed, duplicates included. A crash between Apply and XACK re-delivers
 // the entry and the id makes it a duplicate: exactly once, as long as the
 // re-delivery comes within the 10-minute idempotency window (claims after
-// 30 s idle are far below it). A bad entry, or one the store refuses
+// 30 s idle are far below it). On a sharded board each event goes to its
+// member's shard with its idempotency record (`e:<id>` there), while the
+// stream and its group stay on the board's tag: an entry applied and not
+// acknowledged is re-applied to the same shard, under the same id, as a
+// duplicate. A bad entry, or one the store refuses
 // (bounds, lateness, an id reused for another event), goes through
 // `dead.lua` (KEYS: `{b}:in`, `{b}:dead`, one slot): if still pending, it is
 // copied with `error` and `source_id` to `{b}:dead` and acknowledged in the

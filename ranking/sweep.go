@@ -13,7 +13,9 @@ import (
 // background walk (sweep.lua) removes what belongs to members with no score
 // left in any retained period of the board's views. A board with an all
 // view keeps every member until it is removed (all never expires), so its
-// walk is skipped: it would find nobody to forget.
+// walk is skipped: it would find nobody to forget. A sharded board has one
+// walk per shard: everything about a member, its periods included, is on
+// its shard.
 
 const (
 	// SweepCallsPerPass bounds the sweep.lua calls of one pass per board;
@@ -34,7 +36,7 @@ const (
 // SweepReport is what one Sweep pass did.
 type SweepReport struct {
 	Forgotten int // members forgotten (one met in n and then in ni counts twice)
-	Cycles    int // boards whose walk over n, ni and sm ended in the pass
+	Cycles    int // walks over n, ni and sm that ended in the pass (one per shard)
 }
 
 // RunSweeper runs Sweep every interval until ctx ends (first at once),
@@ -65,13 +67,15 @@ func (s *Store) Sweep(ctx context.Context) (SweepReport, error) {
 		if hasAllView(b) {
 			continue
 		}
-		forgotten, cycled, err := s.sweepBoard(ctx, b)
-		rep.Forgotten += forgotten
-		if cycled {
-			rep.Cycles++
-		}
-		if err != nil && first == nil {
-			first = err
+		for i := range b.Shards {
+			forgotten, cycled, err := s.sweepShard(ctx, b, s.shardKeys(b, i))
+			rep.Forgotten += forgotten
+			if cycled {
+				rep.Cycles++
+			}
+			if err != nil && first == nil {
+				first = err
+			}
 		}
 	}
 	return rep, first
@@ -86,18 +90,19 @@ func hasAllView(b *Board) bool {
 	return false
 }
 
-// sweepBoard runs the steps of one board's pass. A refused step (a period
-// appeared, or the clock moved on) plans again, twice at most; after that
-// the walk waits for the next pass.
-func (s *Store) sweepBoard(ctx context.Context, b *Board) (forgotten int, cycled bool, err error) {
-	plan, err := s.sweepPlanOf(ctx, b)
+// sweepShard runs the steps of one pass over the shard of board b whose
+// keys k builds (the board's own on a board of one shard). A refused step
+// (a period appeared, or the clock moved on) plans again, twice at most;
+// after that the walk waits for the next pass.
+func (s *Store) sweepShard(ctx context.Context, b *Board, k boardKeys) (forgotten int, cycled bool, err error) {
+	plan, err := s.sweepPlanOf(ctx, b, k)
 	if err != nil {
 		return 0, false, err
 	}
 	count := min(sweepMaxCount, max(sweepMinCount, sweepBudget/max(1, len(plan.declared))))
 	replans := 0
 	for calls := 0; calls < SweepCallsPerPass; calls++ {
-		keys, args := s.sweepRequest(b, plan, count)
+		keys, args := s.sweepRequest(k, plan, count)
 		raw, err := sweepScript.Run(ctx, s.rdb, keys, args...).Slice()
 		if err != nil {
 			return forgotten, false, wrapRedis(err)
@@ -113,7 +118,7 @@ func (s *Store) sweepBoard(ctx context.Context, b *Board) (forgotten int, cycled
 			if err := s.SyncClock(ctx); err != nil {
 				return forgotten, false, err
 			}
-			if plan, err = s.sweepPlanOf(ctx, b); err != nil {
+			if plan, err = s.sweepPlanOf(ctx, b, k); err != nil {
 				return forgotten, false, err
 			}
 			continue
@@ -143,7 +148,7 @@ type sweepPlan struct {
 // the span's end. Window builds may create older windows too, but a member
 // of a window has a score in one of its days' totals, kept as long as the
 // window.
-func (s *Store) sweepPlanOf(ctx context.Context, b *Board) (sweepPlan, error) {
+func (s *Store) sweepPlanOf(ctx context.Context, b *Board, k boardKeys) (sweepPlan, error) {
 	now, err := s.Now(ctx)
 	if err != nil {
 		return sweepPlan{}, err
@@ -151,7 +156,7 @@ func (s *Store) sweepPlanOf(ctx context.Context, b *Board) (sweepPlan, error) {
 	from, until := now.Add(-sweepSlack), now.Add(sweepSlack)
 	plan := sweepPlan{fromMS: from.UnixMilli(), untilMS: until.UnixMilli()}
 	entries, err := s.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{
-		Key: s.keysOf(b).registry(), Start: "(" + itoa(plan.fromMS), Stop: "+inf", ByScore: true,
+		Key: k.registry(), Start: "(" + itoa(plan.fromMS), Stop: "+inf", ByScore: true,
 	}).Result()
 	if err != nil {
 		return sweepPlan{}, wrapRedis(err)

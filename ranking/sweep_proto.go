@@ -12,11 +12,11 @@ var sweepLua string
 
 var sweepScript = newScript(sweepLua)
 
-// sweepRequest builds KEYS and ARGV for sweep.lua: the z key of every
-// declared registry entry, and the watched entries.
-func (s *Store) sweepRequest(b *Board, plan sweepPlan, count int) (keys []string, args []any) {
+// sweepRequest builds KEYS and ARGV for sweep.lua on the board or shard
+// whose keys k builds: the z key of every declared registry entry, and the
+// watched entries.
+func (s *Store) sweepRequest(k boardKeys, plan sweepPlan, count int) (keys []string, args []any) {
 	keys = make([]string, 0, 5+len(plan.declared))
-	k := s.keysOf(b)
 	keys = append(keys, k.sweep(), k.names(), k.nameIndex(), k.memberSegments(), k.registry())
 	for _, e := range plan.declared {
 		keys = append(keys, k.registered(e))

@@ -183,8 +183,10 @@ func formatMS(ms int64) string {
 
 // relayEntry relays one outbox entry of board b: results go to the
 // results stream, and every event to the webhooks that take it, in one
-// relay.lua call. It reports whether a stream entry was appended.
-func (s *Store) relayEntry(ctx context.Context, b *Board, m redis.XMessage) (bool, error) {
+// relay.lua call. It reports whether a stream entry was appended. id names
+// the entry among the board's outboxes: its stream id, with "/<shard>"
+// for a shard's outbox of a sharded board (the shards' ids may repeat).
+func (s *Store) relayEntry(ctx context.Context, b *Board, m redis.XMessage, id string) (bool, error) {
 	str := func(f string) string { v, _ := m.Values[f].(string); return v }
 	typ := str("type")
 	var stream []any
@@ -216,8 +218,8 @@ func (s *Store) relayEntry(ctx context.Context, b *Board, m redis.XMessage) (boo
 			Member string `json:"member"`
 		}{b.ID, str("member")})
 	}
-	deliveries := s.deliveriesFor(b, m.ID, webhookEvent(typ), data)
-	keys, args := s.relayRequest(b, m.ID, stream, deliveries)
+	deliveries := s.deliveriesFor(b, id, webhookEvent(typ), data)
+	keys, args := s.relayRequest(b, id, stream, deliveries)
 	n, err := relayScript.Run(ctx, s.rdb, keys, args...).Int()
 	if err != nil {
 		return false, wrapRedis(err)

@@ -13,17 +13,21 @@
 -- a drop, that the period's retention has ended); then it stores the
 -- amended result, appends a result.amended event to the board's outbox,
 -- takes the result out of the removed member's reverse index and lists it
--- in the reverse index of every member it newly lists.
+-- in the reverse index of every member it newly lists. On a sharded board
+-- a recomputation checks the board's removal count rg instead of the
+-- period (as record.lua does).
 --
 -- Go       results_proto.go: amendRequest
 -- KEYS     1 the result rs:<view>:<period>, 2 the outbox out,
---          3 rm:<removed member>, 4 the period's z:<view>:<period>, then
+--          3 rm:<removed member>, 4 the period's z:<view>:<period> (a
+--          sharded board: its removal count rg), then
 --          rm:<member> of each member the amended result newly lists
 -- ARGV     1 SHA-1 (hex) of the stored result read, 2 amended result JSON,
 --          3 its digest, 4 view, 5 period, 6 start_ms, 7 horizon_ms (the
 --          rm keys live at least until then), 8 mode "recompute" or "drop",
 --          9 the period's expire_ms, 10 amended_ms, 11 total, 12 n (entries
---          read), then n (member, code) pairs as read
+--          read), 13 "" (check the period) or the removal count read
+--          before the read, then n (member, code) pairs as read
 -- Returns  "amended", "gone" (no result is stored: trimmed), "moved" (the
 --          stored result is not the one read), "changed" (the period's
 --          total or top entries differ from the read, or its retention
@@ -38,7 +42,12 @@ local total, n = tonumber(ARGV[11]), tonumber(ARGV[12])
 local stop, now = amend_guard(rs, rm, listing, ARGV[1], amended)
 if stop then return stop end
 if ARGV[8] == 'recompute' then
-  if now >= expire or not same_top(zkey, total, n, 12) then
+  if now >= expire then
+    return 'changed'
+  end
+  if ARGV[13] == '' then
+    if not same_top(zkey, total, n, 13) then return 'changed' end
+  elseif (redis.call('GET', zkey) or '0') ~= ARGV[13] then
     return 'changed'
   end
 elseif now < expire then

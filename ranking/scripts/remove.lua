@@ -13,16 +13,21 @@
 --
 -- A member listed in a recorded result (its reverse index rm:<member> is
 -- not empty) counts as present even when every period that held it has
--- expired: its results are still amended.
+-- expired: its results are still amended. On a sharded board this script
+-- runs on the member's shard, which holds everything about the member but
+-- its results index (on the board's own tag): the caller counts that
+-- index first and passes the count.
 --
 -- Go       remove_proto.go: removeRequest, decodeRemove
--- KEYS     1 the registry k, 2 the names hash n, 3 the outbox out, 4 the
---          member's results index rm:<member>, 5 the search index ni, then
+-- KEYS     (all on the member's shard) 1 the registry k, 2 the names hash
+--          n, 3 the outbox out, 4 the member's results index rm:<member>
+--          (on a shard: unused), 5 the search index ni, then
 --          per declared entry: z:<entry>, x:<entry>; on a league board
 --          then lm:<member> and, per declared entry ~lg:<round> in order,
 --          lg:<round>:m and lg:<round>:f
 -- ARGV     member, channel, board id, the member id folded for search,
---          then the declared entries, in KEYS order
+--          the results listing the member ("": count KEYS 4 here), then
+--          the declared entries, in KEYS order
 -- Returns  {removed, listed, now_ms}: the number of period keys the member
 --          was removed from (-1 when the registry holds an undeclared
 --          entry), how many recorded results list it, and Redis's now
@@ -31,8 +36,8 @@ local reg, names, out, rm, ni = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local member, channel, board, member_fold = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local now = redis_now()
 local declared = {}
-for k = 5, #ARGV do
-  declared[ARGV[k]] = 2 * (k - 5) + 6 -- index of its z key
+for k = 6, #ARGV do
+  declared[ARGV[k]] = 2 * (k - 6) + 6 -- index of its z key
 end
 redis.call('ZREMRANGEBYSCORE', reg, '-inf', '(' .. fmt(now))
 local entries = redis.call('ZRANGE', reg, 0, -1)
@@ -55,11 +60,11 @@ for _, entry in ipairs(entries) do
 end
 -- League: the member's record goes, and its seat in each round: left out
 -- of every cohort not decided yet, and of the counts.
-local lk = 6 + 2 * (#ARGV - 4)
+local lk = 6 + 2 * (#ARGV - 5)
 if KEYS[lk] then
   redis.call('DEL', KEYS[lk])
   local j = lk + 1
-  for k = 5, #ARGV do
+  for k = 6, #ARGV do
     if string.sub(ARGV[k], 1, 4) == '~lg:' then
       local mk, fk = KEYS[j], KEYS[j + 1]
       j = j + 2
@@ -78,7 +83,8 @@ local name_fold = redis.call('HGET', names, member .. '\0k')
 if name_fold then redis.call('ZREM', ni, name_fold .. '\0' .. member) end
 redis.call('ZREM', ni, member_fold .. '\0' .. member)
 redis.call('HDEL', names, member, member .. '\0k')
-local listed = redis.call('ZCARD', rm)
+local listed = tonumber(ARGV[5])
+if ARGV[5] == '' then listed = redis.call('ZCARD', rm) end
 if removed > 0 or listed > 0 then
   redis.call('XADD', out, 'MAXLEN', '~', '10000', '*',
     'type', 'member.removed', 'member', member, 'at', fmt(now))

@@ -2,7 +2,7 @@
 -- shards' parts (shard_read.go); each op here is cheap (O(log n) per
 -- entry), so a merged read costs each shard a few small calls.
 --
--- (lib.lua is prepended: bytes_less.)
+-- (lib.lua is prepended: bytes_less, redis_now.)
 --
 -- Go       shard_proto.go: newSliceOps, decodeShardEntries
 -- KEYS     1 the shard's names hash n, then the sorted sets the ops name
@@ -35,6 +35,8 @@
 --                                            -> {code_1 or false, ...}
 --            "names", k, member_1 .. member_k
 --                                            -> {name_1 or false, ...}
+--            "now"                           -> Redis's now in ms (the clock of
+--                                               the node holding KEYS[1])
 -- Returns  one reply per op, in order.
 
 local out = {}
@@ -125,6 +127,9 @@ for _ = 1, nops do
       out[#out + 1] = redis.call('HMGET', KEYS[1], unpack(ARGV, i + 2, i + 1 + k))
     end
     i = i + 2 + k
+  elseif kind == 'now' then
+    out[#out + 1] = redis_now()
+    i = i + 1
   else
     return redis.error_reply('slice.lua: unknown op ' .. tostring(kind))
   end

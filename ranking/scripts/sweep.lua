@@ -24,9 +24,10 @@
 -- span Go's lists were made for (Go reads again).
 --
 -- Go       sweep_proto.go: sweepRequest, decodeSweep
--- KEYS     1 the cursor hash sw, 2 the names hash n, 3 the search index ni,
---          4 the member records sm, 5 the registry k, then z:<entry> per
---          declared entry
+-- KEYS     (one shard's, on a sharded board: each shard walks its own
+--          members) 1 the cursor hash sw, 2 the names hash n, 3 the
+--          search index ni, 4 the member records sm, 5 the registry k,
+--          then z:<entry> per declared entry
 -- ARGV     from_ms, until_ms (the span of Redis's now the lists hold for),
 --          count (SCAN hint), nwatch, then nwatch watched registry entries
 -- Returns  {status, phase, met, forgotten, cycled}: status 1 (done) or -1
