@@ -30,6 +30,7 @@
 --                                            -> {code_1 or false, ...}
 --            "names", k, member_1 .. member_k
 --                                            -> {name_1 or false, ...}
+--            "hget", zi, field               -> HGET of a hash key, or false
 -- Returns  one reply per op, in order.
 
 local out = {}
@@ -101,6 +102,9 @@ for _ = 1, nops do
       out[#out + 1] = redis.call('HMGET', KEYS[1], unpack(ARGV, i + 2, i + 1 + k))
     end
     i = i + 2 + k
+  elseif kind == 'hget' then
+    out[#out + 1] = redis.call('HGET', KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2])
+    i = i + 3
   else
     return redis.error_reply('slice.lua: unknown op ' .. tostring(kind))
   end
