@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/rankingtest"
 	"github.com/standings/standings/ranking/redistest"
 )
 
@@ -185,6 +186,37 @@ func (w *shardWorkload) verifySegments() (checked int) {
 	return checked
 }
 
+// fill writes the same batches into every base board and its copies
+// with every event dated: Redis's clock moves between the copies' writes
+// on a real server, and the reads compared here need the same data, not
+// the same write answers (shardWorkload.run compares those on miniredis).
+func (w *shardWorkload) fill(events int) {
+	ctx := context.Background()
+	at := w.now()
+	for _, b := range w.cfg.Boards {
+		if b.Shards != 1 {
+			continue
+		}
+		batch := make([]ranking.Event, 0, events)
+		for range events {
+			ev := w.event(b)
+			if ev.At.IsZero() {
+				ev.At = at.Truncate(time.Millisecond)
+			}
+			batch = append(batch, ev)
+		}
+		for len(batch) > 0 {
+			n := min(len(batch), ranking.MaxBatch)
+			for _, id := range append([]string{b.ID}, w.copies(b.ID)...) {
+				if _, err := w.store.Apply(ctx, id, batch[:n], ranking.ApplyOptions{}); err != nil {
+					w.t.Fatalf("apply %s: %v", id, err)
+				}
+			}
+			batch = batch[n:]
+		}
+	}
+}
+
 // TestShardedCardsEqualUnshardedMiniredis: cards of every member, search
 // and segment lists while miniredis's clock moves over days and a week
 // boundary, on the counting and the shallow paths of merged reads.
@@ -201,17 +233,17 @@ func TestShardedCardsEqualUnshardedMiniredis(t *testing.T) {
 			m.SetTime(clock)
 			rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
 			t.Cleanup(func() { rdb.Close() })
-			w := newShardWorkload(t, rdb, 60, 11)
+			w := newShardWorkload(t, rdb, 50, 11)
 			w.now = func() time.Time { return clock }
 			w.step = func() {
 				clock = clock.Add(time.Duration(w.rng.IntN(90)) * time.Minute)
 				m.SetTime(clock)
 			}
-			w.run(700)
+			w.run(600)
 			w.copyMoves(rdb, w.store.Prefix())
-			every := 1
+			every := 2
 			if tc.name == "shallow" {
-				every = 4
+				every = 7
 			}
 			n := w.verifyCards(every) + w.verifySearch() + w.verifySegments()
 			t.Logf("%d answers compared", n)
@@ -228,10 +260,57 @@ func TestShardedCardsEqualUnsharded(t *testing.T) {
 			w := newShardWorkload(t, rdb, 30, 13)
 			w.now = time.Now
 			w.step = func() {}
-			w.run(250)
+			w.fill(250)
 			w.copyMoves(rdb, w.store.Prefix())
 			n := w.verifyCards(3) + w.verifySearch() + w.verifySegments()
 			t.Logf("%d answers compared", n)
 		})
+	}
+}
+
+// TestShardedSegmentValuesCap: each shard caps its own values index, so
+// the union could exceed MaxSegmentValues; a sharded board lists its
+// first MaxSegmentValues values in byte order, never more than a board of
+// one shard can hold.
+func TestShardedSegmentValuesCap(t *testing.T) {
+	m := miniredis.RunT(t)
+	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
+	t.Cleanup(func() { rdb.Close() })
+	cfg, err := ranking.ParseConfig([]byte("boards:\n  - {id: sb, shards: 3, views: [all], segments: [country]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: redistest.Namespace(t) + ":"})
+	ctx := context.Background()
+	var union []string
+	for i, n := range []int{ranking.MaxSegmentValues, 600, 3} {
+		zs := make([]redis.Z, n)
+		for j := range zs {
+			v := fmt.Sprintf("v%d-%05d", (j+i*(j%2))%7, j) // shards share half their values
+			zs[j] = redis.Z{Member: v}
+			union = append(union, v)
+		}
+		if err := rdb.ZAdd(ctx, ranking.ShardSegValuesKey(s, "sb", i, "country"), zs...).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slices.Sort(union)
+	union = slices.Compact(union)
+	if len(union) <= ranking.MaxSegmentValues {
+		t.Fatalf("the union holds %d values, not past the cap", len(union))
+	}
+	got, err := s.SegmentValues(ctx, "sb", "country")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, union[:ranking.MaxSegmentValues]) {
+		t.Fatalf("got %d values from %q, want the union's first %d from %q", len(got), got[0], ranking.MaxSegmentValues, union[0])
+	}
+	choices, err := s.SegmentChoices(ctx, "sb", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(choices) != 1 || !slices.Equal(choices[0], union[:4]) {
+		t.Fatalf("choices %v, want %v", choices, union[:4])
 	}
 }
