@@ -20,7 +20,7 @@ import (
 // of "<folded text>\x00<member>" entries, one for each member's id and one
 // for its display name, written by apply.lua with the name and dropped by
 // remove.lua. A prefix search is one ZRANGE BYLEX, bounded whatever the
-// board's size.
+// board's size; on a sharded board, one per shard, sent at once.
 
 //go:embed scripts/search.lua
 var searchLua string

@@ -63,6 +63,7 @@ import (
 //   new value when the index already holds 10,000 is refused
 //   (`invalid_argument`) and nothing is written or built for it, so no
 //   client can grow the keyspace without bound. `SegmentValues` reads it.
+//   On a sharded board each shard keeps and caps its own (shardSegValues).
 // - Reads: `Page`, `Members`, `Member`, `RankCard` take a query value
 //   (`PageQuery`, ...) whose `Segment` names the segment board, and
 //   `Scored` a `Segment`; the zero Segment is the board. An unknown name
