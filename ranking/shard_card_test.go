@@ -245,7 +245,7 @@ func TestShardedCardsEqualUnshardedMiniredis(t *testing.T) {
 			if tc.name == "shallow" {
 				every = 7
 			}
-			n := w.verifyCards(every) + w.verifySearch() + w.verifySegments()
+			n := w.verifyCards(every) + w.verifySearch() + w.verifySegments() + w.verifyPresence()
 			t.Logf("%d answers compared", n)
 		})
 	}
@@ -262,7 +262,7 @@ func TestShardedCardsEqualUnsharded(t *testing.T) {
 			w.step = func() {}
 			w.fill(250)
 			w.copyMoves(rdb, w.store.Prefix())
-			n := w.verifyCards(3) + w.verifySearch() + w.verifySegments()
+			n := w.verifyCards(3) + w.verifySearch() + w.verifySegments() + w.verifyPresence()
 			t.Logf("%d answers compared", n)
 		})
 	}
@@ -313,4 +313,44 @@ func TestShardedSegmentValuesCap(t *testing.T) {
 	if len(choices) != 1 || !slices.Equal(choices[0], union[:4]) {
 		t.Fatalf("choices %v, want %v", choices, union[:4])
 	}
+}
+
+// verifyPresence compares Scored and the overtakes' names (the lists are
+// the base board's, copied by copyMoves).
+func (w *shardWorkload) verifyPresence() (checked int) {
+	ctx := context.Background()
+	list := append([]string{"nobody"}, w.members...)
+	for _, b := range w.cfg.Boards {
+		if b.Shards != 1 {
+			continue
+		}
+		for _, v := range b.Views {
+			want, err := w.store.Scored(ctx, b.ID, v.Name, ranking.Segment{}, list)
+			if err != nil {
+				w.t.Fatal(err)
+			}
+			wantMoves, _, err := w.store.Moves(ctx, b.ID, v.Name, ranking.MaxMoves)
+			if err != nil {
+				w.t.Fatal(err)
+			}
+			for _, id := range w.copies(b.ID) {
+				got, err := w.store.Scored(ctx, id, v.Name, ranking.Segment{}, list)
+				if err != nil {
+					w.t.Fatal(err)
+				}
+				if !slices.Equal(got, want) {
+					w.t.Fatalf("scored on %s/%s: got %v, want %v", id, v.Name, got, want)
+				}
+				moves, _, err := w.store.Moves(ctx, id, v.Name, ranking.MaxMoves)
+				if err != nil {
+					w.t.Fatal(err)
+				}
+				if !slices.Equal(moves, wantMoves) {
+					w.t.Fatalf("moves on %s/%s: got %v, want %v", id, v.Name, moves, wantMoves)
+				}
+				checked += 2
+			}
+		}
+	}
+	return checked
 }
