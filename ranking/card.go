@@ -52,7 +52,8 @@ type RankCardQuery struct {
 	History int    // periods of the view ending with the chosen one, 1..MaxHistory (the all view has one)
 }
 
-// RankCard reads, in one script call and so one consistent snapshot, a
+// RankCard reads, in one script call and so one consistent snapshot (a
+// sharded board: see rankCardMerged), a
 // member's card in a period of a view with neighbours on each side, its
 // standing in the periods of the view that end with that period, and its
 // standing in the current period of every view of the board. A member
@@ -79,7 +80,7 @@ func (s *Store) RankCard(ctx context.Context, boardID, viewName, member string, 
 	}
 	cal := s.cfg.Calendar
 	q := &cardQuery{b: b, v: v, seg: seg, member: member, around: around, n: historyN, unchecked: map[string]bool{}}
-	if len(b.Segments) > 0 {
+	if len(b.Segments) > 0 && !b.Sharded() {
 		// The member's latest segment values, so that card.lua can declare
 		// their keys; the ranks themselves are read in the card's snapshot.
 		// The record as last read is a guess that card.lua checks in the
@@ -104,6 +105,9 @@ func (s *Store) RankCard(ctx context.Context, boardID, viewName, member string, 
 	}
 	if v.Kind == All {
 		q.n = 1
+	}
+	if b.Sharded() {
+		return s.rankCardMerged(ctx, q)
 	}
 	clockRetries := 0
 	for round := 0; round < cardRounds; round++ {

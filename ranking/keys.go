@@ -46,14 +46,16 @@ import (
 //	<prefix>{<board>}:ni                         zset     name search index, all scores 0: <folded text>\0<member>
 //	                                                      for each member's id (added when it enters the all view,
 //	                                                      or on every write on boards without one) and display
-//	                                                      name; never expires
+//	                                                      name; never expires; a shard's indexes its members,
+//	                                                      searched all at once and merged by entry
 //	<prefix>{<board>}:ni:ids                     string   "1" once the one-time backfill of older ids into ni is
 //	                                                      done; never expires
 //	<prefix>{<board>}:e:<id>                     string   idempotency record: member\nvalue\nat NUL view\tperiod
 //	                                                      lines; PX DedupeWindow
 //	<prefix>{<board>}:seg:<name>                 zset     the values seen of one segment name, all score 0 (so
 //	                                                      ZRANGE is byte order); at most MaxSegmentValues; never
-//	                                                      expires
+//	                                                      expires; a shard's holds its members' values, and a
+//	                                                      sharded board lists the union's first MaxSegmentValues
 //	<prefix>{<board>}:sm                         hash     member -> its latest segment values, name=value lines in
 //	                                                      the board's order of names (for its rank card); never
 //	                                                      expires

@@ -97,7 +97,8 @@ func (s *Store) parseMove(line string) (Move, bool) {
 	return Move{Member: f[1], Passed: f[2], Rank: rank, At: time.UnixMilli(at).In(s.cfg.Calendar.Location()), Period: f[0]}, true
 }
 
-// nameMoves fills in the display names of moves in one HMGET.
+// nameMoves fills in the display names of moves in one HMGET (on a
+// sharded board, one call per shard).
 func (s *Store) nameMoves(ctx context.Context, b *Board, moves []Move) error {
 	if len(moves) == 0 {
 		return nil
@@ -105,6 +106,17 @@ func (s *Store) nameMoves(ctx context.Context, b *Board, moves []Move) error {
 	ids := make([]string, 0, 2*len(moves))
 	for _, m := range moves {
 		ids = append(ids, m.Member, m.Passed)
+	}
+	if b.Sharded() {
+		// The overtakes list is the board's; names live on each member's shard.
+		got, err := (&shardRead{s: s, b: b}).names(ctx, ids)
+		if err != nil {
+			return err
+		}
+		for i := range moves {
+			moves[i].Name, moves[i].PassedName = got[moves[i].Member], got[moves[i].Passed]
+		}
+		return nil
 	}
 	names, err := s.rdb.HMGet(ctx, s.keysOf(b).names(), ids...).Result()
 	if err != nil {

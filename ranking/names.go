@@ -3,7 +3,9 @@ package ranking
 import (
 	"context"
 	_ "embed"
+	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -18,7 +20,7 @@ import (
 // of "<folded text>\x00<member>" entries, one for each member's id and one
 // for its display name, written by apply.lua with the name and dropped by
 // remove.lua. A prefix search is one ZRANGE BYLEX, bounded whatever the
-// board's size.
+// board's size; on a sharded board, one per shard, sent at once.
 
 //go:embed scripts/search.lua
 var searchLua string
@@ -69,6 +71,9 @@ func (s *Store) SearchMembers(ctx context.Context, boardID, q string) ([]MemberN
 	if f == "" {
 		return nil, Errorf(EINVALID, "q %q has nothing to search for once accents are ignored", q)
 	}
+	if b.Sharded() {
+		return s.searchShards(ctx, b, f)
+	}
 	raw, err := s.readsOf(b).run(ctx, searchScript, []string{s.keysOf(b).nameIndex(), s.keysOf(b).names()}, f, MaxSearchResults).Slice()
 	if err != nil {
 		return nil, wrapRedis(err)
@@ -82,48 +87,106 @@ func (s *Store) SearchMembers(ctx context.Context, boardID, q string) ([]MemberN
 	return out, nil
 }
 
+// searchShards searches every shard's index at once; a member's entries
+// are all on its shard, so each shard's first MaxSearchResults members by
+// their first matching entry, merged in that entry's order and cut to
+// MaxSearchResults, are what one index holding them all answers.
+func (s *Store) searchShards(ctx context.Context, b *Board, f string) ([]MemberName, error) {
+	type hit struct {
+		MemberName
+		entry string
+	}
+	parts := make([][]hit, b.Shards)
+	errs := make([]error, b.Shards)
+	var wg sync.WaitGroup
+	for i := range b.Shards {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			k := s.shardKeys(b, i)
+			raw, err := searchScript.Run(ctx, s.rdb, []string{k.nameIndex(), k.names()}, f, MaxSearchResults, "1").Slice()
+			if err != nil {
+				errs[i] = wrapRedis(err)
+				return
+			}
+			for j := 0; j+2 < len(raw); j += 3 {
+				var h hit
+				h.Member, _ = raw[j].(string)
+				h.Name, _ = raw[j+1].(string)
+				h.entry, _ = raw[j+2].(string)
+				parts[i] = append(parts[i], h)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	all := slices.Concat(parts...)
+	slices.SortFunc(all, func(a, b hit) int { return strings.Compare(a.entry, b.entry) })
+	out := make([]MemberName, 0, min(len(all), MaxSearchResults))
+	for _, h := range all[:min(len(all), MaxSearchResults)] {
+		out = append(out, h.MemberName)
+	}
+	return out, nil
+}
+
 // IndexMemberIDs adds, once per board, the search entries of the ids of
 // members who scored before the index existed (apply.lua adds a member's
 // id when it enters the all view). It scans each board's all view in
 // chunks of 1000 and marks the board done; a board without an all view
-// needs nothing (its writes index every id). Every instance may run it;
-// the entries are idempotent.
+// needs nothing (its writes index every id). A sharded board's shards are
+// backfilled each on its own, with its own marker. Every instance may run
+// it; the entries are idempotent.
 func (s *Store) IndexMemberIDs(ctx context.Context) error {
 	for _, b := range s.cfg.Boards {
 		all, ok := b.View(AllPeriodID)
 		if !ok || all.Kind != All {
 			continue
 		}
-		done := s.keysOf(b).nameIndexBackfilled()
-		if n, err := s.rdb.Exists(ctx, done).Result(); err != nil {
-			return wrapRedis(err)
-		} else if n == 1 {
-			continue
+		for i := range max(b.Shards, 1) {
+			if err := s.indexShardIDs(ctx, s.shardKeys(b, i), all); err != nil {
+				return err
+			}
 		}
-		zkey, idx := s.keysOf(b).period(all.Name, AllPeriodID), s.keysOf(b).nameIndex()
-		var cursor uint64
-		for {
-			flat, next, err := s.rdb.ZScan(ctx, zkey, cursor, "", 1000).Result()
-			if err != nil {
+	}
+	return nil
+}
+
+// indexShardIDs backfills one shard's index (a board of one shard: the
+// board's) from its all view.
+func (s *Store) indexShardIDs(ctx context.Context, k boardKeys, all View) error {
+	done := k.nameIndexBackfilled()
+	if n, err := s.rdb.Exists(ctx, done).Result(); err != nil {
+		return wrapRedis(err)
+	} else if n == 1 {
+		return nil
+	}
+	zkey, idx := k.period(all.Name, AllPeriodID), k.nameIndex()
+	var cursor uint64
+	for {
+		flat, next, err := s.rdb.ZScan(ctx, zkey, cursor, "", 1000).Result()
+		if err != nil {
+			return wrapRedis(err)
+		}
+		if len(flat) > 0 {
+			entries := make([]redis.Z, 0, len(flat)/2)
+			for j := 0; j+1 < len(flat); j += 2 {
+				entries = append(entries, redis.Z{Member: foldSearch(flat[j]) + "\x00" + flat[j]})
+			}
+			if err := s.rdb.ZAdd(ctx, idx, entries...).Err(); err != nil {
 				return wrapRedis(err)
 			}
-			if len(flat) > 0 {
-				entries := make([]redis.Z, 0, len(flat)/2)
-				for k := 0; k+1 < len(flat); k += 2 {
-					entries = append(entries, redis.Z{Member: foldSearch(flat[k]) + "\x00" + flat[k]})
-				}
-				if err := s.rdb.ZAdd(ctx, idx, entries...).Err(); err != nil {
-					return wrapRedis(err)
-				}
-			}
-			cursor = next
-			if cursor == 0 {
-				break
-			}
 		}
-		if err := s.rdb.Set(ctx, done, "1", 0).Err(); err != nil {
-			return wrapRedis(err)
+		cursor = next
+		if cursor == 0 {
+			break
 		}
+	}
+	if err := s.rdb.Set(ctx, done, "1", 0).Err(); err != nil {
+		return wrapRedis(err)
 	}
 	return nil
 }

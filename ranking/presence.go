@@ -13,7 +13,7 @@ const MaxScored = 1000
 // Scored reports, for each of members, whether it has a score in the
 // current period of a view of segment board seg (the zero Segment: the
 // board itself). It is one ZMSCORE on one key, however many
-// members: the live feed asks it which of the members its "not ranked"
+// members (on a sharded board, one call per shard holding some of them): the live feed asks it which of the members its "not ranked"
 // viewers follow have started scoring, so that thousands of such viewers
 // cost one cheap read per tick rather than one card read each.
 //
@@ -42,6 +42,17 @@ func (s *Store) Scored(ctx context.Context, boardID, viewName string, seg Segmen
 		return nil, err
 	}
 	p := s.cfg.Calendar.PeriodAt(v, now)
+	if b.Sharded() {
+		// One ZMSCORE-like op per shard, on the shards of the members asked.
+		codes, err := s.shardRead(b, v, seg, p).codes(ctx, members)
+		if err != nil {
+			return nil, err
+		}
+		for i, m := range members {
+			_, out[i] = codes[m]
+		}
+		return out, nil
+	}
 	key := s.keysOf(b).segPeriod(v, seg, p.ID)
 	args := make([]any, 0, 2+len(members))
 	args = append(args, "ZMSCORE", key)

@@ -63,6 +63,7 @@ import (
 //   new value when the index already holds 10,000 is refused
 //   (`invalid_argument`) and nothing is written or built for it, so no
 //   client can grow the keyspace without bound. `SegmentValues` reads it.
+//   On a sharded board each shard keeps and caps its own (shardSegValues).
 // - Reads: `Page`, `Members`, `Member`, `RankCard` take a query value
 //   (`PageQuery`, ...) whose `Segment` names the segment board, and
 //   `Scored` a `Segment`; the zero Segment is the board. An unknown name
@@ -239,6 +240,13 @@ func (s *Store) SegmentValues(ctx context.Context, boardID, name string) ([]stri
 	if err := b.ValidateSegmentName(name); err != nil {
 		return nil, err
 	}
+	if b.Sharded() {
+		lists, err := s.shardSegValues(ctx, b, []string{name}, MaxSegmentValues)
+		if err != nil {
+			return nil, err
+		}
+		return lists[0], nil
+	}
 	// Every member of the index has score 0, so ZRANGE answers in byte order.
 	vals, err := s.rdb.ZRange(ctx, s.keysOf(b).segValues(name), 0, -1).Result()
 	if err != nil {
@@ -260,6 +268,9 @@ func (s *Store) SegmentChoices(ctx context.Context, boardID string, n int) ([][]
 	}
 	if len(b.Segments) == 0 {
 		return nil, nil
+	}
+	if b.Sharded() {
+		return s.shardSegValues(ctx, b, b.Segments, int64(min(n, MaxSegmentValues)))
 	}
 	// The indexes of one board share its hash tag, so one pipeline is one
 	// node's round trip on a cluster too.
@@ -286,6 +297,25 @@ func (s *Store) segmentKnown(ctx context.Context, b *Board, seg Segment) (bool, 
 	if seg.IsZero() {
 		return true, nil
 	}
+	if b.Sharded() {
+		// Each shard's index holds the values its members wrote.
+		ops := make([]*sliceOps, b.Shards)
+		for i := range ops {
+			k := s.shardKeys(b, i)
+			ops[i] = newSliceOps(k)
+			ops[i].score(k.segValues(seg.Name), []string{seg.Value})
+		}
+		reps, err := s.runSlices(ctx, ops)
+		if err != nil {
+			return false, err
+		}
+		for _, rep := range reps {
+			if cs, err := rep.codes(0); err == nil && cs[0] != nil {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
 	err := s.rdb.ZScore(ctx, s.keysOf(b).segValues(seg.Name), seg.Value).Err()
 	if err == nil {
 		return true, nil
@@ -294,6 +324,45 @@ func (s *Store) segmentKnown(ctx context.Context, b *Board, seg Segment) (bool, 
 		return false, nil
 	}
 	return false, wrapRedis(err)
+}
+
+// shardSegValues reads, in one round trip, the first n values (byte
+// order) of each of names on a sharded board: each shard's index holds the
+// values its own members wrote (apply.lua caps each at MaxSegmentValues),
+// so the board's values are their union, cut to its first n. n is at most
+// MaxSegmentValues, so a sharded board never lists more values of a name
+// than a board of one shard could hold; values past the cut are still
+// written and read by name, they are only left out of the list.
+func (s *Store) shardSegValues(ctx context.Context, b *Board, names []string, n int64) ([][]string, error) {
+	ops := make([]*sliceOps, b.Shards)
+	for i := range ops {
+		k := s.shardKeys(b, i)
+		ops[i] = newSliceOps(k)
+		for _, name := range names {
+			ops[i].rng(k.segValues(name), 0, n-1)
+		}
+	}
+	reps, err := s.runSlices(ctx, ops)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]string, len(names))
+	for j := range names {
+		var all []string
+		for _, rep := range reps {
+			es, err := rep.entries(j)
+			if err != nil {
+				return nil, err
+			}
+			for _, e := range es {
+				all = append(all, e.member)
+			}
+		}
+		slices.Sort(all)
+		all = slices.Compact(all)
+		out[j] = all[:min(int64(len(all)), n)]
+	}
+	return out, nil
 }
 
 // parseSegmentsJSON reads a JSON object of segment values

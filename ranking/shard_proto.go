@@ -244,3 +244,12 @@ func (s *Store) runSlices(ctx context.Context, ops []*sliceOps) ([]sliceReply, e
 	}
 	return out, nil
 }
+
+// hget asks for field of the hash at key h (a member's record).
+func (o *sliceOps) hget(h, field string) int { return o.op("hget", o.key(h), field) }
+
+// str decodes a get or hget op's reply ("" for none).
+func (r sliceReply) str(op int) string {
+	x, _ := r[op].(string)
+	return x
+}

@@ -10,12 +10,16 @@
 --
 -- Go       names.go: SearchMembers
 -- KEYS     1 the index ni, 2 the names hash n
--- ARGV     1 the folded prefix, 2 limit
--- Returns  {member1, name1 or false, member2, ...}
+-- ARGV     1 the folded prefix, 2 limit, 3 (optional) "1" to add each
+--          member's first matching entry (a shard of a sharded board: Go
+--          merges the shards' answers in the entries' order)
+-- Returns  {member1, name1 or false, member2, ...}; with ARGV[3] "1",
+--          {member1, name1 or false, entry1, member2, ...}
 
 local ni, names = KEYS[1], KEYS[2]
 local prefix, limit = ARGV[1], tonumber(ARGV[2])
-local seen, members = {}, {}
+local with_entry = ARGV[3] == '1'
+local seen, members, firsts = {}, {}, {}
 local lo = '[' .. prefix
 for _ = 1, 4 do
   local page = redis.call('ZRANGE', ni, lo, '[' .. prefix .. '\255', 'BYLEX', 'LIMIT', 0, 2 * limit)
@@ -25,6 +29,7 @@ for _ = 1, 4 do
     if not seen[m] then
       seen[m] = true
       members[#members + 1] = m
+      firsts[#members] = e
       if #members == limit then break end
     end
   end
@@ -37,6 +42,7 @@ if #members > 0 then
   for k, m in ipairs(members) do
     out[#out + 1] = m
     out[#out + 1] = got[k]
+    if with_entry then out[#out + 1] = firsts[k] end
   end
 end
 return out

@@ -37,6 +37,7 @@
 --                                            -> {name_1 or false, ...}
 --            "now"                           -> Redis's now in ms (the clock of
 --                                               the node holding KEYS[1])
+--            "hget", zi, field               -> HGET of a hash key, or false
 -- Returns  one reply per op, in order.
 
 local out = {}
@@ -130,6 +131,9 @@ for _ = 1, nops do
   elseif kind == 'now' then
     out[#out + 1] = redis_now()
     i = i + 1
+  elseif kind == 'hget' then
+    out[#out + 1] = redis.call('HGET', KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2])
+    i = i + 3
   else
     return redis.error_reply('slice.lua: unknown op ' .. tostring(kind))
   end

@@ -1,0 +1,401 @@
+package ranking
+
+import (
+	"context"
+	"math"
+	"sync"
+	"time"
+)
+
+// A rank card of a sharded board (contract 17) answers what card.lua
+// answers on one shard. What is the member's own (its codes in every
+// period the card shows, its segment record, its name) is read on its
+// shard; the ranks, totals and neighbours are counted on every shard at
+// those codes (slice.lua "card", "before", "near"), all in one round trip
+// that also reads the member's codes again on its shard: when they moved
+// in between, the round starts over, so the headline, the neighbours, the
+// history and the views of one card rank the same codes. A period read
+// twice (the headline's is also in the history, and in the views when it
+// is current) is counted once.
+//
+// Round trips: the member's codes, segment record and the windows'
+// markers; the counts and neighbours; the neighbours' names (and, with
+// shared ties, the first neighbour's rank). Who passed the member is read
+// from the board's overtakes list beside them.
+
+// cardRead is one period of one view and segment board a card reads.
+type cardRead struct {
+	v      View
+	seg    Segment
+	p      Period
+	r      *shardRead
+	window bool     // a window whose built markers are checked
+	built  []bool   // per shard, when window
+	code   *float64 // the member's code (nil: no score)
+
+	total, rank int64
+	cardOp      int
+	countOp     int // before (ties first) or, shared, lower codes; near for the headline
+	recheckOp   int
+	readable    bool
+}
+
+// rankCardMerged is RankCard on a sharded board, for q as RankCard made it
+// (periods, around, history length; its segment record not yet read).
+func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery) (*RankCard, error) {
+	b, v, cal := q.b, q.v, s.cfg.Calendar
+	own := ShardOf(q.member, b.Shards)
+	ownKeys := s.shardKeys(b, own)
+	if len(b.Segments) > 0 {
+		// A guess checked in the first round trip ("" when none is kept).
+		q.checkSegs = true
+		if rec, ok := s.cardSegRecord(b, q.member); ok {
+			q.segRec, q.segs = rec, parseMemberSegments(rec)
+		}
+	}
+	// Who passed the member: the board's overtakes list, read beside the
+	// shards' first round trip.
+	var moves []string
+	var movesErr error
+	var movesWG sync.WaitGroup
+	if q.fixed == nil && q.seg.IsZero() {
+		movesWG.Add(1)
+		go func() {
+			defer movesWG.Done()
+			moves, movesErr = s.rdb.LRange(ctx, s.keysOf(b).moves(v.Name), 0, MovesTop-1).Result()
+		}()
+	}
+	defer movesWG.Wait()
+	shared := b.Ties == TiesShared
+
+	for round := 0; round < cardRounds; round++ {
+		now, err := s.Now(ctx)
+		if err != nil {
+			return nil, err
+		}
+		hp := cal.PeriodAt(v, now)
+		if q.fixed != nil {
+			hp = *q.fixed
+		}
+		hist := make([]Period, q.n)
+		hist[q.n-1] = hp
+		for i := q.n - 2; i >= 0; i-- {
+			hist[i] = cal.Prev(v, hist[i+1])
+		}
+		var reads []*cardRead
+		byKey := map[string]*cardRead{}
+		at := func(ov View, sg Segment, p Period) *cardRead {
+			key := ov.Name + sg.tag() + ":" + p.ID
+			if cr := byKey[key]; cr != nil {
+				return cr
+			}
+			cr := &cardRead{v: ov, seg: sg, p: p, r: s.shardRead(b, ov, sg, p), window: ov.Kind == Window && !q.unchecked[key]}
+			byKey[key] = cr
+			reads = append(reads, cr)
+			return cr
+		}
+		head := at(v, q.seg, hp)
+		histR := make([]*cardRead, q.n)
+		for i, p := range hist {
+			histR[i] = at(v, q.seg, p)
+		}
+		viewR := make([]*cardRead, len(b.Views))
+		viewP := make([]Period, len(b.Views))
+		for i, ov := range b.Views {
+			viewP[i] = cal.PeriodAt(ov, now)
+			viewR[i] = at(ov, q.seg, viewP[i])
+		}
+		segR := make([]*cardRead, len(q.segs))
+		for i, sg := range q.segs {
+			segR[i] = at(v, sg, hp)
+		}
+
+		// 1. The member's codes and record on its shard; every shard's
+		// window markers.
+		ops := head.r.ops()
+		recOp := -1
+		if q.checkSegs {
+			recOp = ops[own].hget(ownKeys.memberSegments(), q.member)
+		}
+		builtOps := make([][]int, len(reads))
+		codeOps := make([]int, len(reads))
+		for j, cr := range reads {
+			if cr.window {
+				builtOps[j] = make([]int, b.Shards)
+				for i, o := range ops {
+					builtOps[j][i] = o.exists(s.shardKeys(b, i).segBuilt(cr.v, cr.seg, cr.p.ID))
+				}
+			}
+			codeOps[j] = ops[own].score(cr.r.zkeys[own], []string{q.member})
+		}
+		reps, err := s.runSlices(ctx, ops)
+		if err != nil {
+			return nil, err
+		}
+		if q.checkSegs {
+			if rec := reps[own].str(recOp); rec != q.segRec {
+				s.keepCardSegRecord(b, q.member, rec)
+				q.segRec, q.segs = rec, parseMemberSegments(rec)
+				continue
+			}
+		}
+		for j, cr := range reads {
+			cs, err := reps[own].codes(codeOps[j])
+			if err != nil {
+				return nil, err
+			}
+			cr.code = cs[0]
+			cr.readable = true
+			if cr.window {
+				cr.built = make([]bool, b.Shards)
+				anyBuilt := false
+				for i := range b.Shards {
+					cr.built[i] = reps[i].int(builtOps[j][i]) == 1
+					anyBuilt = anyBuilt || cr.built[i]
+				}
+				// A past window of the chart: absent when no shard built
+				// it, as on a board of one shard.
+				cr.readable = anyBuilt
+			}
+		}
+		// The headline's, the views' and the segment boards' windows must
+		// be built on every shard, or be read as they are when they no
+		// longer can be. So must a chart's window built on some shards
+		// only: the board built it (a segment value's write marks only
+		// its own shard's window built when the value is new there).
+		must := append(append([]*cardRead{head}, viewR...), segR...)
+		for _, cr := range histR {
+			if cr.readable {
+				must = append(must, cr)
+			}
+		}
+		again := false
+		for _, cr := range must {
+			if !cr.window || allTrue(cr.built) {
+				continue
+			}
+			seen, err := s.segmentKnown(ctx, b, cr.seg)
+			if err != nil {
+				return nil, err
+			}
+			tomorrow := cal.Next(cr.v, cal.PeriodAt(cr.v, now))
+			if seen && round < cardRounds/2 && !cr.p.End.After(tomorrow.End) && now.UnixMilli() < s.entry(b, cr.v, cr.p).expireAt {
+				if err := s.ensureSegWindow(ctx, b, cr.v, cr.seg, cr.p); err != nil {
+					return nil, err
+				}
+			} else {
+				q.unchecked[cr.v.Name+cr.seg.tag()+":"+cr.p.ID] = true
+			}
+			again = true
+		}
+		if again {
+			continue
+		}
+		if head.code == nil {
+			return nil, Errorf(ENOTFOUND, "member %q has no score in %s %s of board %q", q.member, v.Name, hp.ID, b.ID)
+		}
+
+		// 2. Totals, counts before the member's codes, the headline's
+		// neighbours, and the member's codes again.
+		ops = head.r.ops()
+		for _, cr := range reads {
+			if !cr.readable {
+				continue
+			}
+			for i, o := range ops {
+				cr.cardOp = o.card(cr.r.zkeys[i])
+				switch me := (shardEntry{q.member, derefCode(cr.code)}); {
+				case cr.code == nil:
+				case cr == head:
+					cr.countOp = o.near(cr.r.zkeys[i], me, q.around)
+				default:
+					cr.countOp = o.before(cr.r.zkeys[i], shared, []shardEntry{me})
+				}
+			}
+		}
+		// Every shard has the same ops up to here, so an op's index is
+		// the same on each; the member's shard has these after them.
+		for _, cr := range reads {
+			if cr.readable {
+				cr.recheckOp = ops[own].score(cr.r.zkeys[own], []string{q.member})
+			}
+		}
+		if reps, err = s.runSlices(ctx, ops); err != nil {
+			return nil, err
+		}
+		moved := false
+		for _, cr := range reads {
+			if !cr.readable {
+				continue
+			}
+			cs, err := reps[own].codes(cr.recheckOp)
+			if err != nil {
+				return nil, err
+			}
+			if (cs[0] == nil) != (cr.code == nil) || (cs[0] != nil && *cs[0] != *cr.code) {
+				moved = true
+				break
+			}
+			cr.rank = 0
+			if cr.code != nil && cr != head {
+				cr.rank = 1
+			}
+			cr.total = 0
+			for i := range reps {
+				cr.total += reps[i].int(cr.cardOp)
+				if cr.code != nil && cr != head {
+					cr.rank += reps[i].ints(cr.countOp)[0]
+				}
+			}
+		}
+		if moved {
+			continue
+		}
+		var above, below [][]shardEntry
+		var pos int64
+		around := int64(q.around)
+		for i := range reps {
+			flat, _ := reps[i][head.countOp].([]any)
+			if len(flat) == 0 {
+				continue
+			}
+			n := asInt(flat[0])
+			pos += n
+			es, err := decodeShardEntries(flat[1:])
+			if err != nil {
+				return nil, err
+			}
+			nb := min(n, around)
+			above = append(above, es[:nb])
+			below = append(below, es[nb:])
+		}
+		up := merge(above)
+		up = up[max(0, int64(len(up))-around):]
+		down := merge(below)
+		down = down[:min(int64(len(down)), around+1)]
+		list := append(up, down...)
+		start := pos - int64(len(up))
+
+		// 3. Names (the neighbours', the member's, who passed it) and, with
+		// shared ties, the first neighbour's rank.
+		movesWG.Wait()
+		if movesErr != nil {
+			return nil, wrapRedis(movesErr)
+		}
+		var passed *Move
+		for _, line := range moves {
+			if m, ok := s.parseMove(line); ok && m.Period == hp.ID && m.Passed == q.member {
+				passed = &m
+				break
+			}
+		}
+		want := membersOf(list)
+		if passed != nil {
+			want = append(want, passed.Member)
+		}
+		per := head.r.byOwner(want)
+		ops = head.r.ops()
+		nameOps := make([]int, len(ops))
+		lowerOp := -1
+		for i, o := range ops {
+			nameOps[i] = o.names(per[i])
+			if shared && start > 0 {
+				lowerOp = o.before(head.r.zkeys[i], true, list[:1])
+			}
+		}
+		if reps, err = s.runSlices(ctx, ops); err != nil {
+			return nil, err
+		}
+		names := map[string]string{}
+		firstRank := start + 1
+		if lowerOp >= 0 {
+			firstRank = 1
+		}
+		for i, rep := range reps {
+			for j, name := range rep.strs(nameOps[i]) {
+				if name != "" {
+					names[per[i][j]] = name
+				}
+			}
+			if lowerOp >= 0 {
+				firstRank += rep.ints(lowerOp)[0]
+			}
+		}
+		return s.mergedCard(q, now, hp, head, list, names, firstRank, start, pos, histR, viewR, viewP, segR, passed)
+	}
+	return nil, Errorf(EINTERNAL, "card: the member's codes or windows of board %q kept changing", b.ID)
+}
+
+// mergedCard lays out a merged card's reads as decodeCard does card.lua's.
+func (s *Store) mergedCard(q *cardQuery, now time.Time, hp Period, head *cardRead, list []shardEntry, names map[string]string,
+	firstRank, start, pos int64, histR, viewR []*cardRead, viewP []Period, segR []*cardRead, passed *Move) (*RankCard, error) {
+	b, v := q.b, q.v
+	st := Standing{Board: b, View: v, Period: hp, Final: b.Final(hp, now), Total: head.total, Now: now}
+	rc := &RankCard{Card: Card{Standing: st}}
+	c := &rc.Card
+	c.Member = q.member
+	c.Name = names[q.member]
+	c.Score, _ = b.decode(v.Name, *head.code)
+	var err error
+	c.Around, err = s.entries(b, v, firstRank, int(start), flatOf(list, names))
+	if err != nil {
+		return nil, err
+	}
+	if pos-start >= int64(len(c.Around)) || c.Around[pos-start].Member != q.member {
+		return nil, Errorf(EINTERNAL, "card: the member is not among its neighbours")
+	}
+	c.Rank = c.Around[pos-start].Rank
+	c.TopPercent = math.Round(10000*float64(c.Rank)/float64(c.Total)) / 100
+	head.rank = c.Rank
+
+	point := func(cr *cardRead, view string) HistoryPoint {
+		pt := HistoryPoint{Period: cr.p}
+		if !cr.readable || cr.total == 0 {
+			return pt
+		}
+		pt.Total = cr.total
+		if cr.code != nil {
+			pt.Rank = cr.rank
+			pt.Score, _ = b.decode(view, *cr.code)
+			pt.Present = true
+		}
+		return pt
+	}
+	rc.History = &History{Board: b, View: v, Member: q.member, Now: now, Points: make([]HistoryPoint, len(histR))}
+	for i, cr := range histR {
+		rc.History.Points[i] = point(cr, v.Name)
+	}
+	rc.Views = make([]ViewStanding, len(b.Views))
+	for i, ov := range b.Views {
+		pt := point(viewR[i], ov.Name)
+		rc.Views[i] = ViewStanding{View: ov, Period: viewP[i], Final: b.Final(viewP[i], now), Total: pt.Total,
+			Score: pt.Score, Rank: pt.Rank, Present: pt.Present}
+	}
+	for i, sg := range q.segs {
+		if pt := point(segR[i], v.Name); pt.Present {
+			rc.Segments = append(rc.Segments, SegmentRank{Segment: sg, Total: pt.Total, Rank: pt.Rank, Score: pt.Score})
+		}
+	}
+	if passed != nil {
+		passed.Name = names[passed.Member]
+		passed.PassedName = c.Name
+		rc.PassedBy = passed
+	}
+	return rc, nil
+}
+
+func allTrue(xs []bool) bool {
+	for _, x := range xs {
+		if !x {
+			return false
+		}
+	}
+	return true
+}
+
+func derefCode(c *float64) float64 {
+	if c == nil {
+		return 0
+	}
+	return *c
+}
