@@ -204,7 +204,7 @@ func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery) (*RankCard, er
 			}
 			for i, o := range ops {
 				cr.cardOp = o.card(cr.r.zkeys[i])
-				switch me := (shardEntry{q.member, derefCode(cr.code)}); {
+				switch me := (shardEntry{member: q.member, code: derefCode(cr.code)}); {
 				case cr.code == nil:
 				case cr == head:
 					cr.countOp = o.near(cr.r.zkeys[i], me, q.around)
