@@ -221,12 +221,13 @@ func (w *shardWorkload) fill(events int) {
 // and segment lists while miniredis's clock moves over days and a week
 // boundary, on the counting and the shallow paths of merged reads.
 func TestShardedCardsEqualUnshardedMiniredis(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name            string
 		shallow, window int64
 	}{{"counting", 5, 8}, {"shallow", 1000, 4096}} {
 		t.Run(tc.name, func(t *testing.T) {
-			ranking.SetShardReadLimits(t, tc.shallow, tc.window)
+			t.Parallel()
 			m := miniredis.RunT(t)
 			loc, _ := time.LoadLocation("Europe/Paris")
 			clock := time.Date(2026, 11, 14, 20, 0, 0, 0, loc)
@@ -234,6 +235,7 @@ func TestShardedCardsEqualUnshardedMiniredis(t *testing.T) {
 			rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
 			t.Cleanup(func() { rdb.Close() })
 			w := newShardWorkload(t, rdb, 50, 11)
+			ranking.SetShardReadLimits(w.store, tc.shallow, tc.window)
 			w.now = func() time.Time { return clock }
 			w.step = func() {
 				clock = clock.Add(time.Duration(w.rng.IntN(90)) * time.Minute)
