@@ -89,10 +89,9 @@ import (
 //	                                                      digest, result), member.removed (type, member, at =
 //	                                                      removal ms), league.final (type, round, result), a
 //	                                                      cohort's result.amended (type, round, tier, cohort,
-//	                                                      digest, result); MAXLEN ~ 10000
-//	<prefix>{<shard>}:out                        stream   on a shard of a sharded board: its members'
-//	                                                      member.removed entries (relayed as "<id>/<shard index>");
-//	                                                      MAXLEN ~ 10000
+//	                                                      digest, result); on a shard of a sharded board its
+//	                                                      members' member.removed entries (relayed as
+//	                                                      "<id>/<shard index>"); MAXLEN ~ 10000
 //	<prefix>{<board>}:lg:<round>:m               zset     a league round's placements: member -> tier level (1 =
 //	                                                      lowest) × 2^32 + cohort number; period expiry
 //	<prefix>{<board>}:lg:<round>:f               hash     a league round's counters: c:<level> seats taken,

@@ -241,7 +241,7 @@ boards:
   - {id: lg, views: [day], league: {cycle: hour, tiers: [a, b], cohort_size: 5, promote: 1, demote: 1}}
   - {id: sh, shards: 3, views: [day, all], results_keep: 0}
 webhooks:
-  - {url: "http://127.0.0.1:9/", secret_env: %s, events: [period.final, member.removed], boards: [inc]}
+  - {url: "http://127.0.0.1:9/", secret_env: %s, events: [period.final, member.removed], boards: [inc, sh]}
 `, hookSecretEnv))
 	now := at
 	s := sharedStore(t, rdb, cfg, func() time.Time { return now })
@@ -295,6 +295,8 @@ webhooks:
 	apply("sh", ranking.Event{Member: "a", Value: 2, Name: "Ann", ID: "e1"}, ranking.Event{Member: "b", Value: 1}, ranking.Event{Member: "c", Value: 4})
 	_, err0 := s.Page(ctx, "sh", "all", ranking.PageQuery{Limit: 10})
 	must("sharded page", err0)
+	_, err0 = s.RemoveMember(ctx, "sh", "b")
+	must("sharded removal", err0)
 	apply("swept", ranking.Event{Member: "a", Value: 1, Name: "Ann"})
 	_, err := s.TakeRate(ctx, "some-api-key", 1000, 2000, 1)
 	must("rate", err)
