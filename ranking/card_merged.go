@@ -196,7 +196,19 @@ func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery) (*RankCard, er
 		}
 
 		// 2. Totals, counts before the member's codes, the headline's
-		// neighbours, and the member's codes again.
+		// neighbours with their names, the member's codes again, and the
+		// name of whoever passed it.
+		movesWG.Wait()
+		if movesErr != nil {
+			return nil, wrapRedis(movesErr)
+		}
+		var passed *Move
+		for _, line := range moves {
+			if m, ok := s.parseMove(line); ok && m.Period == hp.ID && m.Passed == q.member {
+				passed = &m
+				break
+			}
+		}
 		ops = head.r.ops()
 		for _, cr := range reads {
 			if !cr.readable {
@@ -207,7 +219,7 @@ func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery) (*RankCard, er
 				switch me := (shardEntry{member: q.member, code: derefCode(cr.code)}); {
 				case cr.code == nil:
 				case cr == head:
-					cr.countOp = o.near(cr.r.zkeys[i], me, q.around)
+					cr.countOp = o.nearNamed(cr.r.zkeys[i], me, q.around)
 				default:
 					cr.countOp = o.before(cr.r.zkeys[i], shared, []shardEntry{me})
 				}
@@ -219,6 +231,11 @@ func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery) (*RankCard, er
 			if cr.readable {
 				cr.recheckOp = ops[own].score(cr.r.zkeys[own], []string{q.member})
 			}
+		}
+		passerOp, passerShard := -1, 0
+		if passed != nil {
+			passerShard = ShardOf(passed.Member, b.Shards)
+			passerOp = ops[passerShard].names([]string{passed.Member})
 		}
 		if reps, err = s.runSlices(ctx, ops); err != nil {
 			return nil, err
@@ -254,16 +271,22 @@ func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery) (*RankCard, er
 		var above, below [][]shardEntry
 		var pos int64
 		around := int64(q.around)
-		for i := range reps {
-			flat, _ := reps[i][head.countOp].([]any)
-			if len(flat) == 0 {
-				continue
+		names := map[string]string{}
+		if passerOp >= 0 {
+			if name := reps[passerShard].strs(passerOp)[0]; name != "" {
+				names[passed.Member] = name
 			}
-			n := asInt(flat[0])
-			pos += n
-			es, err := decodeShardEntries(flat[1:])
+		}
+		for i := range reps {
+			n, es, err := reps[i].nearEntries(head.countOp)
 			if err != nil {
 				return nil, err
+			}
+			pos += n
+			for _, e := range es {
+				if name, ok := e.name.(string); ok {
+					names[e.member] = name
+				}
 			}
 			nb := min(n, around)
 			above = append(above, es[:nb])
@@ -276,50 +299,14 @@ func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery) (*RankCard, er
 		list := append(up, down...)
 		start := pos - int64(len(up))
 
-		// 3. Names (the neighbours', the member's, who passed it) and, with
-		// shared ties, the first neighbour's rank.
-		movesWG.Wait()
-		if movesErr != nil {
-			return nil, wrapRedis(movesErr)
-		}
-		var passed *Move
-		for _, line := range moves {
-			if m, ok := s.parseMove(line); ok && m.Period == hp.ID && m.Passed == q.member {
-				passed = &m
-				break
-			}
-		}
-		want := membersOf(list)
-		if passed != nil {
-			want = append(want, passed.Member)
-		}
-		per := head.r.byOwner(want)
-		ops = head.r.ops()
-		nameOps := make([]int, len(ops))
-		lowerOp := -1
-		for i, o := range ops {
-			nameOps[i] = o.names(per[i])
-			if shared && start > 0 {
-				lowerOp = o.before(head.r.zkeys[i], true, list[:1])
-			}
-		}
-		if reps, err = s.runSlices(ctx, ops); err != nil {
-			return nil, err
-		}
-		names := map[string]string{}
+		// 3. With shared ties, the first neighbour's rank.
 		firstRank := start + 1
-		if lowerOp >= 0 {
-			firstRank = 1
-		}
-		for i, rep := range reps {
-			for j, name := range rep.strs(nameOps[i]) {
-				if name != "" {
-					names[per[i][j]] = name
-				}
+		if shared && start > 0 {
+			ranks, err := head.r.ranks(ctx, list[:1])
+			if err != nil {
+				return nil, err
 			}
-			if lowerOp >= 0 {
-				firstRank += rep.ints(lowerOp)[0]
-			}
+			firstRank = ranks[0]
 		}
 		return s.mergedCard(q, now, hp, head, list, names, firstRank, start, pos, histR, viewR, viewP, segR, passed)
 	}

@@ -37,6 +37,7 @@ func fmtCode(c float64) string { return strconv.FormatFloat(c, 'f', -1, 64) }
 // sliceOps is one slice.lua call on one shard: KEYS[1] is the shard's
 // names hash, each sorted set an op names is listed once.
 type sliceOps struct {
+	k    boardKeys // the shard's
 	keys []string
 	args []any
 	nops int
@@ -44,7 +45,7 @@ type sliceOps struct {
 }
 
 func newSliceOps(k boardKeys) *sliceOps {
-	return &sliceOps{keys: []string{k.names()}, args: []any{""}, zi: map[string]string{}}
+	return &sliceOps{k: k, keys: []string{k.names()}, args: []any{""}, zi: map[string]string{}}
 }
 
 func (o *sliceOps) key(z string) string {
@@ -101,6 +102,30 @@ func (o *sliceOps) before(z string, shared bool, pivots []shardEntry) int {
 // k entries before that position and k+1 from it.
 func (o *sliceOps) near(z string, e shardEntry, k int) int {
 	return o.op("near", o.key(z), fmtCode(e.code), e.member, itoa(int64(k)))
+}
+
+// nearNamed is near with each entry's name (shardEntry.name).
+func (o *sliceOps) nearNamed(z string, e shardEntry, k int) int {
+	return o.op("nearn", o.key(z), fmtCode(e.code), e.member, itoa(int64(k)))
+}
+
+// nearEntries decodes a nearNamed op's reply: the count before, and the
+// entries.
+func (r sliceReply) nearEntries(op int) (int64, []shardEntry, error) {
+	flat, _ := r[op].([]any)
+	if len(flat) == 0 {
+		return 0, nil, nil
+	}
+	out := make([]shardEntry, 0, (len(flat)-1)/3)
+	for k := 1; k+2 < len(flat); k += 3 {
+		m, _ := flat[k].(string)
+		c, err := parseCode(flat[k+1])
+		if err != nil {
+			return 0, nil, err
+		}
+		out = append(out, shardEntry{member: m, code: c, name: flat[k+2]})
+	}
+	return asInt(flat[0]), out, nil
 }
 
 // score asks for the codes of members in z.
@@ -210,6 +235,15 @@ func (r sliceReply) strs(op int) []string {
 	return out
 }
 
+// shardPipe is the read pipe of a shard (see readPipe: concurrent
+// requests' calls to one shard share pipelines, as a board's reads do).
+func (s *Store) shardPipe(k boardKeys) *readPipe {
+	if p := s.shardPipes[k]; p != nil {
+		return p
+	}
+	return s.otherReads
+}
+
 // runSlices sends each shard's ops (nil: none) at once, one call per
 // shard, and returns each shard's replies.
 func (s *Store) runSlices(ctx context.Context, ops []*sliceOps) ([]sliceReply, error) {
@@ -224,7 +258,7 @@ func (s *Store) runSlices(ctx context.Context, ops []*sliceOps) ([]sliceReply, e
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			raw, err := sliceScript.Run(ctx, s.rdb, o.keys, o.args...).Slice()
+			raw, err := s.shardPipe(o.k).run(ctx, sliceScript, o.keys, o.args...).Slice()
 			if err != nil {
 				errs[i] = wrapRedis(err)
 				return

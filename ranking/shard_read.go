@@ -653,7 +653,7 @@ func (r *shardRead) member(ctx context.Context, member string, around int64, rep
 	me := shardEntry{member: member, code: *codes[0]}
 	ops = r.ops()
 	for i, o := range ops {
-		o.near(r.zkeys[i], me, int(around))
+		o.nearNamed(r.zkeys[i], me, int(around))
 	}
 	if reps, err = r.s.runSlices(ctx, ops); err != nil {
 		return err
@@ -661,16 +661,11 @@ func (r *shardRead) member(ctx context.Context, member string, around int64, rep
 	var above, below [][]shardEntry
 	var pos int64
 	for _, x := range reps {
-		flat, _ := x[0].([]any)
-		if len(flat) == 0 {
-			continue
-		}
-		b := asInt(flat[0])
-		pos += b
-		es, err := decodeShardEntries(flat[1:])
+		b, es, err := x.nearEntries(0)
 		if err != nil {
 			return err
 		}
+		pos += b
 		nb := min(b, around) // entries before the position this shard gave
 		above = append(above, es[:nb])
 		below = append(below, es[nb:])
@@ -680,20 +675,20 @@ func (r *shardRead) member(ctx context.Context, member string, around int64, rep
 	down := merge(below)
 	down = down[:min(int64(len(down)), around+1)]
 	list := append(up, down...)
-	names, err := r.names(ctx, membersOf(list))
-	if err != nil {
-		return err
-	}
 	rep.rank = pos + 1 // a position, as read.lua's: Store.Member ranks the list
 	rep.code = fmtCode(me.code)
-	rep.name = names[member]
+	for _, e := range list {
+		if e.member == member {
+			rep.name, _ = e.name.(string)
+		}
+	}
 	first := pos - int64(len(up))
 	fr, err := r.firstRank(ctx, list, first)
 	if err != nil {
 		return err
 	}
 	rep.firstRank = fr
-	rep.flat = flatOf(list, names)
+	rep.flat = flatOf(list, nil)
 	return nil
 }
 

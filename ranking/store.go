@@ -90,7 +90,8 @@ type Store struct {
 	afterRelay   func() error // test hook: runs between relay.lua and the outbox XDEL
 	beforeRecord func()       // test hook: runs between a result's read and record.lua
 
-	shardLimits shardLimits // merged reads' thresholds (shard_read.go)
+	shardLimits shardLimits             // merged reads' thresholds (shard_read.go)
+	shardPipes  map[boardKeys]*readPipe // per shard of a sharded board: its slice.lua calls (shard_proto.go)
 }
 
 // newStore returns a Store for cfg on rdb; Open is the way in, and tests
@@ -104,6 +105,14 @@ func newStore(rdb redis.UniversalClient, cfg *Config, opts Options) *Store {
 	s.otherReads = &readPipe{rdb: rdb, solo: opts.SoloReads}
 	if s.prefix == "" {
 		s.prefix = DefaultPrefix
+	}
+	s.shardPipes = map[boardKeys]*readPipe{}
+	for _, b := range cfg.Boards {
+		if b.Sharded() {
+			for i := range b.Shards {
+				s.shardPipes[s.shardKeys(b, i)] = &readPipe{rdb: rdb, solo: opts.SoloReads}
+			}
+		}
 	}
 	if s.clock == nil {
 		s.clock = time.Now

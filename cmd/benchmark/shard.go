@@ -107,6 +107,10 @@ func runShard(ctx context.Context, e *env) error {
 			_, err := store.Page(ctx, board, "week", ranking.PageQuery{Limit: 100})
 			return err
 		}},
+		{"rows", func(ctx context.Context, board string, _ *rand.Rand) error {
+			_, err := store.Page(ctx, board, "week", ranking.PageQuery{Limit: 100, NoPrevRanks: true})
+			return err
+		}},
 		{"card", func(ctx context.Context, board string, rng *rand.Rand) error {
 			_, err := store.RankCard(ctx, board, "week", fmt.Sprintf("m%07d", rng.IntN(n)), ranking.RankCardQuery{Around: 2, History: 12})
 			return err

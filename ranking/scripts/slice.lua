@@ -31,6 +31,8 @@
 --                                               up to k entries before that
 --                                               position and the up to k+1 from
 --                                               it
+--            "nearn", zi, code, member, k    -> as near, with (member, code, name)
+--                                               triples (a missing name is false)
 --            "score", zi, k, member_1 .. member_k
 --                                            -> {code_1 or false, ...}
 --            "names", k, member_1 .. member_k
@@ -112,6 +114,25 @@ for _ = 1, nops do
     if lo < 0 then lo = 0 end
     local flat = redis.call('ZRANGE', z, lo, b + k, 'WITHSCORES')
     for j = 1, #flat do r[#r + 1] = flat[j] end
+    out[#out + 1] = r
+    i = i + 5
+  elseif kind == 'nearn' then
+    local z, code, member, k = KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2], ARGV[i + 3], tonumber(ARGV[i + 4])
+    local b = before_first(z, code, member)
+    local r = {b}
+    local lo = b - k
+    if lo < 0 then lo = 0 end
+    local flat = redis.call('ZRANGE', z, lo, b + k, 'WITHSCORES')
+    if #flat > 0 then
+      local members = {}
+      for j = 1, #flat, 2 do members[#members + 1] = flat[j] end
+      local names = redis.call('HMGET', KEYS[1], unpack(members))
+      for j = 1, #members do
+        r[#r + 1] = members[j]
+        r[#r + 1] = flat[2 * j]
+        r[#r + 1] = names[j]
+      end
+    end
     out[#out + 1] = r
     i = i + 5
   elseif kind == 'score' then
