@@ -134,7 +134,7 @@ func (s *Store) RecordLeagueCohorts(ctx context.Context, boardID, round string, 
 	if err != nil {
 		return false, err
 	}
-	return s.recordCohorts(ctx, b, p, &budget)
+	return s.recordCohorts(ctx, b, 0, p, &budget) // shard 0: a board of one shard
 }
 
 // SetShardReadLimits lowers the merged reads' thresholds (the deepest page
