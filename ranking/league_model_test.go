@@ -74,6 +74,7 @@ func (lm *leagueModel) apply(ev ranking.Event, t, now int64) {
 	r := lm.round(p)
 	unit := floorDiv(t, lm.unitMS)
 	old := r.scores[ev.Member]
+	lm.decideLast(ev.Member, t, now)
 	next := modelEntry{value: ev.Value, unit: unit, member: ev.Member}
 	switch {
 	case old == nil && b.Update == ranking.Increment && ev.Value == 0:
@@ -95,6 +96,23 @@ func (lm *leagueModel) apply(ev ranking.Event, t, now int64) {
 	r.scores[ev.Member] = &next
 	if old == nil {
 		lm.place(r, ev.Member)
+	}
+}
+
+// decideLast decides, as apply.lua does before a batch, the closed last
+// cohort of a member new to the open round that an event at t (counted
+// in that round, applied or refused by the views' bounds) names.
+func (lm *leagueModel) decideLast(member string, t, now int64) {
+	p := lm.cal.PeriodAt(lm.b.League.Cycle, time.UnixMilli(now))
+	if t < p.Start.UnixMilli() || t >= p.End.UnixMilli() {
+		return
+	}
+	if r := lm.rounds[p.ID]; r != nil && r.scores[member] != nil {
+		return
+	}
+	if prev, ok := lm.last[member]; ok && prev != p.ID && lm.rounds[prev].period.End.UnixMilli() <= now {
+		pr := lm.rounds[prev]
+		lm.decide(pr, pr.placed[member])
 	}
 }
 
@@ -406,7 +424,12 @@ func (w *leagueWorkload) round(batches int, now func() time.Time, step func()) {
 		redisNow := res[0].At.UnixMilli() // the first event has no at: Redis's now
 		for i, ev := range batch {
 			if res[i].Err != nil {
-				continue // refused by the views' bounds: nothing changed
+				if !res[i].At.IsZero() {
+					// Refused by the views' bounds: nothing changed but the
+					// member's last cohort, decided before the batch ran.
+					lm.decideLast(ev.Member, res[i].At.UnixMilli(), redisNow)
+				}
+				continue
 			}
 			lm.apply(ev, res[i].At.UnixMilli(), redisNow)
 		}

@@ -3,7 +3,6 @@ package ranking_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -73,7 +72,7 @@ func (w *leagueWorkload) verifyFinals(rdb redis.UniversalClient) {
 			var f struct {
 				Board, Round string
 				Tiers        []struct {
-					Tier                                 string
+					Tier                                string
 					Cohorts, Members, Promoted, Demoted int
 				}
 			}
@@ -114,7 +113,7 @@ func (w *leagueWorkload) verifyFinals(rdb redis.UniversalClient) {
 func TestLeagueShardModelMiniredis(t *testing.T) {
 	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 	m, rdb := MustMiniredis(t, clock)
-	w := newLeagueWorkloadOf(t, rdb, func() time.Time { return clock }, 3, map[bool]string{true: leagueModelConfig, false: leagueShardConfig()}[os.Getenv("LCFG") != ""])
+	w := newLeagueWorkloadOf(t, rdb, func() time.Time { return clock }, 3, leagueShardConfig())
 	now := func() time.Time { return clock }
 	for i, hour := range []int{9, 10, 11, 13, 14} {
 		clock = time.Date(2026, 11, 2, hour, 0, 1, 0, time.UTC)
@@ -123,7 +122,6 @@ func TestLeagueShardModelMiniredis(t *testing.T) {
 			clock = clock.Add(time.Duration(w.rng.IntN(40)) * time.Second)
 			m.SetTime(clock)
 		})
-		t.Logf("round %d ends at %v", hour, clock)
 		if i%2 == 1 {
 			w.decide(clock.UnixMilli())
 		}
