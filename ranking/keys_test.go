@@ -239,6 +239,7 @@ boards:
   - {id: latest, update: latest, ties: shared, views: [day, week, all], lateness: 72h}
   - {id: swept, views: [hour]}
   - {id: lg, views: [day], league: {cycle: hour, tiers: [a, b], cohort_size: 5, promote: 1, demote: 1}}
+  - {id: sh, shards: 2, views: [all]}
 webhooks:
   - {url: "http://127.0.0.1:9/", secret_env: %s, events: [period.final, member.removed], boards: [inc]}
 `, hookSecretEnv))
@@ -280,6 +281,9 @@ webhooks:
 		must("segment page", err)
 		_, _, err = s.Moves(ctx, "inc", "all", 10)
 		must("moves", err)
+		apply("sh", ranking.Event{Member: member, Value: 1})
+		_, _, err = s.Moves(ctx, "sh", "all", 10)
+		must("sharded moves", err)
 		_, err = s.SearchMembers(ctx, "inc", "ann")
 		must("search", err)
 	}

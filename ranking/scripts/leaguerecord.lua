@@ -14,7 +14,7 @@
 -- cohorts appends league.final to the board's outbox and drops the round
 -- from lr.
 --
--- Go       league_results.go: leagueRecordRequest
+-- Go       league_results.go: leagueRecordRequest, finalLeague
 -- KEYS     1 z:~lg:<round>, 2 lg:<round>:m, 3 lg:<round>:f, 4 the result
 --          lg:<round>:rs:<level>:<cohort>, 5 the outbox out, 6 lr, then
 --          lc:<member> of each member read, in the pairs' order
