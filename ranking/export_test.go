@@ -145,3 +145,13 @@ func SetShardReadLimits(tb interface{ Cleanup(func()) }, shallow, window int64) 
 	shallowRead, selectWindow = shallow, window
 	tb.Cleanup(func() { shallowRead, selectWindow = oldShallow, oldWindow })
 }
+
+// AmendLeagueCohorts amends the recorded cohort results listing member as
+// a removal at removedMS would (league_amend.go).
+func (s *Store) AmendLeagueCohorts(ctx context.Context, boardID, member string, removedMS int64) (int, error) {
+	b, err := s.board(boardID)
+	if err != nil {
+		return 0, err
+	}
+	return s.amendCohorts(ctx, b, member, removedMS)
+}

@@ -272,4 +272,24 @@ boards:
 			}
 		}
 	}
+	// An amendment (after a removal) finds the result through the
+	// member's listing on its shard and keeps the cohort's number.
+	gone := events[7].Member
+	if n, err := s.AmendLeagueCohorts(ctx, "lg", gone, clock.UnixMilli()); err != nil || n != 1 {
+		t.Fatalf("amend %s: %d %v", gone, n, err)
+	}
+	if n, err := s.AmendLeagueCohorts(ctx, "lg", gone, clock.UnixMilli()); err != nil || n != 0 {
+		t.Fatalf("amend %s again: %d %v", gone, n, err)
+	}
+	raw, err := s.LeagueCohortResult(ctx, "lg", "2026-11-02T10", "bronze", want[gone])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r ranking.CohortResult
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Cohort != want[gone] || r.AmendedAt == "" || r.Digest != r.ComputeDigest() || slices.ContainsFunc(r.Entries, func(e ranking.CohortResultEntry) bool { return e.Member == gone }) {
+		t.Fatalf("amended result of cohort %d: %s", want[gone], raw)
+	}
 }
