@@ -185,6 +185,17 @@ func (s *Store) League(ctx context.Context, boardID, round string) (*LeagueRound
 	if err != nil {
 		return nil, err
 	}
+	overview := func(shard int) (*LeagueRound, error) {
+		keys, args := s.overviewRequest(b, shard, p.ID)
+		raw, err := s.readsOf(b).run(ctx, cohortScript, keys, args...).Slice()
+		if err != nil {
+			return nil, wrapRedis(err)
+		}
+		return decodeOverview(b, p, raw)
+	}
+	if !b.Sharded() {
+		return overview(0)
+	}
 	parts := make([]*LeagueRound, b.Shards)
 	errs := make([]error, b.Shards)
 	var wg sync.WaitGroup
@@ -192,21 +203,12 @@ func (s *Store) League(ctx context.Context, boardID, round string) (*LeagueRound
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			keys, args := s.overviewRequest(b, i, p.ID)
-			raw, err := s.readsOf(b).run(ctx, cohortScript, keys, args...).Slice()
-			if err != nil {
-				errs[i] = wrapRedis(err)
-				return
-			}
-			parts[i], errs[i] = decodeOverview(b, p, raw)
+			parts[i], errs[i] = overview(i)
 		}()
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
-	}
-	if !b.Sharded() {
-		return parts[0], nil
 	}
 	return mergeOverviews(b, parts), nil
 }
