@@ -259,6 +259,7 @@ func (s *Store) finalLeague(ctx context.Context, b *Board, round Period) (bool, 
 	for level, t := range l.Tiers {
 		f.Tiers[level].Tier = t.ID
 	}
+	anyone := false
 	for i := range b.Shards {
 		got, err := s.rdb.HMGet(ctx, s.shardKeys(b, i).leagueRound(round.ID), fields...).Result()
 		if err != nil {
@@ -284,12 +285,17 @@ func (s *Store) finalLeague(ctx context.Context, b *Board, round Period) (bool, 
 		if played && got[0] == nil {
 			return false, nil // this shard still records its cohorts
 		}
+		anyone = anyone || played
 	}
-	k := s.keysOf(b)
-	keys := []string{k.leagueRound(round.ID), k.outbox()}
-	args := []any{"final", round.ID, string(marshalNoHTML(f)), itoa(s.entry(b, l.leagueView(), round).expireAt)}
-	if err := leagueRecordScript.Run(ctx, s.rdb, keys, args...).Err(); err != nil {
-		return false, wrapRedis(err)
+	// A round nobody's keys hold any more (they expired before the round
+	// left lr) has no league.final to write: its own went out before.
+	if anyone {
+		k := s.keysOf(b)
+		keys := []string{k.leagueRound(round.ID), k.outbox()}
+		args := []any{"final", round.ID, string(marshalNoHTML(f)), itoa(s.entry(b, l.leagueView(), round).expireAt)}
+		if err := leagueRecordScript.Run(ctx, s.rdb, keys, args...).Err(); err != nil {
+			return false, wrapRedis(err)
+		}
 	}
 	for i := range b.Shards {
 		if err := s.rdb.ZRem(ctx, s.shardKeys(b, i).leagueRounds(), round.ID).Err(); err != nil {
