@@ -138,7 +138,7 @@ func (s *Store) RecordLeagueCohorts(ctx context.Context, boardID, round string, 
 	if err != nil {
 		return false, err
 	}
-	return s.recordCohorts(ctx, b, p, &budget)
+	return s.recordCohorts(ctx, b, 0, p, &budget) // shard 0: a board of one shard
 }
 
 // SetShardReadLimits lowers a store's merged-read thresholds (the
@@ -147,4 +147,14 @@ func (s *Store) RecordLeagueCohorts(ctx context.Context, boardID, round string, 
 // every path.
 func SetShardReadLimits(s *Store, shallow, window int64) {
 	s.shardLimits = shardLimits{shallow: shallow, window: window}
+}
+
+// AmendLeagueCohorts amends the recorded cohort results listing member as
+// a removal at removedMS would (league_amend.go).
+func (s *Store) AmendLeagueCohorts(ctx context.Context, boardID, member string, removedMS int64) (int, error) {
+	b, err := s.board(boardID)
+	if err != nil {
+		return 0, err
+	}
+	return s.amendCohorts(ctx, b, member, removedMS)
 }

@@ -73,6 +73,9 @@ import (
 //	<prefix>{<board>}:mv:<view>                  list     the view's newest MovesTop overtakes, newest first:
 //	                                                      period\tmember\tpassed\trank\tat_ms; never expires
 //	                                                      (bounded)
+//	<prefix>{<board>}:mt:<view>                  string   on a sharded board, the view's merged top MovesTop as last
+//	                                                      compared for overtakes: period\tcompared_ms, then
+//	                                                      rank\tmember lines; never expires (one per view)
 //	<prefix>{<board>}:res:<view>                 zset     index of recorded results: period id -> period start ms;
 //	                                                      trimmed to results_keep; never expires
 //	<prefix>{<board>}:rs:<view>:<period>         string   one recorded result's JSON, exactly as served; dropped
@@ -100,10 +103,13 @@ import (
 //	                                                      -1 demoted), nm:/np:/nd:<level> members, promoted and
 //	                                                      demoted of decided cohorts, r and rc the decide and
 //	                                                      record cursors (<level>:<cohort>), rec cohorts
-//	                                                      recorded, final "1" once league.final is out; period
-//	                                                      expiry
+//	                                                      recorded, final "1" once league.final is out (on a
+//	                                                      sharded board: each shard's once its cohorts are
+//	                                                      recorded, and the board's own, holding final only,
+//	                                                      once league.final is out); period expiry
 //	<prefix>{<board>}:lg:<round>:rs:<t>:<c>      string   one closed cohort's recorded result JSON (t = tier level,
-//	                                                      c = cohort), exactly as served; period expiry
+//	                                                      c = cohort; on a shard, the shard's own number), exactly
+//	                                                      as served; period expiry
 //	<prefix>{<board>}:lr                         zset     league rounds to decide and record: round id -> end ms;
 //	                                                      an entry goes with the round's league.final; never
 //	                                                      expires (one entry per round)
@@ -218,6 +224,10 @@ func (k boardKeys) snapshotCount(view, day string) string {
 
 // moves is a view's list of recent overtakes.
 func (k boardKeys) moves(view string) string { return string(k) + "mv:" + view }
+
+// movesTop is the merged top a sharded board's view compared last
+// ("mt:"), for its overtakes.
+func (k boardKeys) movesTop(view string) string { return string(k) + "mt:" + view }
 
 // resultsIndex is a view's index of recorded results.
 func (k boardKeys) resultsIndex(view string) string { return string(k) + "res:" + view }

@@ -281,6 +281,9 @@ webhooks:
 		must("segment page", err)
 		_, _, err = s.Moves(ctx, "inc", "all", 10)
 		must("moves", err)
+		apply("sh", ranking.Event{Member: member, Value: 1})
+		_, _, err = s.Moves(ctx, "sh", "all", 10)
+		must("sharded moves", err)
 		_, err = s.SearchMembers(ctx, "inc", "ann")
 		must("search", err)
 	}

@@ -22,7 +22,9 @@ import (
 // every listed member's lc:<member>, with the result's expiry, so the
 // listing outlives the member's record (lm:) and seats, which the removal
 // deletes. A cohort result is only ever dropped from, never read again
-// from the round: its outcomes were decided once, at the close.
+// from the round: its outcomes were decided once, at the close. On a
+// sharded board the listing, the result and the result.amended entry are
+// the member's shard's (its lc:, lg:<round>:rs: and out).
 
 //go:embed scripts/leagueamend.lua
 var leagueAmendLua string
@@ -40,7 +42,7 @@ const (
 // leagueAmendRequest builds KEYS and ARGV for leagueamend.lua: old is the
 // stored result as read, r the amended one.
 func (s *Store) leagueAmendRequest(b *Board, member, listing, key string, old []byte, r *CohortResult, amendedMS int64) (keys []string, args []any) {
-	k := s.keysOf(b)
+	k := s.memberKeys(b, member)
 	sum := sha1.Sum(old)
 	keys = []string{key, k.outbox(), k.leagueMemberResults(member)}
 	args = []any{hex.EncodeToString(sum[:]), string(marshalNoHTML(r)), r.Digest, r.Round, r.Tier,
@@ -53,7 +55,7 @@ func (s *Store) leagueAmendRequest(b *Board, member, listing, key string, old []
 // period results. It returns how many it amended; running it again amends
 // none.
 func (s *Store) amendCohorts(ctx context.Context, b *Board, member string, removedMS int64) (int, error) {
-	listings, err := s.rdb.ZRange(ctx, s.keysOf(b).leagueMemberResults(member), 0, -1).Result()
+	listings, err := s.rdb.ZRange(ctx, s.memberKeys(b, member).leagueMemberResults(member), 0, -1).Result()
 	if err != nil {
 		return 0, wrapRedis(err)
 	}
@@ -77,7 +79,8 @@ func (s *Store) amendCohorts(ctx context.Context, b *Board, member string, remov
 // whose result is gone (expired), or no longer lists the member, is
 // forgotten.
 func (s *Store) amendCohortListed(ctx context.Context, b *Board, member string, removedMS int64, listing string) (bool, error) {
-	lc := s.keysOf(b).leagueMemberResults(member)
+	k := s.memberKeys(b, member)
+	lc := k.leagueMemberResults(member)
 	forget := func() (bool, error) { return false, wrapRedis(s.rdb.ZRem(ctx, lc, listing).Err()) }
 	parts := strings.Split(listing, "\n")
 	if len(parts) != 3 || b.League == nil {
@@ -88,7 +91,7 @@ func (s *Store) amendCohortListed(ctx context.Context, b *Board, member string, 
 	if err1 != nil || err2 != nil || level < 1 || cohort < 1 || cohort > MaxCohortNumber {
 		return forget()
 	}
-	key := s.keysOf(b).leagueResult(parts[0], level, cohort)
+	key := k.leagueResult(parts[0], level, cohort) // the shard's own cohort number
 	for attempt := 0; attempt < amendAttempts; attempt++ {
 		raw, err := s.rdb.Get(ctx, key).Bytes()
 		if errors.Is(err, redis.Nil) {

@@ -26,7 +26,7 @@ type leagueSeat struct {
 type leagueModelRound struct {
 	period  ranking.Period
 	scores  map[string]*modelEntry // the round's standings
-	seats   map[int]int            // per level: seats taken
+	seats   map[[2]int]int         // per (shard, level): seats taken
 	placed  map[string]leagueSeat
 	decided map[leagueSeat]bool
 	outcome map[string]int
@@ -34,6 +34,7 @@ type leagueModelRound struct {
 
 type leagueModel struct {
 	b      *ranking.Board
+	shards int // each shard fills its own cohorts
 	cal    *ranking.Calendar
 	unitMS int64
 	rounds map[string]*leagueModelRound
@@ -42,7 +43,7 @@ type leagueModel struct {
 
 func newLeagueModel(cfg *ranking.Config, b *ranking.Board) *leagueModel {
 	unit := map[string]int64{"1ms": 1, "1s": 1000, "1min": 60000, "1h": 3600000, "": 1}[b.TieResolution("~lg")]
-	return &leagueModel{b: b, cal: cfg.Calendar, unitMS: unit, rounds: map[string]*leagueModelRound{}, last: map[string]string{}}
+	return &leagueModel{b: b, shards: b.Shards, cal: cfg.Calendar, unitMS: unit, rounds: map[string]*leagueModelRound{}, last: map[string]string{}}
 }
 
 func (lm *leagueModel) better(x, y int64) bool {
@@ -55,7 +56,7 @@ func (lm *leagueModel) better(x, y int64) bool {
 func (lm *leagueModel) round(p ranking.Period) *leagueModelRound {
 	r := lm.rounds[p.ID]
 	if r == nil {
-		r = &leagueModelRound{period: p, scores: map[string]*modelEntry{}, seats: map[int]int{},
+		r = &leagueModelRound{period: p, scores: map[string]*modelEntry{}, seats: map[[2]int]int{},
 			placed: map[string]leagueSeat{}, decided: map[leagueSeat]bool{}, outcome: map[string]int{}}
 		lm.rounds[p.ID] = r
 	}
@@ -73,6 +74,7 @@ func (lm *leagueModel) apply(ev ranking.Event, t, now int64) {
 	r := lm.round(p)
 	unit := floorDiv(t, lm.unitMS)
 	old := r.scores[ev.Member]
+	lm.decideLast(ev.Member, t, now)
 	next := modelEntry{value: ev.Value, unit: unit, member: ev.Member}
 	switch {
 	case old == nil && b.Update == ranking.Increment && ev.Value == 0:
@@ -97,6 +99,23 @@ func (lm *leagueModel) apply(ev ranking.Event, t, now int64) {
 	}
 }
 
+// decideLast decides, as apply.lua does before a batch, the closed last
+// cohort of a member new to the open round that an event at t (counted
+// in that round, applied or refused by the views' bounds) names.
+func (lm *leagueModel) decideLast(member string, t, now int64) {
+	p := lm.cal.PeriodAt(lm.b.League.Cycle, time.UnixMilli(now))
+	if t < p.Start.UnixMilli() || t >= p.End.UnixMilli() {
+		return
+	}
+	if r := lm.rounds[p.ID]; r != nil && r.scores[member] != nil {
+		return
+	}
+	if prev, ok := lm.last[member]; ok && prev != p.ID && lm.rounds[prev].period.End.UnixMilli() <= now {
+		pr := lm.rounds[prev]
+		lm.decide(pr, pr.placed[member])
+	}
+}
+
 // place seats a member new to round r.
 func (lm *leagueModel) place(r *leagueModelRound, member string) {
 	l := lm.b.League
@@ -107,9 +126,29 @@ func (lm *leagueModel) place(r *leagueModelRound, member string) {
 		lm.decide(pr, seat)
 		level = min(max(seat.level+pr.outcome[member], 1), len(l.Tiers))
 	}
-	r.seats[level]++
-	r.placed[member] = leagueSeat{level, (r.seats[level]-1)/l.CohortSize + 1}
+	shard := ranking.ShardOf(member, lm.shards)
+	at := [2]int{shard, level}
+	r.seats[at]++
+	r.placed[member] = leagueSeat{level, lm.number(shard, (r.seats[at]-1)/l.CohortSize+1)}
 	lm.last[member] = r.period.ID
+}
+
+// number is the number shard's cohort c shows: the shards' cohorts
+// interleave, shard 0's first, then shard 1's first, ...
+func (lm *leagueModel) number(shard, c int) int { return (c-1)*lm.shards + shard + 1 }
+
+// cohorts lists the numbers of a tier's cohorts in a round, increasing:
+// those of every shard's seats, emptied ones too.
+func (lm *leagueModel) cohorts(r *leagueModelRound, level int) (numbers []int, seats int) {
+	for shard := range lm.shards {
+		n := r.seats[[2]int{shard, level}]
+		seats += n
+		for c := 1; c <= (n+lm.b.League.CohortSize-1)/lm.b.League.CohortSize; c++ {
+			numbers = append(numbers, lm.number(shard, c))
+		}
+	}
+	slices.Sort(numbers)
+	return numbers, seats
 }
 
 // rows is a cohort's standings in rank order, with ranks.
@@ -222,14 +261,32 @@ func (lm *leagueModel) verify(t *testing.T, s *ranking.Store) (cohorts int) {
 					members++
 				}
 			}
-			if tier.Seats != r.seats[level] || tier.Members != members {
-				t.Fatalf("%s round %s tier %s: seats %d members %d; model %d, %d", lm.b.ID, id, tier.ID, tier.Seats, tier.Members, r.seats[level], members)
+			numbers, seats := lm.cohorts(r, level)
+			if tier.Seats != seats || tier.Members != members || tier.NCohorts != len(numbers) {
+				t.Fatalf("%s round %s tier %s: seats %d members %d cohorts %d; model %d, %d, %d", lm.b.ID, id, tier.ID, tier.Seats, tier.Members, tier.NCohorts, seats, members, len(numbers))
 			}
-			for c := 1; c <= tier.NCohorts; c++ {
+			listed := make([]int, len(tier.Cohorts))
+			for i, c := range tier.Cohorts {
+				listed[i] = c.Number
+			}
+			if want := numbers[:min(len(numbers), ranking.MaxOverviewCohorts)]; !slices.Equal(listed, want) {
+				t.Fatalf("%s round %s tier %s: cohorts listed %v; model %v", lm.b.ID, id, tier.ID, listed, want)
+			}
+			// A number no shard gave (past the last, or a gap left by a
+			// shard with fewer cohorts) is no cohort.
+			for c := 1; c <= len(numbers)+lm.shards; c++ {
+				if slices.Contains(numbers, c) {
+					continue
+				}
+				if _, err := s.Cohort(ctx, lm.b.ID, id, tier.ID, c); ranking.ErrorCode(err) != ranking.ENOTFOUND {
+					t.Fatalf("%s round %s cohort %s %d: no shard has it, but read %v", lm.b.ID, id, tier.ID, c, err)
+				}
+			}
+			for ci, c := range numbers {
 				seat := leagueSeat{level, c}
 				rows, ranks := lm.rows(r, seat)
-				if c <= len(tier.Cohorts) && tier.Cohorts[c-1].Members != len(rows) {
-					t.Fatalf("%s round %s cohort %s %d: %d members in the overview; model %d", lm.b.ID, id, tier.ID, c, tier.Cohorts[c-1].Members, len(rows))
+				if ci < len(tier.Cohorts) && tier.Cohorts[ci].Members != len(rows) {
+					t.Fatalf("%s round %s cohort %s %d: %d members in the overview; model %d", lm.b.ID, id, tier.ID, c, tier.Cohorts[ci].Members, len(rows))
 				}
 				if len(rows) > l.CohortSize {
 					t.Fatalf("cohort over its size: %d", len(rows))
@@ -297,19 +354,29 @@ boards:
 // its store and model: members join, skip rounds and come back; some
 // events are dated in the closed round before; a few members are removed.
 type leagueWorkload struct {
-	t      *testing.T
-	rng    *rand.Rand
-	store  *ranking.Store
-	models map[string]*leagueModel
-	pool   []string
+	t        *testing.T
+	rng      *rand.Rand
+	store    *ranking.Store
+	models   map[string]*leagueModel
+	pool     []string
+	removals bool // members are removed now and then
 }
 
 func newLeagueWorkload(t *testing.T, rdb redis.UniversalClient, clock func() time.Time, seed uint64) *leagueWorkload {
-	cfg := MustConfig(t, leagueModelConfig)
-	w := &leagueWorkload{t: t, rng: rand.New(rand.NewPCG(seed, 26)), models: map[string]*leagueModel{}}
+	return newLeagueWorkloadOf(t, rdb, clock, seed, leagueModelConfig)
+}
+
+// newLeagueWorkloadOf is newLeagueWorkload on the boards of config (ids as
+// leagueModelConfig's); members are removed only when no board is sharded.
+func newLeagueWorkloadOf(t *testing.T, rdb redis.UniversalClient, clock func() time.Time, seed uint64, config string) *leagueWorkload {
+	cfg := MustConfig(t, config)
+	w := &leagueWorkload{t: t, rng: rand.New(rand.NewPCG(seed, 26)), models: map[string]*leagueModel{}, removals: true}
 	w.store = newStore(t, rdb, cfg, clock)
 	for _, b := range cfg.Boards {
 		w.models[b.ID] = newLeagueModel(cfg, b)
+		if b.Sharded() {
+			w.removals = false
+		}
 	}
 	for i := range 90 {
 		w.pool = append(w.pool, fmt.Sprintf("p%02d", i))
@@ -357,11 +424,16 @@ func (w *leagueWorkload) round(batches int, now func() time.Time, step func()) {
 		redisNow := res[0].At.UnixMilli() // the first event has no at: Redis's now
 		for i, ev := range batch {
 			if res[i].Err != nil {
-				continue // refused by the views' bounds: nothing changed
+				if !res[i].At.IsZero() {
+					// Refused by the views' bounds: nothing changed but the
+					// member's last cohort, decided before the batch ran.
+					lm.decideLast(ev.Member, res[i].At.UnixMilli(), redisNow)
+				}
+				continue
 			}
 			lm.apply(ev, res[i].At.UnixMilli(), redisNow)
 		}
-		if r.IntN(60) == 0 {
+		if r.IntN(60) == 0 && w.removals {
 			m := w.pool[r.IntN(len(w.pool))]
 			if _, err := w.store.RemoveMember(ctx, id, m); err != nil {
 				w.t.Fatal(err)

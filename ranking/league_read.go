@@ -3,6 +3,9 @@ package ranking
 import (
 	"context"
 	_ "embed"
+	"errors"
+	"slices"
+	"sync"
 	"time"
 )
 
@@ -129,39 +132,108 @@ func (s *Store) leagueRound(ctx context.Context, boardID, round string) (*Board,
 	return b, p, nil
 }
 
-// cohortKeys are cohort.lua's KEYS for a round.
-func (s *Store) cohortKeys(b *Board, round string) []string {
-	k := s.keysOf(b)
+// Cohort numbers on a sharded board (contract 17): each shard fills its
+// own cohorts, numbered 1, 2, ... per tier on the shard, and the number a
+// cohort shows is (c-1)×shards + shard + 1 for shard's cohort c. Numbers
+// never change once given (a placement on one shard moves no number of
+// another) and stay dense: members spread evenly over the shards, so the
+// shards' cohort counts differ by about one and the gaps are at the end of
+// a tier's numbers. A number nobody was placed in reads as no cohort.
+
+// cohortNumber is the number shard's cohort local shows.
+func cohortNumber(b *Board, shard, local int) int {
+	if !b.Sharded() || local < 1 {
+		return local
+	}
+	return (local-1)*b.Shards + shard + 1
+}
+
+// cohortOnShard is the shard and the shard's own number of cohort number.
+func cohortOnShard(b *Board, number int) (shard, local int) {
+	if !b.Sharded() {
+		return 0, number
+	}
+	return (number - 1) % b.Shards, (number-1)/b.Shards + 1
+}
+
+// cohortKeys are cohort.lua's KEYS for a round on one shard.
+func (s *Store) cohortKeys(k boardKeys, round string) []string {
 	return []string{k.period(leagueViewName, round), k.leaguePlaces(round), k.leagueRound(round), k.names()}
 }
 
 // cohortRequest builds cohort.lua's call for a cohort (member == "") or
-// for a member's cohort.
-func (s *Store) cohortRequest(b *Board, round string, level, number int, member string) (keys []string, args []any) {
+// for a member's cohort, on shard (numbers are the shard's own).
+func (s *Store) cohortRequest(b *Board, shard int, round string, level, number int, member string) (keys []string, args []any) {
+	k := s.shardKeys(b, shard)
 	if member != "" {
-		return s.cohortKeys(b, round), []any{"m", member}
+		return s.cohortKeys(k, round), []any{"m", member}
 	}
-	return s.cohortKeys(b, round), []any{"c", itoa(int64(level)), itoa(int64(number))}
+	return s.cohortKeys(k, round), []any{"c", itoa(int64(level)), itoa(int64(number))}
 }
 
-// overviewRequest builds cohort.lua's overview call.
-func (s *Store) overviewRequest(b *Board, round string) (keys []string, args []any) {
-	return s.cohortKeys(b, round), []any{"o", itoa(int64(len(b.League.Tiers))), itoa(int64(b.League.CohortSize)), itoa(MaxOverviewCohorts)}
+// overviewRequest builds cohort.lua's overview call on shard.
+func (s *Store) overviewRequest(b *Board, shard int, round string) (keys []string, args []any) {
+	return s.cohortKeys(s.shardKeys(b, shard), round), []any{"o", itoa(int64(len(b.League.Tiers))), itoa(int64(b.League.CohortSize)), itoa(MaxOverviewCohorts)}
 }
 
 // League reads the overview of a round: "" is the current round; any
-// period form of the cycle view names one.
+// period form of the cycle view names one. A sharded board's overview
+// merges its shards' (one call each, at once): seats, members and
+// cohorts summed, the first MaxOverviewCohorts cohorts by number.
 func (s *Store) League(ctx context.Context, boardID, round string) (*LeagueRound, error) {
 	b, p, err := s.leagueRound(ctx, boardID, round)
 	if err != nil {
 		return nil, err
 	}
-	keys, args := s.overviewRequest(b, p.ID)
-	raw, err := s.readsOf(b).run(ctx, cohortScript, keys, args...).Slice()
-	if err != nil {
-		return nil, wrapRedis(err)
+	overview := func(shard int) (*LeagueRound, error) {
+		keys, args := s.overviewRequest(b, shard, p.ID)
+		raw, err := s.readsOf(b).run(ctx, cohortScript, keys, args...).Slice()
+		if err != nil {
+			return nil, wrapRedis(err)
+		}
+		return decodeOverview(b, p, raw)
 	}
-	return decodeOverview(b, p, raw)
+	if !b.Sharded() {
+		return overview(0)
+	}
+	parts := make([]*LeagueRound, b.Shards)
+	errs := make([]error, b.Shards)
+	var wg sync.WaitGroup
+	for i := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[i], errs[i] = overview(i)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return mergeOverviews(b, parts), nil
+}
+
+// mergeOverviews merges the shards' overviews of a round, numbering each
+// shard's cohorts as the board shows them.
+func mergeOverviews(b *Board, parts []*LeagueRound) *LeagueRound {
+	out := &LeagueRound{Board: b, Round: parts[0].Round, Now: parts[0].Now, Closed: parts[0].Closed}
+	for li, t := range parts[0].Tiers {
+		lt := LeagueTier{Tier: t.Tier, Level: t.Level}
+		for sh, part := range parts {
+			pt := part.Tiers[li]
+			lt.Seats += pt.Seats
+			lt.Members += pt.Members
+			lt.NCohorts += pt.NCohorts
+			for _, c := range pt.Cohorts {
+				c.Number = cohortNumber(b, sh, c.Number)
+				lt.Cohorts = append(lt.Cohorts, c)
+			}
+		}
+		slices.SortFunc(lt.Cohorts, func(x, y LeagueCohort) int { return x.Number - y.Number })
+		lt.Cohorts = lt.Cohorts[:min(len(lt.Cohorts), MaxOverviewCohorts)]
+		out.Tiers = append(out.Tiers, lt)
+	}
+	return out
 }
 
 // decodeOverview decodes cohort.lua's overview reply.
@@ -218,7 +290,8 @@ func (s *Store) Cohort(ctx context.Context, boardID, round, tierID string, numbe
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.readCohort(ctx, b, p, level, number, "")
+	shard, local := cohortOnShard(b, number)
+	c, err := s.readCohort(ctx, b, shard, p, level, local, "")
 	if err != nil {
 		return nil, err
 	}
@@ -228,15 +301,20 @@ func (s *Store) Cohort(ctx context.Context, boardID, round, tierID string, numbe
 	return c, nil
 }
 
-// readCohort runs one cohort.lua read: cohort number of tier level, or
-// (level 0) the cohort member played in.
-func (s *Store) readCohort(ctx context.Context, b *Board, p Period, level, number int, member string) (*Cohort, error) {
-	keys, args := s.cohortRequest(b, p.ID, level, number, member)
+// readCohort runs one cohort.lua read on shard: the shard's cohort number
+// of tier level, or (level 0) the cohort member played in; the cohort
+// read carries the number the board shows.
+func (s *Store) readCohort(ctx context.Context, b *Board, shard int, p Period, level, number int, member string) (*Cohort, error) {
+	keys, args := s.cohortRequest(b, shard, p.ID, level, number, member)
 	raw, err := s.readsOf(b).run(ctx, cohortScript, keys, args...).Slice()
 	if err != nil {
 		return nil, wrapRedis(err)
 	}
-	return s.decodeCohort(b, p, raw)
+	c, err := s.decodeCohort(b, p, raw)
+	if err == nil {
+		c.Number = cohortNumber(b, shard, c.Number)
+	}
+	return c, err
 }
 
 // LeagueMember reads a member's place in a round ("" = current):
@@ -249,7 +327,7 @@ func (s *Store) LeagueMember(ctx context.Context, boardID, round, member string)
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.readCohort(ctx, b, p, 0, 0, member)
+	c, err := s.readCohort(ctx, b, ShardOf(member, b.Shards), p, 0, 0, member)
 	if err != nil {
 		return nil, err
 	}

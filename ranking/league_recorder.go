@@ -40,10 +40,11 @@ type leagueCohort struct {
 	level, cohort int64
 }
 
-// decideRequest builds decide.lua's KEYS and ARGV for one round: the
-// listed cohorts, or (none) the next ones from the round's cursor.
-func (s *Store) decideRequest(b *Board, round Period, cohorts []leagueCohort) (keys []string, args []any) {
-	l, k := b.League, s.keysOf(b)
+// decideRequest builds decide.lua's KEYS and ARGV for one round on shard:
+// the listed cohorts (the shard's own numbers), or (none) the next ones
+// from the round's cursor.
+func (s *Store) decideRequest(b *Board, shard int, round Period, cohorts []leagueCohort) (keys []string, args []any) {
+	l, k := b.League, s.shardKeys(b, shard)
 	keys = []string{k.leagueRounds(), k.period(leagueViewName, round.ID), k.leaguePlaces(round.ID), k.leagueRound(round.ID)}
 	args = []any{round.ID, itoa(round.End.UnixMilli()), itoa(int64(len(l.Tiers))), itoa(int64(l.CohortSize)),
 		itoa(int64(l.Promote)), itoa(int64(l.Demote)), boolArg(b.Ties == TiesShared), itoa(decideMembers)}
@@ -61,11 +62,11 @@ func decodeDecide(raw []any) (decided int, done bool, nowMS int64, through int, 
 	return int(asInt(raw[0])), asInt(raw[1]) == 1, asInt(raw[2]), int(asInt(raw[3])), nil
 }
 
-// decideCohorts decides the listed cohorts of closed rounds of board b
-// (apply.lua's -4 reply: a write's members' last cohorts), decideMembers
-// members per decide.lua call, so that a write never decides a cohort
-// inside its own call.
-func (s *Store) decideCohorts(ctx context.Context, b *Board, cohorts []leagueCohort) error {
+// decideCohorts decides the listed cohorts of closed rounds of board b on
+// shard (apply.lua's -4 reply: a write's members' last cohorts, on their
+// shard), decideMembers members per decide.lua call, so that a write
+// never decides a cohort inside its own call.
+func (s *Store) decideCohorts(ctx context.Context, b *Board, shard int, cohorts []leagueCohort) error {
 	lv := b.League.leagueView()
 	byRound := map[string][]leagueCohort{}
 	var order []string
@@ -82,7 +83,7 @@ func (s *Store) decideCohorts(ctx context.Context, b *Board, cohorts []leagueCoh
 		}
 		left := byRound[id]
 		for len(left) > 0 {
-			keys, args := s.decideRequest(b, round, left)
+			keys, args := s.decideRequest(b, shard, round, left)
 			raw, err := decideScript.Run(ctx, s.rdb, keys, args...).Slice()
 			if err != nil {
 				return wrapRedis(err)
@@ -103,8 +104,10 @@ func (s *Store) decideCohorts(ctx context.Context, b *Board, cohorts []leagueCoh
 // DecideLeagues is one pass of the league recorder: for every league board,
 // the cohorts of its ended rounds that nobody decided yet are decided, then
 // each decided round's cohort results are recorded (league_results.go) and
-// its league.final written once. It returns how many cohorts it decided;
-// every instance may run it at once.
+// its league.final written once. A sharded board's shards each decide and
+// record their own cohorts (each shard's lr lists its rounds), and the
+// round's league.final follows the last shard's (finalLeague). It returns
+// how many cohorts it decided; every instance may run it at once.
 func (s *Store) DecideLeagues(ctx context.Context) (int, error) {
 	now, err := s.Now(ctx)
 	if err != nil {
@@ -117,43 +120,65 @@ func (s *Store) DecideLeagues(ctx context.Context) (int, error) {
 			continue
 		}
 		lv := b.League.leagueView()
-		ids, err := s.rdb.ZRangeByScore(ctx, s.keysOf(b).leagueRounds(), &redis.ZRangeBy{Min: "-inf", Max: strconv.FormatInt(now.UnixMilli(), 10), Count: 100}).Result()
-		if err != nil {
-			errs = append(errs, wrapRedis(err))
-			continue
-		}
-		for _, id := range ids {
-			round, err := s.cfg.Calendar.ParsePeriod(lv, id)
+		var ended []Period // a sharded board's rounds with every shard's part done
+		seen := map[string]bool{}
+		for shard := range b.Shards {
+			ids, err := s.rdb.ZRangeByScore(ctx, s.shardKeys(b, shard).leagueRounds(), &redis.ZRangeBy{Min: "-inf", Max: strconv.FormatInt(now.UnixMilli(), 10), Count: 100}).Result()
 			if err != nil {
-				errs = append(errs, Errorf(EINTERNAL, "league round %q of board %q: %v", id, b.ID, err))
+				errs = append(errs, wrapRedis(err))
 				continue
 			}
-			done := false
-			for ; !done && calls < MaxDecideCallsPerPass; calls++ {
-				keys, args := s.decideRequest(b, round, nil)
-				raw, err := decideScript.Run(ctx, s.rdb, keys, args...).Slice()
+			for _, id := range ids {
+				round, err := s.cfg.Calendar.ParsePeriod(lv, id)
 				if err != nil {
-					errs = append(errs, wrapRedis(err))
-					break
+					errs = append(errs, Errorf(EINTERNAL, "league round %q of board %q: %v", id, b.ID, err))
+					continue
 				}
-				var n int
-				var nowMS int64
-				n, done, nowMS, _, err = decodeDecide(raw)
+				n, done, err := s.decideRound(ctx, b, shard, round, &calls)
+				total += n
 				if err != nil {
 					errs = append(errs, err)
-					break
 				}
-				total += n
-				if !done && nowMS < round.End.UnixMilli() {
-					break // Redis's clock says the round is still open
+				if !done {
+					continue
+				}
+				recorded, err := s.recordCohorts(ctx, b, shard, round, &records)
+				if err != nil {
+					errs = append(errs, err)
+				}
+				if recorded && b.Sharded() && !seen[id] {
+					seen[id] = true
+					ended = append(ended, round)
 				}
 			}
-			if done {
-				if _, err := s.recordCohorts(ctx, b, round, &records); err != nil {
-					errs = append(errs, err)
-				}
+		}
+		for _, round := range ended {
+			if _, err := s.finalLeague(ctx, b, round); err != nil {
+				errs = append(errs, err)
 			}
 		}
 	}
 	return total, errors.Join(errs...)
+}
+
+// decideRound runs decide.lua's walk over round on shard until every
+// cohort is decided, Redis's clock says the round is still open, or the
+// pass's *calls reach MaxDecideCallsPerPass.
+func (s *Store) decideRound(ctx context.Context, b *Board, shard int, round Period, calls *int) (decided int, done bool, err error) {
+	for ; !done && *calls < MaxDecideCallsPerPass; *calls++ {
+		keys, args := s.decideRequest(b, shard, round, nil)
+		raw, err := decideScript.Run(ctx, s.rdb, keys, args...).Slice()
+		if err != nil {
+			return decided, false, wrapRedis(err)
+		}
+		n, d, nowMS, _, err := decodeDecide(raw)
+		if err != nil {
+			return decided, false, err
+		}
+		decided, done = decided+n, d
+		if !done && nowMS < round.End.UnixMilli() {
+			break // Redis's clock says the round is still open
+		}
+	}
+	return decided, done, nil
 }

@@ -22,6 +22,12 @@ import (
 // cohort is still as read; the count of recorded cohorts reaching the
 // round's cohorts appends league.final to the board's outbox, which
 // RelayResults takes to the results stream and the webhooks.
+//
+// On a sharded board each shard records its own cohorts (its result keys,
+// listings and counters under its tag, the result's "cohort" the number
+// the board shows) and marks its part of the round final; league.final,
+// the tiers' counts summed over the shards, is then appended to the
+// board's own outbox once, by one step on the board's tag (finalLeague).
 
 //go:embed scripts/leaguerecord.lua
 var leagueRecordLua string
@@ -86,10 +92,11 @@ const (
 	leagueUndecided = "undecided"
 )
 
-// leagueRecordRequest builds KEYS and ARGV for leaguerecord.lua; flat holds
-// the (member, code) pairs read.
-func (s *Store) leagueRecordRequest(b *Board, round Period, level, cohort int, readNowMS int64, result []byte, flat []any) (keys []string, args []any) {
-	l, k, loc := b.League, s.keysOf(b), s.cfg.Calendar.Location()
+// leagueRecordRequest builds KEYS and ARGV for leaguerecord.lua on shard;
+// cohort is the shard's own number, flat holds the (member, code) pairs
+// read.
+func (s *Store) leagueRecordRequest(b *Board, shard int, round Period, level, cohort int, readNowMS int64, result []byte, flat []any) (keys []string, args []any) {
+	l, k, loc := b.League, s.shardKeys(b, shard), s.cfg.Calendar.Location()
 	keys = []string{k.period(leagueViewName, round.ID), k.leaguePlaces(round.ID), k.leagueRound(round.ID),
 		k.leagueResult(round.ID, level, cohort), k.outbox(), k.leagueRounds()}
 	for i := 0; i+1 < len(flat); i += 2 {
@@ -98,19 +105,21 @@ func (s *Store) leagueRecordRequest(b *Board, round Period, level, cohort int, r
 	}
 	args = []any{itoa(int64(level)), itoa(int64(cohort)), itoa(readNowMS), string(result),
 		itoa(s.entry(b, l.leagueView(), round).expireAt), round.ID, round.Start.In(loc).Format(time.RFC3339),
-		round.End.In(loc).Format(time.RFC3339), b.ID, itoa(int64(l.CohortSize)), itoa(int64(len(l.Tiers))), itoa(int64(len(flat) / 2))}
+		round.End.In(loc).Format(time.RFC3339), b.ID, itoa(int64(l.CohortSize)), itoa(int64(len(l.Tiers))), itoa(int64(len(flat) / 2)),
+		boolArg(b.Sharded())}
 	for _, t := range l.Tiers {
 		args = append(args, t.ID)
 	}
 	return keys, append(args, flat...)
 }
 
-// recordCohort records the result of one decided cohort unless it is
-// recorded already; it reports whether this call recorded it.
-func (s *Store) recordCohort(ctx context.Context, b *Board, round Period, level, cohort int) (bool, error) {
+// recordCohort records the result of one decided cohort of shard (its
+// own number) unless it is recorded already; it reports whether this call
+// recorded it.
+func (s *Store) recordCohort(ctx context.Context, b *Board, shard int, round Period, level, cohort int) (bool, error) {
 	loc := s.cfg.Calendar.Location()
 	for attempt := 0; attempt < recordAttempts; attempt++ {
-		keys, args := s.cohortRequest(b, round.ID, level, cohort, "")
+		keys, args := s.cohortRequest(b, shard, round.ID, level, cohort, "")
 		raw, err := cohortScript.Run(ctx, s.rdb, keys, args...).Slice()
 		if err != nil {
 			return false, wrapRedis(err)
@@ -122,7 +131,7 @@ func (s *Store) recordCohort(ctx context.Context, b *Board, round Period, level,
 		if !c.Decided {
 			return false, nil
 		}
-		r := &CohortResult{Board: b.ID, Round: round.ID, Tier: c.Tier.ID, Cohort: cohort,
+		r := &CohortResult{Board: b.ID, Round: round.ID, Tier: c.Tier.ID, Cohort: cohortNumber(b, shard, cohort),
 			Start: round.Start.In(loc).Format(time.RFC3339), End: round.End.In(loc).Format(time.RFC3339),
 			RecordedAt: formatResultTime(asInt(raw[0])), Entries: []CohortResultEntry{}}
 		flat := make([]any, 0, 2*len(c.Entries))
@@ -137,7 +146,7 @@ func (s *Store) recordCohort(ctx context.Context, b *Board, round Period, level,
 			flat = append(flat, raw[4+4*i], raw[5+4*i])
 		}
 		r.Digest = r.ComputeDigest()
-		keys, args = s.leagueRecordRequest(b, round, level, cohort, asInt(raw[0]), marshalNoHTML(r), flat)
+		keys, args = s.leagueRecordRequest(b, shard, round, level, cohort, asInt(raw[0]), marshalNoHTML(r), flat)
 		ans, err := leagueRecordScript.Run(ctx, s.rdb, keys, args...).Text()
 		if err != nil {
 			return false, wrapRedis(err)
@@ -153,18 +162,19 @@ func (s *Store) recordCohort(ctx context.Context, b *Board, round Period, level,
 			return false, Errorf(EINTERNAL, "leaguerecord: unexpected reply %q", ans)
 		}
 	}
-	return false, Errorf(EUNAVAILABLE, "cohort %d of round %s of board %q kept changing while its result was recorded", cohort, round.ID, b.ID)
+	return false, Errorf(EUNAVAILABLE, "cohort %d of round %s of board %q kept changing while its result was recorded", cohortNumber(b, shard, cohort), round.ID, b.ID)
 }
 
-// recordCohorts records the cohorts of a decided round from its record
-// cursor on, at most *budget of them; done when the round is final.
-func (s *Store) recordCohorts(ctx context.Context, b *Board, round Period, budget *int) (done bool, err error) {
+// recordCohorts records the cohorts of a decided round on shard from its
+// record cursor on, at most *budget of them; done when the shard's part
+// of the round is final.
+func (s *Store) recordCohorts(ctx context.Context, b *Board, shard int, round Period, budget *int) (done bool, err error) {
 	l := b.League
 	fields := []string{"final", "rc"}
 	for level := range l.Tiers {
 		fields = append(fields, "c:"+itoa(int64(level+1)))
 	}
-	got, err := s.rdb.HMGet(ctx, s.keysOf(b).leagueRound(round.ID), fields...).Result()
+	got, err := s.rdb.HMGet(ctx, s.shardKeys(b, shard).leagueRound(round.ID), fields...).Result()
 	if err != nil {
 		return false, wrapRedis(err)
 	}
@@ -188,7 +198,7 @@ func (s *Store) recordCohorts(ctx context.Context, b *Board, round Period, budge
 				return false, nil
 			}
 			*budget--
-			if _, err := s.recordCohort(ctx, b, round, level, cohort); err != nil {
+			if _, err := s.recordCohort(ctx, b, shard, round, level, cohort); err != nil {
 				return false, err
 			}
 		}
@@ -203,7 +213,8 @@ func (s *Store) LeagueCohortResult(ctx context.Context, boardID, round, tierID s
 	if err != nil {
 		return nil, err
 	}
-	val, err := s.rdb.Get(ctx, s.keysOf(b).leagueResult(p.ID, level, cohort)).Result()
+	shard, local := cohortOnShard(b, cohort)
+	val, err := s.rdb.Get(ctx, s.shardKeys(b, shard).leagueResult(p.ID, level, local)).Result()
 	if errors.Is(err, redis.Nil) {
 		return nil, Errorf(ENOTFOUND, "no result recorded for cohort %d of tier %s in round %s of board %q", cohort, tierID, p.ID, b.ID)
 	}
@@ -211,4 +222,85 @@ func (s *Store) LeagueCohortResult(ctx context.Context, boardID, round, tierID s
 		return nil, wrapRedis(err)
 	}
 	return json.RawMessage(val), nil
+}
+
+// leagueFinal is a round's league.final, as leaguerecord.lua writes it on
+// a board of one shard.
+type leagueFinal struct {
+	Board string            `json:"board"`
+	Round string            `json:"round"`
+	Start string            `json:"start"`
+	End   string            `json:"end"`
+	Tiers []leagueFinalTier `json:"tiers"`
+}
+
+type leagueFinalTier struct {
+	Tier     string `json:"tier"`
+	Cohorts  int64  `json:"cohorts"`
+	Members  int64  `json:"members"`
+	Promoted int64  `json:"promoted"`
+	Demoted  int64  `json:"demoted"`
+}
+
+// finalLeague appends a sharded board's league.final for round to the
+// board's own outbox once every shard's part of the round is recorded,
+// exactly once (leaguerecord.lua's final step on the board's tag), then
+// drops the round from every shard's lr. It reports whether the round is
+// final; a shard nobody played on has no part.
+func (s *Store) finalLeague(ctx context.Context, b *Board, round Period) (bool, error) {
+	l, loc := b.League, s.cfg.Calendar.Location()
+	fields := []string{"final"}
+	for level := range l.Tiers {
+		lv := itoa(int64(level + 1))
+		fields = append(fields, "c:"+lv, "nm:"+lv, "np:"+lv, "nd:"+lv)
+	}
+	f := leagueFinal{Board: b.ID, Round: round.ID, Start: round.Start.In(loc).Format(time.RFC3339), End: round.End.In(loc).Format(time.RFC3339),
+		Tiers: make([]leagueFinalTier, len(l.Tiers))}
+	for level, t := range l.Tiers {
+		f.Tiers[level].Tier = t.ID
+	}
+	anyone := false
+	for i := range b.Shards {
+		got, err := s.rdb.HMGet(ctx, s.shardKeys(b, i).leagueRound(round.ID), fields...).Result()
+		if err != nil {
+			return false, wrapRedis(err)
+		}
+		played := false
+		for level := range l.Tiers {
+			c := got[1+4*level : 5+4*level]
+			if c[0] != nil {
+				played = true
+			}
+			n := func(v any) int64 {
+				x, _ := v.(string)
+				k, _ := parseInt(x)
+				return k
+			}
+			ft := &f.Tiers[level]
+			ft.Cohorts += (n(c[0]) + int64(l.CohortSize) - 1) / int64(l.CohortSize)
+			ft.Members += n(c[1])
+			ft.Promoted += n(c[2])
+			ft.Demoted += n(c[3])
+		}
+		if played && got[0] == nil {
+			return false, nil // this shard still records its cohorts
+		}
+		anyone = anyone || played
+	}
+	// A round nobody's keys hold any more (they expired before the round
+	// left lr) has no league.final to write: its own went out before.
+	if anyone {
+		k := s.keysOf(b)
+		keys := []string{k.leagueRound(round.ID), k.outbox()}
+		args := []any{"final", round.ID, string(marshalNoHTML(f)), itoa(s.entry(b, l.leagueView(), round).expireAt)}
+		if err := leagueRecordScript.Run(ctx, s.rdb, keys, args...).Err(); err != nil {
+			return false, wrapRedis(err)
+		}
+	}
+	for i := range b.Shards {
+		if err := s.rdb.ZRem(ctx, s.shardKeys(b, i).leagueRounds(), round.ID).Err(); err != nil {
+			return false, wrapRedis(err)
+		}
+	}
+	return true, nil
 }

@@ -25,7 +25,9 @@ const MaxMoves = MovesTop
 
 // Moves reads the newest overtakes (up to limit, 1..MaxMoves) of a view's
 // current period by Redis's clock, newest first. apply.lua records them in
-// the same step as the writes (see MovesTop); segment boards have none.
+// the same step as the writes (see MovesTop); a sharded board's are found
+// by comparing its merged top once per tick (shard_moves.go); segment
+// boards have none.
 func (s *Store) Moves(ctx context.Context, boardID, viewName string, limit int) ([]Move, Period, error) {
 	if limit < 1 || limit > MaxMoves {
 		return nil, Period{}, Errorf(EINVALID, "limit must be from 1 to %d, got %d", MaxMoves, limit)
@@ -69,6 +71,11 @@ func (s *Store) currentMoves(ctx context.Context, b *Board, v View) ([]Move, Per
 		return nil, Period{}, err
 	}
 	cur := s.cfg.Calendar.PeriodAt(v, now)
+	if b.Sharded() {
+		if err := s.compareTop(ctx, b, v); err != nil {
+			return nil, cur, err
+		}
+	}
 	raw, err := s.rdb.LRange(ctx, s.keysOf(b).moves(v.Name), 0, MovesTop-1).Result()
 	if err != nil {
 		return nil, cur, wrapRedis(err)

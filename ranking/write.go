@@ -280,7 +280,7 @@ func (s *Store) applyChunk(ctx context.Context, b *Board, shard int, events []Ev
 		if rep.status == applyCohorts && attempt < 3 {
 			// A member's last cohort, whose outcome sets its tier, is not
 			// decided yet: decide it in bounded calls, then apply.
-			if err := s.decideCohorts(ctx, b, rep.cohorts); err != nil {
+			if err := s.decideCohorts(ctx, b, shard, rep.cohorts); err != nil {
 				return NotApplied(err)
 			}
 			continue

@@ -14,23 +14,38 @@
 -- cohorts appends league.final to the board's outbox and drops the round
 -- from lr.
 --
--- Go       league_results.go: leagueRecordRequest
+-- Go       league_results.go: leagueRecordRequest, finalLeague
 -- KEYS     1 z:~lg:<round>, 2 lg:<round>:m, 3 lg:<round>:f, 4 the result
 --          lg:<round>:rs:<level>:<cohort>, 5 the outbox out, 6 lr, then
 --          lc:<member> of each member read, in the pairs' order
 -- ARGV     1 level, 2 cohort, 3 read_now_ms, 4 result JSON, 5 expire_at_ms,
 --          6 round id, 7 the round's start, 8 its end (as served), 9 board
---          id, 10 cohort_size, 11 ntiers, 12 n, then ntiers tier ids, then
---          n (member, code) pairs as read
+--          id, 10 cohort_size, 11 ntiers, 12 n, 13 sharded (1|0), then
+--          ntiers tier ids, then n (member, code) pairs as read
 -- Returns  "recorded", "exists" (already recorded), "undecided",
 --          "changed" (the cohort differs from the read), "stale" (Redis's
 --          now is more than 5 s past the read's, or before it)
+--
+-- The final step of a sharded board's round, once every shard's part is
+-- final (league_results.go: finalLeague):
+-- KEYS     1 the board's own lg:<round>:f, 2 the board's outbox out
+-- ARGV     1 "final", 2 round id, 3 league.final's result JSON (the
+--          shards' counts summed), 4 expire_at_ms
+-- Returns  "recorded", or "exists" when league.final is out already
+
+if ARGV[1] == 'final' then
+  if redis.call('HSETNX', KEYS[1], 'final', '1') == 0 then return 'exists' end
+  redis.call('PEXPIREAT', KEYS[1], ARGV[4])
+  redis.call('XADD', KEYS[2], 'MAXLEN', '~', '10000', '*', 'type', 'league.final', 'round', ARGV[2], 'result', ARGV[3])
+  return 'recorded'
+end
 
 local z, m, f, rs, out, lr = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local level, c = tonumber(ARGV[1]), tonumber(ARGV[2])
 local read_now = tonumber(ARGV[3])
 local size, ntiers, n = tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12])
-local base = 12 + ntiers
+local sharded = ARGV[13] == '1'
+local base = 13 + ntiers
 
 -- advance moves the record cursor past this cohort, never back.
 local function advance()
@@ -78,10 +93,10 @@ for l = 1, ntiers do
   local nc = math.ceil(seats / size)
   cohorts = cohorts + nc
   local got = redis.call('HMGET', f, 'nm:' .. l, 'np:' .. l, 'nd:' .. l)
-  tiers[l] = '{"tier":"' .. ARGV[12 + l] .. '","cohorts":' .. nc .. ',"members":' .. (got[1] or '0') ..
+  tiers[l] = '{"tier":"' .. ARGV[13 + l] .. '","cohorts":' .. nc .. ',"members":' .. (got[1] or '0') ..
     ',"promoted":' .. (got[2] or '0') .. ',"demoted":' .. (got[3] or '0') .. '}'
 end
-if recorded >= cohorts and redis.call('HSETNX', f, 'final', '1') == 1 then
+if recorded >= cohorts and redis.call('HSETNX', f, 'final', '1') == 1 and not sharded then
   -- Ids of boards, rounds and tiers, and RFC 3339 times, need no escaping.
   local final = '{"board":"' .. ARGV[9] .. '","round":"' .. ARGV[6] .. '","start":"' .. ARGV[7] .. '","end":"' .. ARGV[8] ..
     '","tiers":[' .. table.concat(tiers, ',') .. ']}'
