@@ -35,7 +35,7 @@ type shardLimits struct {
 	window int64
 }
 
-var defaultShardLimits = shardLimits{shallow: 1000, window: 4096}
+var defaultShardLimits = shardLimits{shallow: 1000, window: 256}
 
 // shardRead is one merged read: a view's period on every shard.
 type shardRead struct {
@@ -124,51 +124,86 @@ func (r *shardRead) cutAt(ctx context.Context, cards []int64, offset int64) ([]i
 		frac := float64(need) / float64(width)
 		step := int64(math.Sqrt(float64(width)/float64(n))) + 1
 		ops := r.ops()
-		var owners []int
+		type pivot struct {
+			shard int
+			index int64
+			e     shardEntry
+		}
+		var pivots []pivot
 		for i, o := range ops {
 			if hi[i] <= lo[i] {
 				continue
 			}
 			p := lo[i] + int64(frac*float64(hi[i]-lo[i]))
+			last := int64(-1)
 			for _, x := range []int64{p - step, p, p + step} {
-				x = min(max(x, lo[i]), hi[i]-1)
-				o.rng(r.zkeys[i], x, x)
-				owners = append(owners, i)
+				if x = min(max(x, lo[i]), hi[i]-1); x != last {
+					o.rng(r.zkeys[i], x, x)
+					pivots = append(pivots, pivot{shard: i, index: x})
+					last = x
+				}
 			}
 		}
 		reps, err := r.s.runSlices(ctx, ops)
 		if err != nil {
 			return nil, err
 		}
-		var pivots []shardEntry
-		for i, rep := range reps {
-			for op := range len(rep) {
-				es, err := rep.entries(op)
-				if err != nil {
-					return nil, err
-				}
-				pivots = append(pivots, es...)
+		next := make([]int, n) // each shard's next range op
+		for q := range pivots {
+			pv := &pivots[q]
+			es, err := reps[pv.shard].entries(next[pv.shard])
+			if err != nil {
+				return nil, err
 			}
-			_ = i
+			next[pv.shard]++
+			if len(es) != 1 {
+				return nil, Errorf(EINTERNAL, "the shards of board %q changed while a page was found", r.b.ID)
+			}
+			pv.e = es[0]
 		}
-		counts, err := r.before(ctx, pivots, false)
-		if err != nil {
+		// A pivot's count on its own shard is its index; the others count.
+		ops = r.ops()
+		countOp := make([]int, n)
+		others := make([][]int, n) // per shard: the pivots it counts
+		for i, o := range ops {
+			var es []shardEntry
+			for q, pv := range pivots {
+				if pv.shard != i {
+					others[i] = append(others[i], q)
+					es = append(es, pv.e)
+				}
+			}
+			countOp[i] = -1
+			if len(es) > 0 {
+				countOp[i] = o.before(r.zkeys[i], false, es)
+			}
+		}
+		if reps, err = r.s.runSlices(ctx, ops); err != nil {
 			return nil, err
 		}
-		for q := range pivots {
-			at := make([]int64, n)
-			for i := range n {
-				at[i] = counts[i][q]
+		at := make([][]int64, len(pivots))
+		for q, pv := range pivots {
+			at[q] = make([]int64, n)
+			at[q][pv.shard] = pv.index
+		}
+		for i := range ops {
+			if countOp[i] < 0 {
+				continue
 			}
-			rank := sum(at)
+			for j, c := range reps[i].ints(countOp[i]) {
+				at[others[i][j]][i] = c
+			}
+		}
+		for q := range pivots {
+			rank := sum(at[q])
 			if rank == offset {
-				return at, nil
+				return at[q], nil
 			}
 			if rank < offset && rank >= sum(lo) {
-				lo = at
+				lo = at[q]
 			}
 			if rank > offset && rank <= sum(hi) {
-				hi = at
+				hi = at[q]
 			}
 		}
 	}
@@ -343,72 +378,13 @@ func (r *shardRead) page(ctx context.Context, offset, limit int64) (int64, []sha
 // (the end of the page before): each shard's cut is then counted from it
 // in one round.
 //
-// Near the top, each shard is asked first for its share of the page
-// with a margin (members hash evenly), and again only when a shard gave
-// all it was asked for and its last entry still ranks within the page.
+// Near the top (offset+limit <= shardLimits.shallow) the shards are read
+// from their first entry; deeper, from each shard's cut (its entries
+// among the first offset), found by counting (cutAt) or from after.
 func (r *shardRead) pageRows(ctx context.Context, offset, limit int64, prev []string, after *shardEntry) (total int64, es []shardEntry, err error) {
-	prevOf := func(i int) string {
-		if prev == nil {
-			return ""
-		}
-		return prev[i]
-	}
-	end := offset + limit
-	n := int64(len(r.zkeys))
-	if end <= r.s.shardLimits.shallow {
-		ask := make([]int64, n) // entries asked of each shard so far
-		parts := make([][]shardEntry, n)
-		ops := r.ops()
-		for i, o := range ops {
-			o.card(r.zkeys[i])
-			ask[i] = min(end, end/n+end/(2*n)+8)
-			o.rows(r.zkeys[i], 0, ask[i]-1, prevOf(i))
-		}
-		reps, err := r.s.runSlices(ctx, ops)
-		if err != nil {
-			return 0, nil, err
-		}
-		cards := make([]int64, n)
-		for i, rep := range reps {
-			cards[i] = rep.int(0)
-			total += cards[i]
-			if parts[i], err = rep.rowEntries(1); err != nil {
-				return 0, nil, err
-			}
-		}
-		for {
-			all := merge(parts)
-			// A shard may hold more of the page if it has more entries than
-			// it gave and its last one ranks within the first end entries.
-			var more []int
-			for i := range parts {
-				got := int64(len(parts[i]))
-				if got < cards[i] && got < end && (int64(len(all)) < end || !entryLess(all[end-1], parts[i][got-1])) {
-					more = append(more, i)
-				}
-			}
-			if len(more) == 0 {
-				if int64(len(all)) <= offset {
-					return total, nil, nil
-				}
-				return total, all[offset:min(int64(len(all)), end)], nil
-			}
-			ops := make([]*sliceOps, n)
-			for _, i := range more {
-				ops[i] = newSliceOps(r.s.shardKeys(r.b, i))
-				ops[i].rows(r.zkeys[i], int64(len(parts[i])), end-1, prevOf(i))
-			}
-			if reps, err = r.s.runSlices(ctx, ops); err != nil {
-				return 0, nil, err
-			}
-			for _, i := range more {
-				es, err := reps[i].rowEntries(0)
-				if err != nil {
-					return 0, nil, err
-				}
-				parts[i] = append(parts[i], es...)
-			}
-		}
+	n := len(r.zkeys)
+	if offset+limit <= r.s.shardLimits.shallow {
+		return r.collect(ctx, make([]int64, n), nil, offset, limit, prev)
 	}
 	var cut []int64
 	ops := r.ops()
@@ -448,25 +424,92 @@ func (r *shardRead) pageRows(ctx context.Context, offset, limit int64, prev []st
 			return 0, nil, err
 		}
 	}
-	ops = r.ops()
+	_, es, err = r.collect(ctx, cut, cards, 0, limit, prev)
+	return total, es, err
+}
+
+// collect merges the shards' entries from base[i] on and returns the
+// total and entries [skip, skip+take) of the merge. Each shard is first
+// asked for its share of skip+take with a margin (members hash evenly),
+// and again only when it gave all it was asked for and its last entry
+// still ranks within them. cards nil: read them in the first round.
+func (r *shardRead) collect(ctx context.Context, base, cards []int64, skip, take int64, prev []string) (total int64, es []shardEntry, err error) {
+	prevOf := func(i int) string {
+		if prev == nil {
+			return ""
+		}
+		return prev[i]
+	}
+	end := skip + take
+	n := int64(len(r.zkeys))
+	parts := make([][]shardEntry, n)
+	ops := r.ops()
+	readCards := cards == nil
+	if readCards {
+		cards = make([]int64, n)
+	}
+	share := end / n // a shard's expected part: ask about 2 standard deviations more
+	ask := min(end, share+2*int64(math.Sqrt(float64(share)))+4)
 	for i, o := range ops {
-		if cut[i] < cards[i] {
-			o.rows(r.zkeys[i], cut[i], cut[i]+limit-1, prevOf(i))
+		if readCards {
+			o.card(r.zkeys[i])
+		}
+		if readCards || base[i] < cards[i] {
+			o.rows(r.zkeys[i], base[i], base[i]+ask-1, prevOf(i))
 		}
 	}
-	if reps, err = r.s.runSlices(ctx, ops); err != nil {
+	reps, err := r.s.runSlices(ctx, ops)
+	if err != nil {
 		return 0, nil, err
 	}
-	parts := make([][]shardEntry, n)
 	for i, rep := range reps {
-		if len(rep) > 0 {
-			if parts[i], err = rep.rowEntries(0); err != nil {
+		op := 0
+		if readCards {
+			cards[i] = rep.int(0)
+			op = 1
+		}
+		if len(rep) > op {
+			if parts[i], err = rep.rowEntries(op); err != nil {
 				return 0, nil, err
 			}
 		}
 	}
-	all := merge(parts)
-	return total, all[:min(int64(len(all)), limit)], nil
+	for _, c := range cards {
+		total += c
+	}
+	for {
+		all := merge(parts)
+		// A shard may hold more of them if it has more entries than it
+		// gave and its last one ranks within the first end of the merge.
+		var more []int
+		for i := range parts {
+			got := int64(len(parts[i]))
+			if got > 0 && base[i]+got < cards[i] && got < end && (int64(len(all)) < end || !entryLess(all[end-1], parts[i][got-1])) {
+				more = append(more, i)
+			}
+		}
+		if len(more) == 0 {
+			if int64(len(all)) <= skip {
+				return total, nil, nil
+			}
+			return total, all[skip:min(int64(len(all)), end)], nil
+		}
+		ops := make([]*sliceOps, n)
+		for _, i := range more {
+			ops[i] = newSliceOps(r.s.shardKeys(r.b, i))
+			ops[i].rows(r.zkeys[i], base[i]+int64(len(parts[i])), base[i]+end-1, prevOf(i))
+		}
+		if reps, err = r.s.runSlices(ctx, ops); err != nil {
+			return 0, nil, err
+		}
+		for _, i := range more {
+			es, err := reps[i].rowEntries(0)
+			if err != nil {
+				return 0, nil, err
+			}
+			parts[i] = append(parts[i], es...)
+		}
+	}
 }
 
 // firstRank is the rank of es[0] at 0-based position pos.

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -107,10 +110,6 @@ func runShard(ctx context.Context, e *env) error {
 			_, err := store.Page(ctx, board, "week", ranking.PageQuery{Limit: 100})
 			return err
 		}},
-		{"rows", func(ctx context.Context, board string, _ *rand.Rand) error {
-			_, err := store.Page(ctx, board, "week", ranking.PageQuery{Limit: 100, NoPrevRanks: true})
-			return err
-		}},
 		{"card", func(ctx context.Context, board string, rng *rand.Rand) error {
 			_, err := store.RankCard(ctx, board, "week", fmt.Sprintf("m%07d", rng.IntN(n)), ranking.RankCardQuery{Around: 2, History: 12})
 			return err
@@ -136,6 +135,19 @@ func runShard(ctx context.Context, e *env) error {
 			per[board+"/"+r.name] = us
 		}
 	}
+	// The floor: a read that spans 3 masters sends each at least one
+	// call; what one call costs Redis beyond its work (reading, parsing,
+	// answering) is measured by a script that does nothing.
+	call, _, err := e.readCPU(ctx, masters, func(ctx context.Context, rng *rand.Rand) error {
+		return masters[rng.IntN(len(masters))].Eval(ctx, "return 1", nil).Err()
+	})
+	if err != nil {
+		return err
+	}
+	e.out.bench("shard_call_floor_us", call, "us")
+	e.logf("  floor: a read of the 3 shards costs at least 2 calls more than one of one board: (unsharded + 2 x shard_call_floor_us) / unsharded")
+	e.out.ratio("sharded3_page_floor_vs_unsharded", divide(per["one/page"]+2*call, per["one/page"]))
+	e.out.ratio("sharded3_card_floor_vs_unsharded", divide(per["one/card"]+2*call, per["one/card"]))
 	e.logf("  targets: page and card <= 2.0 each; a page at offset %d <= 3x the first page", n/2)
 	e.out.ratio("sharded3_page_read_cpu_vs_unsharded", divide(per["three/page"], per["one/page"]))
 	e.out.ratio("sharded3_card_cpu_vs_unsharded", divide(per["three/card"], per["one/card"]))
@@ -146,6 +158,11 @@ func runShard(ctx context.Context, e *env) error {
 // readCPU runs do from every writer for -duration and returns all
 // masters' Redis CPU per call and the number of calls.
 func (e *env) readCPU(ctx context.Context, masters []*redis.Client, do func(context.Context, *rand.Rand) error) (float64, int64, error) {
+	for _, m := range masters {
+		if err := m.ConfigResetStat(ctx).Err(); err != nil {
+			return 0, 0, err
+		}
+	}
 	cpu0, _, err := masterUsage(ctx, masters)
 	if err != nil {
 		return 0, 0, err
@@ -181,7 +198,26 @@ func (e *env) readCPU(ctx context.Context, masters []*redis.Client, do func(cont
 	for i := range masters {
 		total += cpu1[i] - cpu0[i]
 	}
-	return float64(total.Microseconds()) / float64(max(count.Load(), 1)), count.Load(), nil
+	reads := float64(max(count.Load(), 1))
+	// What the reads asked of Redis, all masters together.
+	calls, usec := map[string]float64{}, map[string]float64{}
+	for _, m := range masters {
+		stats, err := commandStats(ctx, m)
+		if err != nil {
+			return 0, 0, err
+		}
+		for _, c := range stats {
+			calls[c.name] += float64(c.calls)
+			usec[c.name] += float64(c.calls) * c.usecPerCall
+		}
+	}
+	names := slices.SortedFunc(maps.Keys(calls), func(a, b string) int { return cmp.Compare(usec[b], usec[a]) })
+	var parts []string
+	for _, n := range names[:min(len(names), 6)] {
+		parts = append(parts, fmt.Sprintf("%s %.2f/read %.1fus", n, calls[n]/reads, usec[n]/reads))
+	}
+	e.logf("    redis commands per read (script-internal included): %s", strings.Join(parts, ", "))
+	return float64(total.Microseconds()) / reads, count.Load(), nil
 }
 
 // masterUsage reads each master's CPU so far and memory in use.
