@@ -83,10 +83,26 @@ func (s *Store) CheckShards(ctx context.Context) error {
 		switch {
 		case to > 0:
 			errs = append(errs, &ShardsMismatchError{Board: b.ID, Configured: b.Shards, Recorded: rec, UnderWayTo: to})
-		case rec == 0 || (rec == b.Shards):
-			// HSETNX: two instances starting at once write the same.
+		case rec == b.Shards:
+			// A board written before sharding existed gets its record
+			// (HSETNX: a recorded one stays).
 			if err := s.rdb.HSetNX(ctx, k.shardsRecord(), "shards", b.Shards).Err(); err != nil {
 				return wrapRedis(err)
+			}
+		case rec == 0:
+			// The first instance on a board records its count; one starting
+			// at the same time with another count then finds that.
+			set, err := s.rdb.HSetNX(ctx, k.shardsRecord(), "shards", b.Shards).Result()
+			if err != nil {
+				return wrapRedis(err)
+			}
+			if !set {
+				if rec, err = s.RecordedShards(ctx, b.ID); err != nil {
+					return err
+				}
+				if rec != b.Shards {
+					errs = append(errs, &ShardsMismatchError{Board: b.ID, Configured: b.Shards, Recorded: rec})
+				}
 			}
 		default:
 			errs = append(errs, &ShardsMismatchError{Board: b.ID, Configured: b.Shards, Recorded: rec})

@@ -58,8 +58,8 @@ type ReshardOptions struct {
 type ReshardReport struct {
 	From, To int
 	Resumed  bool
-	Periods  int   // period keys verified
-	Members  int64 // entries verified over all periods
+	Keys     int   // keys verified: periods, exact times, names, search entries, segment records
+	Entries  int64 // their entries
 }
 
 // ErrServed is the error of a reshard refused while an instance serves
@@ -106,6 +106,9 @@ func (s *Store) Reshard(ctx context.Context, boardID string, to int, opts Reshar
 			return rep, err
 		}
 		if from == 0 {
+			if err := r.refuseServed(ctx); err != nil {
+				return rep, err
+			}
 			// No data: nothing to move, the record is all there is.
 			if err := s.rdb.HSet(ctx, k.shardsRecord(), "shards", to).Err(); err != nil {
 				return rep, wrapRedis(err)
@@ -163,10 +166,17 @@ func (s *Store) Reshard(ctx context.Context, boardID string, to int, opts Reshar
 		phase, shard, cursor = "verify", 0, 0
 	}
 	if phase == "verify" {
-		if rep.Periods, rep.Members, err = r.verify(ctx); err != nil {
+		if rep.Keys, rep.Entries, err = r.verify(ctx); err != nil {
+			var e *Error
+			if errors.As(err, &e) && e.Code == EINTERNAL {
+				// A difference: the next run copies again, then checks.
+				if serr := r.save(ctx, "copy", 0, 0); serr != nil {
+					return rep, serr
+				}
+			}
 			return rep, err
 		}
-		opts.Log(fmt.Sprintf("board %s: verified %d periods, %d entries: counts and sums match", b.ID, rep.Periods, rep.Members))
+		opts.Log(fmt.Sprintf("board %s: verified %d keys, %d entries: counts and sums match", b.ID, rep.Keys, rep.Entries))
 		if err := r.save(ctx, "delete", 0, 0); err != nil {
 			return rep, err
 		}
@@ -304,7 +314,7 @@ func (r *reshardRun) walk(ctx context.Context, phase string, shard int, cursor u
 const (
 	kindBoard   = iota // about the board as a whole: stays under {<board>}
 	kindZMember        // zset, element = member (z:)
-	kindHMember        // hash, field = member (x:, sm)
+	kindHMember        // hash, field = member or member\0... (x:, sm)
 	kindNames          // hash, field = member or member\0k (n)
 	kindIndex          // zset, element = text\0member (ni)
 	kindIDRec          // string, value = member\n... (e:)
@@ -351,7 +361,9 @@ func (r *reshardRun) kindOf(suffix string, boardTag bool) (kind int, ok bool) {
 // memberOf is the member an element, field or value of a kind is about.
 func memberOf(kind int, s string) string {
 	switch kind {
-	case kindNames:
+	case kindNames, kindHMember:
+		// n: <member>\0k holds the folded name; sm: <member>\0p the
+		// segment names of the member's record.
 		m, _, _ := strings.Cut(s, "\x00")
 		return m
 	case kindIndex:
@@ -659,16 +671,18 @@ func (r *reshardRun) deleteKey(ctx context.Context, i int, key, suffix string) e
 	return nil
 }
 
-// periodSum is one period key's member count and sum of codes.
-type periodSum struct {
+// keySum is one key's entries and, for a period, the sum of their codes.
+type keySum struct {
 	n   int64
 	sum *big.Float
 }
 
-// sums adds up every period key of layout l: members and codes, each
-// entry counted under the shard the layout's hash gives its member.
-func (r *reshardRun) sums(ctx context.Context, l *Board) (map[string]*periodSum, error) {
-	out := map[string]*periodSum{}
+// sums counts the entries of every key of layout l that holds members
+// (periods, exact times, names, search entries, segment records), and
+// adds up the periods' codes; each entry counts under the shard the
+// layout's hash gives its member.
+func (r *reshardRun) sums(ctx context.Context, l *Board) (map[string]*keySum, error) {
+	out := map[string]*keySum{}
 	for i := range l.Shards {
 		tag := tagOf(l, i)
 		node, err := r.scanner(ctx, tag)
@@ -678,26 +692,23 @@ func (r *reshardRun) sums(ctx context.Context, l *Board) (map[string]*periodSum,
 		base := r.s.prefix + "{" + tag + "}:"
 		var cursor uint64
 		for {
-			keys, next, err := node.Scan(ctx, cursor, globEscape(base+"z:")+"*", reshardKeysPage).Result()
+			keys, next, err := node.Scan(ctx, cursor, globEscape(base)+"*", reshardKeysPage).Result()
 			if err != nil {
 				return nil, wrapRedis(err)
 			}
 			slices.Sort(keys)
 			for _, key := range slices.Compact(keys) {
 				suffix := strings.TrimPrefix(key, base)
-				ps := out[suffix]
-				if ps == nil {
-					ps = &periodSum{sum: new(big.Float).SetPrec(2048)}
-					out[suffix] = ps
+				kind, _ := r.kindOf(suffix, tag == r.b.ID)
+				if kind != kindZMember && kind != kindIndex && kind != kindHMember && kind != kindNames {
+					continue
 				}
-				if err := r.scanZ(ctx, key, func(_ redis.Pipeliner, zs []redis.Z) {
-					for _, z := range zs {
-						if ShardOf(z.Member.(string), l.Shards) == i {
-							ps.n++
-							ps.sum.Add(ps.sum, big.NewFloat(z.Score))
-						}
-					}
-				}); err != nil {
+				ks := out[suffix]
+				if ks == nil {
+					ks = &keySum{sum: new(big.Float).SetPrec(2048)}
+					out[suffix] = ks
+				}
+				if err := r.sumKey(ctx, key, kind, i, l.Shards, ks); err != nil {
 					return nil, err
 				}
 			}
@@ -706,17 +717,46 @@ func (r *reshardRun) sums(ctx context.Context, l *Board) (map[string]*periodSum,
 			}
 		}
 	}
-	for k, ps := range out {
-		if ps.n == 0 {
+	for k, ks := range out {
+		if ks.n == 0 {
 			delete(out, k) // a tag's key holding only the other layout's members
 		}
 	}
 	return out, nil
 }
 
-// verify checks that every period of both layouts has the same members
-// count and sum of codes.
-func (r *reshardRun) verify(ctx context.Context) (periods int, members int64, err error) {
+// sumKey adds key's entries owned by shard i of n to ks.
+func (r *reshardRun) sumKey(ctx context.Context, key string, kind, i, n int, ks *keySum) error {
+	if kind == kindZMember || kind == kindIndex {
+		return r.scanZ(ctx, key, func(_ redis.Pipeliner, zs []redis.Z) {
+			for _, z := range zs {
+				if ShardOf(memberOf(kind, z.Member.(string)), n) == i {
+					ks.n++
+					ks.sum.Add(ks.sum, big.NewFloat(z.Score))
+				}
+			}
+		})
+	}
+	var cursor uint64
+	for {
+		kv, next, err := r.s.rdb.HScan(ctx, key, cursor, "", reshardEntriesPage).Result()
+		if err != nil {
+			return wrapRedis(err)
+		}
+		for q := 0; q+1 < len(kv); q += 2 {
+			if ShardOf(memberOf(kind, kv[q]), n) == i {
+				ks.n++
+			}
+		}
+		if cursor = next; cursor == 0 {
+			return nil
+		}
+	}
+}
+
+// verify checks that every key holding members has as many entries in
+// both layouts, and every period the same sum of codes.
+func (r *reshardRun) verify(ctx context.Context) (keys int, entries int64, err error) {
 	old, err := r.sums(ctx, r.old)
 	if err != nil {
 		return 0, 0, err
@@ -730,15 +770,15 @@ func (r *reshardRun) verify(ctx context.Context) (periods int, members int64, er
 		n := nw[k]
 		switch {
 		case n == nil:
-			bad = append(bad, fmt.Sprintf("%s: %d members in the old layout, none in the new", k, o.n))
+			bad = append(bad, fmt.Sprintf("%s: %d entries in the old layout, none in the new", k, o.n))
 		case n.n != o.n || n.sum.Cmp(o.sum) != 0:
-			bad = append(bad, fmt.Sprintf("%s: %d members summing %s in the old layout, %d summing %s in the new", k, o.n, o.sum.Text('f', 0), n.n, n.sum.Text('f', 0)))
+			bad = append(bad, fmt.Sprintf("%s: %d entries summing %s in the old layout, %d summing %s in the new", k, o.n, o.sum.Text('f', 0), n.n, n.sum.Text('f', 0)))
 		}
-		members += o.n
+		entries += o.n
 	}
 	for k, n := range nw {
 		if old[k] == nil {
-			bad = append(bad, fmt.Sprintf("%s: %d members in the new layout, none in the old", k, n.n))
+			bad = append(bad, fmt.Sprintf("%s: %d entries in the new layout, none in the old", k, n.n))
 		}
 	}
 	if len(bad) > 0 {
@@ -746,7 +786,7 @@ func (r *reshardRun) verify(ctx context.Context) (periods int, members int64, er
 		return 0, 0, Errorf(EINTERNAL, "board %q: the layouts differ, the old one is kept (a key that expired during the move differs too; run reshard again to copy and check again): %s",
 			r.b.ID, strings.Join(bad[:min(len(bad), 5)], "; "))
 	}
-	return len(old), members, nil
+	return len(old), entries, nil
 }
 
 // snapshots rebuilds each retained day's all-view snapshot for the new

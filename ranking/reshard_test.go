@@ -195,6 +195,13 @@ func TestStartupRefusesOtherShardCount(t *testing.T) {
 	if _, err := one.Apply(ctx, "inc-s2", []ranking.Event{{Member: "a", Value: 1}}, ranking.ApplyOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	if err := one.CheckShards(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := rdb.HGet(ctx, opts.Prefix+"{inc-s2}:meta", "shards").Result(); err != nil || n != "1" {
+		t.Fatalf("a board written before the record: record %q (%v), want 1", n, err)
+	}
+	rdb.Del(ctx, opts.Prefix+"{sha-s2}:meta") // a board without data or record
 	four := rankingtest.MustStore(t, rdb, reshardConfig(t, 4), opts)
 	err := four.CheckShards(ctx)
 	var mis *ranking.ShardsMismatchError
@@ -263,5 +270,65 @@ func TestReshardRefusedWhileServed(t *testing.T) {
 		if _, err := s.Reshard(ctx, "inc-s2", n, ranking.ReshardOptions{}); err == nil {
 			t.Fatalf("reshard to %d shards: no error", n)
 		}
+	}
+}
+
+// TestReshardCheckFindsDifference loses a name in the new layout between
+// the copy and the check: the check refuses, keeps the old layout, and the
+// next run copies again and finishes.
+func TestReshardCheckFindsDifference(t *testing.T) {
+	oneCopy(t)
+	ctx := context.Background()
+	m := miniredis.RunT(t)
+	m.SetTime(time.Date(2026, 11, 14, 20, 0, 0, 0, time.UTC))
+	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
+	t.Cleanup(func() { rdb.Close() })
+	opts := ranking.Options{Prefix: redistest.Namespace(t) + ":"}
+	one := rankingtest.MustStore(t, rdb, reshardConfig(t, 1), opts)
+	var events []ranking.Event
+	for i := range 40 {
+		events = append(events, ranking.Event{Member: fmt.Sprintf("m%02d", i), Value: int64(i % 7), Name: fmt.Sprintf("Player %d", i),
+			Segments: map[string]string{"country": []string{"FR", "DE"}[i%2]}})
+	}
+	if _, err := one.Apply(ctx, "lat-s2", events, ranking.ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	_, err := one.Reshard(rctx, "lat-s2", 3, ranking.ReshardOptions{Step: func(phase string) {
+		if phase == "copy" {
+			cancel()
+		}
+	}})
+	cancel()
+	if err == nil {
+		t.Fatal("not stopped after the copy")
+	}
+	// m07's name, on its new shard, goes missing.
+	var lost string
+	for _, k := range m.Keys() {
+		if strings.Contains(k, "{lat-s2#") && strings.HasSuffix(k, "}:n") && rdb.HExists(ctx, k, "m07").Val() {
+			lost = k
+		}
+	}
+	if lost == "" {
+		t.Fatal("m07's name was not copied")
+	}
+	rdb.HDel(ctx, lost, "m07")
+	_, err = one.Reshard(ctx, "lat-s2", 3, ranking.ReshardOptions{})
+	if err == nil || !strings.Contains(err.Error(), "n: ") || !strings.Contains(err.Error(), "old one is kept") {
+		t.Fatalf("check after a lost name: %v", err)
+	}
+	if n, _ := one.RecordedShards(ctx, "lat-s2"); n != 1 {
+		t.Fatalf("recorded %d shards after a failed check", n)
+	}
+	if c, err := one.Member(ctx, "lat-s2", "all", "m07", ranking.MemberQuery{}); err != nil || c.Name != "Player 7" {
+		t.Fatalf("the old layout after a failed check: %+v, %v", c, err)
+	}
+	if _, err := one.Reshard(ctx, "lat-s2", 3, ranking.ReshardOptions{}); err != nil {
+		t.Fatalf("run again: %v", err)
+	}
+	three := rankingtest.MustStore(t, rdb, reshardConfig(t, 3), opts)
+	if c, err := three.Member(ctx, "lat-s2", "all", "m07", ranking.MemberQuery{}); err != nil || c.Name != "Player 7" {
+		t.Fatalf("after the move: %+v, %v", c, err)
 	}
 }
