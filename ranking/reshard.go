@@ -160,6 +160,9 @@ func (s *Store) Reshard(ctx context.Context, boardID string, to int, opts Reshar
 		if err := r.walk(ctx, "copy", shard, cursor, r.copyKey); err != nil {
 			return rep, err
 		}
+		if err := r.keepCommonMarkers(ctx); err != nil {
+			return rep, err
+		}
 		if err := r.save(ctx, "verify", 0, 0); err != nil {
 			return rep, err
 		}
@@ -487,6 +490,51 @@ func (r *reshardRun) copyKey(ctx context.Context, i int, key, suffix string) err
 		return nil
 	case kindOutbox:
 		return r.copyOutbox(ctx, i, key)
+	}
+	return nil
+}
+
+// keepCommonMarkers drops from the new layout a window's built marker
+// that some old shard lacks: the old layout read that window as not built
+// (shard_read.go's shardsBuilt), and so does the new one, until a build
+// makes it whole from the day totals.
+func (r *reshardRun) keepCommonMarkers(ctx context.Context) error {
+	if !r.old.Sharded() {
+		return nil
+	}
+	s := r.s
+	for j := range r.new.Shards {
+		tag := tagOf(r.new, j)
+		node, err := r.scanner(ctx, tag)
+		if err != nil {
+			return err
+		}
+		base := s.prefix + "{" + tag + "}:"
+		var cursor uint64
+		for {
+			keys, next, err := node.Scan(ctx, cursor, globEscape(base+"r:")+"*", reshardKeysPage).Result()
+			if err != nil {
+				return wrapRedis(err)
+			}
+			for _, key := range keys {
+				suffix := strings.TrimPrefix(key, base)
+				for i := range r.old.Shards {
+					n, err := s.rdb.Exists(ctx, string(s.shardKeys(r.old, i))+suffix).Result()
+					if err != nil {
+						return wrapRedis(err)
+					}
+					if n == 0 {
+						if err := s.rdb.Del(ctx, key).Err(); err != nil {
+							return wrapRedis(err)
+						}
+						break
+					}
+				}
+			}
+			if cursor = next; cursor == 0 {
+				break
+			}
+		}
 	}
 	return nil
 }
