@@ -39,10 +39,11 @@ import (
 // to a tag in a layout only when the layout's hash puts it there, which
 // is how every step tells old entries from new ones under one tag.
 
-// Reshard's pages: keys per SCAN, entries per ZSCAN, HSCAN and XRANGE.
-const (
-	reshardKeysPage    = 200
-	reshardEntriesPage = 500
+// Reshard's pages: keys per SCAN, entries per ZSCAN, HSCAN and XRANGE
+// (variables so that tests take every path on small boards).
+var (
+	reshardKeysPage    int64 = 200
+	reshardEntriesPage int64 = 500
 )
 
 // ReshardOptions tune Reshard.

@@ -81,17 +81,21 @@ func reshardModel(t *testing.T, rdb redis.UniversalClient, events int, now func(
 	for round, n := range []int{4, 3, 1} {
 		for _, b := range w.cfg.Boards {
 			id := b.ID + "-s2"
-			stopAfter := []int{3, 4, 7}[round] // after verify, mid-copy, mid-delete
+			// Stopped after the check, in the middle of the copy, in the
+			// middle of the deletion.
+			stopPhase, stopAt := []string{"verify", "copy", "delete"}[round], []int{1, 3, 2}[round]
 			rctx, cancel := context.WithCancel(ctx)
 			steps := 0
-			_, err := w.store.Reshard(rctx, id, n, ranking.ReshardOptions{Step: func(string) {
-				if steps++; steps == stopAfter {
-					cancel()
+			_, err := w.store.Reshard(rctx, id, n, ranking.ReshardOptions{Step: func(phase string) {
+				if phase == stopPhase {
+					if steps++; steps == stopAt {
+						cancel()
+					}
 				}
 			}})
 			cancel()
 			if err == nil {
-				t.Fatalf("%s to %d shards: not stopped after %d steps", id, n, stopAfter)
+				t.Fatalf("%s to %d shards: not stopped at %s step %d", id, n, stopPhase, stopAt)
 			}
 			// Start-up refuses the board while its move is under way.
 			var mis *ranking.ShardsMismatchError
@@ -177,6 +181,7 @@ func TestReshardMiniredisOverDays(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
 	t.Cleanup(func() { rdb.Close() })
 	rng := rand.New(rand.NewPCG(1, 2))
+	ranking.SetReshardPages(t, 4, 3)
 	reshardModel(t, rdb, 600, func() time.Time { return clock }, func() {
 		clock = clock.Add(time.Duration(rng.IntN(90)) * time.Minute)
 		m.SetTime(clock)
