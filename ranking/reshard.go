@@ -28,7 +28,9 @@ import (
 //     shard as a whole (registry, built markers, segment values seen) goes
 //     to every new shard;
 //  3. verify: every period of every view and segment has the same number
-//     of members and the same sum of codes in both layouts;
+//     of members and the same sum of codes in both layouts, and every
+//     other key holding members (exact times, names, search entries,
+//     segment records) as many entries;
 //  4. delete: the old layout's keys go (members only, where an old shard's
 //     tag is also a new shard's), then the shard count record says the
 //     new count.
