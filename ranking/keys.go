@@ -125,6 +125,17 @@ import (
 //	                                                      consumer group standings; never expires
 //	<prefix>{<board>}:dead                       stream   ingest entries that failed, with error and source_id;
 //	                                                      never expires
+//	<prefix>{<board>}:meta                       hash     shards: the shard count the board's data is written
+//	                                                      with, set when an instance first starts on the board
+//	                                                      and by reshard; start-up refuses a boards file that
+//	                                                      differs; never expires
+//	<prefix>{<board>}:serving                    zset     instances serving the board: instance -> ms until which
+//	                                                      it said so (refreshed while it runs, removed when it
+//	                                                      stops); reshard refuses while one is live; entries past
+//	                                                      their time dropped at each refresh; never expires
+//	<prefix>{<board>}:reshard                    hash     a reshard under way: from, to, phase (copy, verify,
+//	                                                      delete), shard (old shard being walked) and cursor
+//	                                                      (its SCAN cursor); deleted when it is done
 //	<prefix>rate:{<h>}                           string   write budget of one API key (GCRA: the theoretical
 //	                                                      arrival time, ms); h = first 16 bytes of the key's
 //	                                                      SHA-256 in hex, never the key; once the budget is full
@@ -306,3 +317,13 @@ func (s *Store) deliveryKey(id string) string { return "{" + s.ResultsStream() +
 
 // Channel is the pub/sub channel of the change feed.
 func (s *Store) Channel() string { return s.prefix + "changes" }
+
+// shardsRecord is the board's record of the shard count its data was
+// written with ("meta", field shards).
+func (k boardKeys) shardsRecord() string { return string(k) + "meta" }
+
+// serving lists the instances serving the board: instance -> until ms.
+func (k boardKeys) serving() string { return string(k) + "serving" }
+
+// reshardProgress is the position of a reshard under way.
+func (k boardKeys) reshardProgress() string { return string(k) + "reshard" }

@@ -370,6 +370,16 @@ webhooks:
 	_, err = s.Sweep(ctx)
 	must("sweep", err)
 
+	// The shard count record, a move stopped at its first step, and an
+	// instance's word that it serves the boards.
+	must("check shards", s.CheckShards(ctx))
+	rctx, cancel := context.WithCancel(ctx)
+	if _, err := s.Reshard(rctx, "latest", 2, ranking.ReshardOptions{Step: func(string) { cancel() }}); err == nil {
+		t.Fatal("the move was not stopped")
+	}
+	cancel()
+	must("announce", s.Announce(ctx, "i1"))
+
 	rows := keyTable(t, s.Prefix())
 	matched := make([]bool, len(rows))
 	check := func(key, typ string) {

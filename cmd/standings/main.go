@@ -32,6 +32,12 @@ import (
 var demoConfig []byte
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "reshard" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := reshardMain(ctx, os.Args[2:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
 	m := NewMain()
 	if err := m.ParseFlags(os.Args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -80,7 +86,8 @@ type Main struct {
 	Store  *ranking.Store
 	URL    string // where Run is serving, e.g. http://127.0.0.1:8080
 
-	embedded bool // no Redis configured: the store runs on an in-process one
+	embedded bool   // no Redis configured: the store runs on an in-process one
+	instance string // this process's name: its ingest consumer, its word that it serves the boards
 
 	streamStats *ranking.StreamStats // the ingest consumers' counters, for /metrics
 	http        *http.Server
@@ -241,6 +248,19 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := m.Store.SyncClock(pingCtx); err != nil {
 		return fmt.Errorf("redis: %w", err)
 	}
+	// Say that this instance serves the boards before checking their shard
+	// counts: a reshard starting meanwhile then sees one or the other.
+	host, _ := os.Hostname()
+	var r [4]byte
+	_, _ = rand.Read(r[:])
+	m.instance = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(r[:]))
+	if err := m.Store.Announce(pingCtx, m.instance); err != nil {
+		return err
+	}
+	if err := m.Store.CheckShards(pingCtx); err != nil {
+		_ = m.Store.Withdraw(pingCtx, m.instance)
+		return err
+	}
 	m.Logger.Info("boards loaded", "boards", len(m.Config.Boards), "timezone", m.Config.Timezone)
 	// Bind before any background work starts, so that a busy port is the
 	// one thing reported and no demo traffic is started for nobody.
@@ -284,11 +304,7 @@ func (m *Main) Run(ctx context.Context) error {
 	// Ingest streams: every instance joins the consumer group under a name
 	// of its own, so a dead instance's entries are claimed by the others.
 	wg.Go(func() {
-		host, _ := os.Hostname()
-		var r [4]byte
-		_, _ = rand.Read(r[:])
-		consumer := fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(r[:]))
-		m.Store.RunStreamConsumer(bg, consumer, ranking.StreamOptions{Stats: m.streamStats}, func(err error) {
+		m.Store.RunStreamConsumer(bg, m.instance, ranking.StreamOptions{Stats: m.streamStats}, func(err error) {
 			m.Logger.Error("ingest stream", "err", err)
 		})
 	})
@@ -305,6 +321,12 @@ func (m *Main) Run(ctx context.Context) error {
 		m.Store.RunWebhooks(bg, ranking.WebhookOptions{OnError: func(err error) {
 			m.Logger.Error("webhook deliveries", "err", err)
 		}})
+	})
+	// The word that this instance serves the boards, repeated until Close.
+	wg.Go(func() {
+		m.Store.RunAnnounce(bg, m.instance, func(err error) {
+			m.Logger.Error("saying this instance serves the boards", "err", err)
+		})
 	})
 	if d != nil {
 		wg.Go(func() { d.Run(bg) })
