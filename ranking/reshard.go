@@ -325,7 +325,7 @@ const (
 	kindIndex          // zset, element = text\0member (ni)
 	kindIDRec          // string, value = member\n... (e:)
 	kindUnion          // about a shard as a whole: to every new shard (k, r:, seg:, ni:ids)
-	kindSnap           // a day's snapshot (snap:, snapn:): rebuilt by snapshots
+	kindSnap           // a day's snapshot (snap:, snapz:, snapn:): rebuilt by snapshots
 	kindSweep          // the sweep's position (sw): dropped
 	kindOutbox         // a shard's outbox (out): member.removed entries
 )
@@ -349,7 +349,7 @@ func (r *reshardRun) kindOf(suffix string, boardTag bool) (kind int, ok bool) {
 		return kindIDRec, true
 	case "k", "r", "seg":
 		return kindUnion, true
-	case "snap", "snapn":
+	case "snap", "snapz", "snapn":
 		return kindSnap, true
 	case "sw":
 		return kindSweep, true
@@ -901,7 +901,7 @@ func (r *reshardRun) midnight(ctx context.Context, v View, day Period) (top []re
 		case err == nil:
 			taken = true
 			total += n
-			zs, err = s.rdb.ZRangeWithScores(ctx, k.snapshot(v.Name, day.ID), 0, -1).Result()
+			zs, err = s.rdb.ZRangeWithScores(ctx, k.snapshotCodes(v.Name, day.ID), 0, -1).Result()
 		case errors.Is(err, redis.Nil):
 			zkey := k.period(v.Name, AllPeriodID)
 			if n, err = s.rdb.ZCard(ctx, zkey).Result(); err == nil {
@@ -967,10 +967,10 @@ func (r *reshardRun) writeSnapshot(ctx context.Context, v View, day Period, top 
 				n = rest
 			}
 			rest -= n
-			p.Del(ctx, k.snapshot(v.Name, day.ID))
+			p.Del(ctx, k.snapshotCodes(v.Name, day.ID))
 			if len(per[j]) > 0 {
-				p.ZAdd(ctx, k.snapshot(v.Name, day.ID), per[j]...)
-				p.PExpireAt(ctx, k.snapshot(v.Name, day.ID), exp)
+				p.ZAdd(ctx, k.snapshotCodes(v.Name, day.ID), per[j]...)
+				p.PExpireAt(ctx, k.snapshotCodes(v.Name, day.ID), exp)
 			}
 			p.Set(ctx, k.snapshotCount(v.Name, day.ID), n, 0)
 			p.PExpireAt(ctx, k.snapshotCount(v.Name, day.ID), exp)
