@@ -9,3 +9,6 @@ func (s *Store) ShardPrefix(boardID string, i int) string {
 	}
 	return string(s.shardKeys(b, i))
 }
+
+// ShardTag is the hash tag of shard i of board b.
+func ShardTag(b *Board, i int) string { return b.tags[i] }
