@@ -97,12 +97,21 @@ func (r *shardRead) cards(ctx context.Context) ([]int64, error) {
 	return cards, nil
 }
 
+// cutPivot is an entry of a shard at a known index, counted on the
+// others to place a cut.
+type cutPivot struct {
+	shard int
+	index int64
+	e     shardEntry
+}
+
 // cutAt returns, per shard, how many of its entries are among the first
 // offset of the merged order (0 <= offset <= the total). It narrows each
 // shard's [lo, hi) by counting, on every shard, the entries before a few
 // pivots taken where the cut should be if members are spread evenly
-// (which a hash makes likely), then reads what is left outright.
-func (r *shardRead) cutAt(ctx context.Context, cards []int64, offset int64) ([]int64, error) {
+// (which a hash makes likely), then reads what is left outright. first
+// are pivots already read (the first round's guesses), counted first.
+func (r *shardRead) cutAt(ctx context.Context, cards []int64, offset int64, first []cutPivot) ([]int64, error) {
 	n := len(cards)
 	lo, hi := make([]int64, n), slices.Clone(cards)
 	sum := func(xs []int64) (t int64) {
@@ -111,58 +120,39 @@ func (r *shardRead) cutAt(ctx context.Context, cards []int64, offset int64) ([]i
 		}
 		return t
 	}
+	pivots := first
 	for range 64 {
 		need, width := offset-sum(lo), sum(hi)-sum(lo)
 		if need == 0 {
 			return lo, nil
 		}
-		if width <= r.s.shardLimits.window {
+		if pivots == nil && width <= r.s.shardLimits.window {
 			return r.cutWithin(ctx, lo, hi, need)
 		}
-		// Pivots: where the cut would fall on each shard, and a step each
-		// side of it, so that one round usually brackets the cut closely.
-		frac := float64(need) / float64(width)
-		step := int64(math.Sqrt(float64(width)/float64(n))) + 1
-		ops := r.ops()
-		type pivot struct {
-			shard int
-			index int64
-			e     shardEntry
-		}
-		var pivots []pivot
-		for i, o := range ops {
-			if hi[i] <= lo[i] {
-				continue
-			}
-			p := lo[i] + int64(frac*float64(hi[i]-lo[i]))
-			last := int64(-1)
-			for _, x := range []int64{p - step, p, p + step} {
-				if x = min(max(x, lo[i]), hi[i]-1); x != last {
-					o.rng(r.zkeys[i], x, x)
-					pivots = append(pivots, pivot{shard: i, index: x})
-					last = x
+		if pivots == nil {
+			// Pivots: where the cut would fall on each shard, and a step
+			// each side of it, so that one round usually brackets it.
+			frac := float64(need) / float64(width)
+			step := int64(math.Sqrt(float64(width)/float64(n))) + 1
+			idx := make([][]int64, n)
+			for i := range n {
+				if hi[i] <= lo[i] {
+					continue
+				}
+				p := lo[i] + int64(frac*float64(hi[i]-lo[i]))
+				for _, x := range []int64{p - step, p, p + step} {
+					if x = min(max(x, lo[i]), hi[i]-1); len(idx[i]) == 0 || idx[i][len(idx[i])-1] != x {
+						idx[i] = append(idx[i], x)
+					}
 				}
 			}
-		}
-		reps, err := r.s.runSlices(ctx, ops)
-		if err != nil {
-			return nil, err
-		}
-		next := make([]int, n) // each shard's next range op
-		for q := range pivots {
-			pv := &pivots[q]
-			es, err := reps[pv.shard].entries(next[pv.shard])
-			if err != nil {
+			var err error
+			if pivots, err = r.fetchPivots(ctx, idx); err != nil {
 				return nil, err
 			}
-			next[pv.shard]++
-			if len(es) != 1 {
-				return nil, Errorf(EINTERNAL, "the shards of board %q changed while a page was found", r.b.ID)
-			}
-			pv.e = es[0]
 		}
 		// A pivot's count on its own shard is its index; the others count.
-		ops = r.ops()
+		ops := r.ops()
 		countOp := make([]int, n)
 		others := make([][]int, n) // per shard: the pivots it counts
 		for i, o := range ops {
@@ -178,7 +168,8 @@ func (r *shardRead) cutAt(ctx context.Context, cards []int64, offset int64) ([]i
 				countOp[i] = o.before(r.zkeys[i], false, es)
 			}
 		}
-		if reps, err = r.s.runSlices(ctx, ops); err != nil {
+		reps, err := r.s.runSlices(ctx, ops)
+		if err != nil {
 			return nil, err
 		}
 		at := make([][]int64, len(pivots))
@@ -206,8 +197,48 @@ func (r *shardRead) cutAt(ctx context.Context, cards []int64, offset int64) ([]i
 				hi = at[q]
 			}
 		}
+		pivots = nil
 	}
 	return nil, Errorf(EINTERNAL, "could not find offset %d on the shards of board %q", offset, r.b.ID)
+}
+
+// fetchPivots reads the entries at idx[i] of each shard i.
+func (r *shardRead) fetchPivots(ctx context.Context, idx [][]int64) ([]cutPivot, error) {
+	ops := r.ops()
+	for i, o := range ops {
+		for _, x := range idx[i] {
+			o.rng(r.zkeys[i], x, x)
+		}
+	}
+	reps, err := r.s.runSlices(ctx, ops)
+	if err != nil {
+		return nil, err
+	}
+	var pivots []cutPivot
+	for i, rep := range reps {
+		ps, err := pivotsOf(rep, i, 0, idx[i])
+		if err != nil {
+			return nil, err
+		}
+		pivots = append(pivots, ps...)
+	}
+	return pivots, nil
+}
+
+// pivotsOf decodes range ops from index op on (one entry each, at idx) of
+// shard i's reply; an index past the shard's end gives none.
+func pivotsOf(rep sliceReply, i, op int, idx []int64) ([]cutPivot, error) {
+	var out []cutPivot
+	for j, x := range idx {
+		es, err := rep.entries(op + j)
+		if err != nil {
+			return nil, err
+		}
+		if len(es) == 1 {
+			out = append(out, cutPivot{shard: i, index: x, e: es[0]})
+		}
+	}
+	return out, nil
 }
 
 // cutWithin reads every shard's [lo, hi) (at most need entries each) and
@@ -386,12 +417,30 @@ func (r *shardRead) pageRows(ctx context.Context, offset, limit int64, prev []st
 	if offset+limit <= r.s.shardLimits.shallow {
 		return r.collect(ctx, make([]int64, n), nil, offset, limit, prev)
 	}
+	// The first round reads the counts with the cursor's place, or with
+	// guessed pivots: where the cut falls if the shards are the same size,
+	// and about 2.5 standard deviations of a shard's share each side.
 	var cut []int64
+	guess := make([][]int64, n)
+	if after == nil {
+		share := offset / int64(n)
+		step := int64(2.5*math.Sqrt(float64(share))) + 1
+		for i := range guess {
+			for _, x := range []int64{share - step, share, share + step} {
+				if x >= 0 {
+					guess[i] = append(guess[i], x)
+				}
+			}
+		}
+	}
 	ops := r.ops()
 	for i, o := range ops {
 		o.card(r.zkeys[i])
 		if after != nil {
 			o.before(r.zkeys[i], false, []shardEntry{*after})
+		}
+		for _, x := range guess[i] {
+			o.rng(r.zkeys[i], x, x)
 		}
 	}
 	reps, err := r.s.runSlices(ctx, ops)
@@ -403,6 +452,7 @@ func (r *shardRead) pageRows(ctx context.Context, offset, limit int64, prev []st
 		cut = make([]int64, n)
 	}
 	var sum int64
+	var first []cutPivot
 	for i, rep := range reps {
 		cards[i] = rep.int(0)
 		total += cards[i]
@@ -414,13 +464,18 @@ func (r *shardRead) pageRows(ctx context.Context, offset, limit int64, prev []st
 			}
 			sum += cut[i]
 		}
+		ps, err := pivotsOf(rep, i, 1, guess[i])
+		if err != nil {
+			return 0, nil, err
+		}
+		first = append(first, ps...)
 	}
 	if offset >= total {
 		return total, nil, nil
 	}
 	if cut == nil || sum != offset {
 		// No cursor, or the board changed since the page before: count.
-		if cut, err = r.cutAt(ctx, cards, offset); err != nil {
+		if cut, err = r.cutAt(ctx, cards, offset, first); err != nil {
 			return 0, nil, err
 		}
 	}
