@@ -241,7 +241,7 @@ func TestShardedCardsEqualUnshardedMiniredis(t *testing.T) {
 				clock = clock.Add(time.Duration(w.rng.IntN(90)) * time.Minute)
 				m.SetTime(clock)
 			}
-			w.run(600)
+			w.run(600 / raceScale)
 			w.copyMoves(rdb, w.store.Prefix())
 			every := 2
 			if tc.name == "shallow" {

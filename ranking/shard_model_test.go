@@ -333,7 +333,7 @@ func TestShardedReadsEqualUnshardedMiniredis(t *testing.T) {
 				clock = clock.Add(time.Duration(w.rng.IntN(90)) * time.Minute)
 				m.SetTime(clock)
 			}
-			w.run(tc.events)
+			w.run(tc.events / raceScale)
 			if n := w.verify(); n == 0 {
 				t.Fatal("nothing verified")
 			}
@@ -433,7 +433,7 @@ func TestShardedReadsEqualUnshardedRedis(t *testing.T) {
 			}
 			w.step = func() {}
 			w.dated = true
-			w.run(600)
+			w.run(600 / raceScale)
 			if n := w.verify(); n == 0 {
 				t.Fatal("nothing verified")
 			}
