@@ -11,7 +11,7 @@ import (
 // answers on one shard. What is the member's own (its codes in every
 // period the card shows, its segment record, its name) is read on its
 // shard; the ranks, totals and neighbours are counted on every shard at
-// those codes (slice.lua "card", "before", "near"), all in one round trip
+// those codes (slice.lua "card", "before", "nearn"), all in one round trip
 // that also reads the member's codes again on its shard: when they moved
 // in between, the round starts over, so the headline, the neighbours, the
 // history and the views of one card rank the same codes. A period read
@@ -268,36 +268,21 @@ func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery) (*RankCard, er
 		if moved {
 			continue
 		}
-		var above, below [][]shardEntry
-		var pos int64
-		around := int64(q.around)
 		names := map[string]string{}
 		if passerOp >= 0 {
 			if name := reps[passerShard].strs(passerOp)[0]; name != "" {
 				names[passed.Member] = name
 			}
 		}
-		for i := range reps {
-			n, es, err := reps[i].nearEntries(head.countOp)
-			if err != nil {
-				return nil, err
-			}
-			pos += n
-			for _, e := range es {
-				if name, ok := e.name.(string); ok {
-					names[e.member] = name
-				}
-			}
-			nb := min(n, around)
-			above = append(above, es[:nb])
-			below = append(below, es[nb:])
+		pos, list, start, err := mergeNear(reps, head.countOp, int64(q.around))
+		if err != nil {
+			return nil, err
 		}
-		up := merge(above)
-		up = up[max(0, int64(len(up))-around):]
-		down := merge(below)
-		down = down[:min(int64(len(down)), around+1)]
-		list := append(up, down...)
-		start := pos - int64(len(up))
+		for _, e := range list {
+			if name, ok := e.name.(string); ok {
+				names[e.member] = name
+			}
+		}
 
 		// 3. With shared ties, the first neighbour's rank.
 		firstRank := start + 1

@@ -98,13 +98,9 @@ func (o *sliceOps) before(z string, shared bool, pivots []shardEntry) int {
 	return o.nops - 1
 }
 
-// near asks for the count of entries before e (ties first) and the up to
-// k entries before that position and k+1 from it.
-func (o *sliceOps) near(z string, e shardEntry, k int) int {
-	return o.op("near", o.key(z), fmtCode(e.code), e.member, itoa(int64(k)))
-}
-
-// nearNamed is near with each entry's name (shardEntry.name).
+// nearNamed asks for the count of entries before e (ties first) and the up
+// to k entries before that position and k+1 from it, with their names
+// (shardEntry.name).
 func (o *sliceOps) nearNamed(z string, e shardEntry, k int) int {
 	return o.op("nearn", o.key(z), fmtCode(e.code), e.member, itoa(int64(k)))
 }

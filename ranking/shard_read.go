@@ -20,7 +20,7 @@ import (
 //   - a member's rank: 1 + the entries of every shard that rank before its
 //     (code, member id); with ties: shared, 1 + those with a lower code.
 //     Its neighbours are the merge of each shard's entries around that
-//     position (slice.lua "near").
+//     position (slice.lua "nearn").
 //   - names come from each entry's own shard, for the entries answered.
 //
 // A merged read is not one snapshot: shards are read one after another
@@ -756,12 +756,36 @@ func (r *shardRead) member(ctx context.Context, member string, around int64, rep
 	if reps, err = r.s.runSlices(ctx, ops); err != nil {
 		return err
 	}
+	pos, list, first, err := mergeNear(reps, 0, around)
+	if err != nil {
+		return err
+	}
+	rep.rank = pos + 1 // a position, as read.lua's: Store.Member ranks the list
+	rep.code = fmtCode(me.code)
+	for _, e := range list {
+		if e.member == member {
+			rep.name, _ = e.name.(string)
+		}
+	}
+	fr, err := r.firstRank(ctx, list, first)
+	if err != nil {
+		return err
+	}
+	rep.firstRank = fr
+	rep.flat = flatOf(list, nil)
+	return nil
+}
+
+// mergeNear merges every shard's nearNamed reply (op) into the member's
+// neighbours: pos, the entries before the member on the merged period;
+// list, up to around entries before it, the member, and up to around
+// after; first, the position of list[0].
+func mergeNear(reps []sliceReply, op int, around int64) (pos int64, list []shardEntry, first int64, err error) {
 	var above, below [][]shardEntry
-	var pos int64
 	for _, x := range reps {
-		b, es, err := x.nearEntries(0)
+		b, es, err := x.nearEntries(op)
 		if err != nil {
-			return err
+			return 0, nil, 0, err
 		}
 		pos += b
 		nb := min(b, around) // entries before the position this shard gave
@@ -772,22 +796,7 @@ func (r *shardRead) member(ctx context.Context, member string, around int64, rep
 	up = up[max(0, int64(len(up))-around):]
 	down := merge(below)
 	down = down[:min(int64(len(down)), around+1)]
-	list := append(up, down...)
-	rep.rank = pos + 1 // a position, as read.lua's: Store.Member ranks the list
-	rep.code = fmtCode(me.code)
-	for _, e := range list {
-		if e.member == member {
-			rep.name, _ = e.name.(string)
-		}
-	}
-	first := pos - int64(len(up))
-	fr, err := r.firstRank(ctx, list, first)
-	if err != nil {
-		return err
-	}
-	rep.firstRank = fr
-	rep.flat = flatOf(list, nil)
-	return nil
+	return pos, append(up, down...), pos - int64(len(up)), nil
 }
 
 // members fills rep as read.lua's members mode: the ranked ones among

@@ -26,13 +26,11 @@
 --                                               code, else those with a lower
 --                                               code or the same code and a
 --                                               smaller member id (bytes)
---            "near", zi, code, member, k     -> {before, m1, code1, ...}: before
---                                               as above (ties first), then the
---                                               up to k entries before that
---                                               position and the up to k+1 from
---                                               it
---            "nearn", zi, code, member, k    -> as near, with (member, code, name)
---                                               triples (a missing name is false)
+--            "nearn", zi, code, member, k    -> {before, m1, code1, name1, ...}:
+--                                               before as above (ties first),
+--                                               then the up to k entries before
+--                                               that position and k+1 from it,
+--                                               with their names (or false)
 --            "score", zi, k, member_1 .. member_k
 --                                            -> {code_1 or false, ...}
 --            "names", k, member_1 .. member_k
@@ -106,16 +104,6 @@ for _ = 1, nops do
     end
     out[#out + 1] = counts
     i = i + 4 + 2 * k
-  elseif kind == 'near' then
-    local z, code, member, k = KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2], ARGV[i + 3], tonumber(ARGV[i + 4])
-    local b = before_first(z, code, member)
-    local r = {b}
-    local lo = b - k
-    if lo < 0 then lo = 0 end
-    local flat = redis.call('ZRANGE', z, lo, b + k, 'WITHSCORES')
-    for j = 1, #flat do r[#r + 1] = flat[j] end
-    out[#out + 1] = r
-    i = i + 5
   elseif kind == 'nearn' then
     local z, code, member, k = KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2], ARGV[i + 3], tonumber(ARGV[i + 4])
     local b = before_first(z, code, member)
