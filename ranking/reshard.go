@@ -621,6 +621,54 @@ func (r *reshardRun) copyOutbox(ctx context.Context, i int, key string) error {
 	}
 }
 
+// dropEntries removes, a page at a time, the entries of key (a sorted set
+// when zset, else a hash) for which gone says so.
+func (r *reshardRun) dropEntries(ctx context.Context, key string, zset bool, gone func(field string) bool) error {
+	s := r.s
+	var cursor uint64
+	for {
+		var flat []string
+		var next uint64
+		var err error
+		if zset {
+			flat, next, err = s.rdb.ZScan(ctx, key, cursor, "", reshardEntriesPage).Result()
+		} else {
+			flat, next, err = s.rdb.HScan(ctx, key, cursor, "", reshardEntriesPage).Result()
+		}
+		if err != nil {
+			return wrapRedis(err)
+		}
+		var drop []string
+		for q := 0; q+1 < len(flat); q += 2 {
+			if gone(flat[q]) {
+				drop = append(drop, flat[q])
+			}
+		}
+		if len(drop) > 0 {
+			if zset {
+				err = s.rdb.ZRem(ctx, key, anys(drop)...).Err()
+			} else {
+				err = s.rdb.HDel(ctx, key, drop...).Err()
+			}
+			if err != nil {
+				return wrapRedis(err)
+			}
+		}
+		if cursor = next; cursor == 0 {
+			return nil
+		}
+	}
+}
+
+// anys converts strings to a command's arguments.
+func anys(xs []string) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}
+
 // deleteKey removes one key of old shard i, or, where the tag is also a
 // new shard's, the entries of members the new layout puts elsewhere.
 func (r *reshardRun) deleteKey(ctx context.Context, i int, key, suffix string) error {
@@ -640,49 +688,9 @@ func (r *reshardRun) deleteKey(ctx context.Context, i int, key, suffix string) e
 	case kindSweep:
 		return wrapRedis(s.rdb.Unlink(ctx, key).Err())
 	case kindZMember, kindIndex:
-		var cursor uint64
-		for {
-			flat, next, err := s.rdb.ZScan(ctx, key, cursor, "", reshardEntriesPage).Result()
-			if err != nil {
-				return wrapRedis(err)
-			}
-			var gone []any
-			for q := 0; q+1 < len(flat); q += 2 {
-				if !stays(memberOf(kind, flat[q])) {
-					gone = append(gone, flat[q])
-				}
-			}
-			if len(gone) > 0 {
-				if err := s.rdb.ZRem(ctx, key, gone...).Err(); err != nil {
-					return wrapRedis(err)
-				}
-			}
-			if cursor = next; cursor == 0 {
-				return nil
-			}
-		}
+		return r.dropEntries(ctx, key, true, func(f string) bool { return !stays(memberOf(kind, f)) })
 	case kindHMember, kindNames:
-		var cursor uint64
-		for {
-			kv, next, err := s.rdb.HScan(ctx, key, cursor, "", reshardEntriesPage).Result()
-			if err != nil {
-				return wrapRedis(err)
-			}
-			var gone []string
-			for q := 0; q+1 < len(kv); q += 2 {
-				if !stays(memberOf(kind, kv[q])) {
-					gone = append(gone, kv[q])
-				}
-			}
-			if len(gone) > 0 {
-				if err := s.rdb.HDel(ctx, key, gone...).Err(); err != nil {
-					return wrapRedis(err)
-				}
-			}
-			if cursor = next; cursor == 0 {
-				return nil
-			}
-		}
+		return r.dropEntries(ctx, key, false, func(f string) bool { return !stays(memberOf(kind, f)) })
 	case kindIDRec:
 		v, err := s.rdb.Get(ctx, key).Result()
 		if errors.Is(err, redis.Nil) {
