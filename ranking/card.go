@@ -106,6 +106,7 @@ func (s *Store) RankCard(ctx context.Context, boardID, viewName, member string, 
 	if v.Kind == All {
 		q.n = 1
 	}
+	q.versions = s.charts.version(b)
 	if b.Sharded() {
 		return s.rankCardMerged(ctx, q)
 	}
@@ -167,7 +168,7 @@ func (s *Store) RankCard(ctx context.Context, boardID, viewName, member string, 
 			q.segRec, q.segs = rec, parseMemberSegments(rec)
 			continue
 		}
-		return s.decodeCard(q, redisNow, raw)
+		return s.decodeCard(ctx, q, redisNow, raw)
 	}
 	return nil, Errorf(EINTERNAL, "card: windows of board %q kept needing a build", b.ID)
 }
@@ -187,10 +188,15 @@ type cardQuery struct {
 	unchecked map[string]bool // "view[@name=value]:period"
 
 	// Set by cardRequest: the view's periods, oldest first (the last
-	// ncand are the headline's candidates), and each view's candidates.
-	periods []Period
-	ncand   int
-	views   [][]Period
+	// ncand are the headline's candidates), and each view's candidates;
+	// the points of those periods this store keeps (kept[i]) under the
+	// board's final periods' version as last read (versions).
+	periods  []Period
+	ncand    int
+	views    [][]Period
+	versions string
+	keptPts  []HistoryPoint
+	kept     []bool
 }
 
 // candidates are the periods that may be the current one of v at now:
@@ -249,6 +255,18 @@ func (s *Store) cardRequest(q *cardQuery, now time.Time) ([]string, []any) {
 	} else {
 		args = append(args, "0", "")
 	}
+	// The chart's points this store keeps, under the version they hold
+	// for (chart_cache.go).
+	q.keptPts, q.kept = s.charts.lookup(b, v, q.seg, q.versions, q.member, q.periods, now.Add(chartMargin).UnixMilli())
+	mask := make([]byte, len(q.periods))
+	for i, ok := range q.kept {
+		mask[i] = '0'
+		if ok {
+			mask[i] = '1'
+		}
+	}
+	args = append(args, string(mask), q.versions)
+	keys = append(keys, k.finalVersion())
 	return keys, args
 }
 
@@ -428,9 +446,9 @@ func (s *Store) cardWindow(b *Board, raw []any) (View, Segment, Period, error) {
 }
 
 // decodeCard turns card.lua's answer into a RankCard.
-func (s *Store) decodeCard(q *cardQuery, now time.Time, raw []any) (*RankCard, error) {
+func (s *Store) decodeCard(ctx context.Context, q *cardQuery, now time.Time, raw []any) (*RankCard, error) {
 	b, v := q.b, q.v
-	if len(raw) < 7 {
+	if len(raw) < 8 {
 		return nil, Errorf(EINTERNAL, "card: short answer (%d items)", len(raw))
 	}
 	head, _ := raw[2].([]any)
@@ -475,14 +493,37 @@ func (s *Store) decodeCard(q *cardQuery, now time.Time, raw []any) (*RankCard, e
 	c.TopPercent = math.Round(10000*float64(c.Rank)/float64(c.Total)) / 100
 
 	rc.History = &History{Board: b, View: v, Member: q.member, Now: now, Points: make([]HistoryPoint, q.n)}
+	version, _ := raw[7].(string)
+	var keep []keptPoint
 	for i := range q.n {
+		j := last - (q.n - 1) + i // the point's index in q.periods
+		p := q.periods[j]
+		if asInt(hist[3*i]) == -1 {
+			if !q.kept[j] {
+				return nil, Errorf(EINTERNAL, "card: a point answered as kept that is not")
+			}
+			rc.History.Points[i] = q.keptPts[j]
+			continue
+		}
+		built := asInt(hist[3*i+1]) != -1
+		if !built {
+			hist[3*i+1] = int64(0)
+		}
 		pt, err := s.cardPoint(b, v.Name, hist[3*i:3*i+3])
 		if err != nil {
 			return nil, err
 		}
-		pt.Period = q.periods[last-(q.n-1)+i]
+		pt.Period = p
 		rc.History.Points[i] = pt
+		if s.chartKeepable(b, v, p, now, built && !q.unchecked[v.Name+q.seg.tag()+":"+p.ID]) {
+			kp := keptPoint{point: chartPoint{start: p.Start.UnixMilli(), rank: pt.Rank}, total: pt.Total, expireAt: s.entry(b, v, p).expireAt}
+			if pt.Present {
+				kp.point.code, _ = parseCode(hist[3*i+2])
+			}
+			keep = append(keep, kp)
+		}
 	}
+	s.keepChart(ctx, b, v, q.seg, q.member, version, []string{version}, keep)
 	rc.Views = make([]ViewStanding, len(b.Views))
 	for i, ov := range b.Views {
 		row := vs[4*i : 4*i+4]

@@ -3,6 +3,7 @@ package ranking
 import (
 	"context"
 	"math"
+	"slices"
 	"sync"
 	"time"
 )
@@ -34,6 +35,7 @@ type cardRead struct {
 	code   *float64 // the member's code (nil: no score)
 
 	total, rank int64
+	kept        *HistoryPoint // a final chart point this store keeps: not read
 	cardOp      int
 	countOp     int // before (ties first) or, shared, lower codes; near for the headline
 	recheckOp   int
@@ -109,6 +111,21 @@ func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery) (*RankCard, er
 		for i, sg := range q.segs {
 			segR[i] = at(v, sg, hp)
 		}
+		// The chart's final points this store keeps are not read; a
+		// period also read as a view or the headline always is.
+		pts, ok := s.charts.lookup(b, v, q.seg, q.versions, q.member, hist, now.Add(chartMargin).UnixMilli())
+		for i, cr := range histR {
+			if ok[i] && cr != head && !slices.Contains(viewR, cr) && !slices.Contains(segR, cr) {
+				cr.kept = &pts[i]
+			}
+		}
+		var live []*cardRead // the reads sent to Redis
+		for _, cr := range reads {
+			if cr.kept == nil {
+				live = append(live, cr)
+			}
+		}
+		reads = live
 
 		// 1. The member's codes and record on its shard; every shard's
 		// window markers.
@@ -232,6 +249,12 @@ func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery) (*RankCard, er
 				cr.recheckOp = ops[own].score(cr.r.zkeys[own], []string{q.member})
 			}
 		}
+		// The shards' final periods' versions, read beside the counts: a
+		// point kept under other versions is not used.
+		versionOps := make([]int, len(ops))
+		for i, o := range ops {
+			versionOps[i] = o.get(s.shardKeys(b, i).finalVersion())
+		}
 		passerOp, passerShard := -1, 0
 		if passed != nil {
 			passerShard = ShardOf(passed.Member, b.Shards)
@@ -268,6 +291,18 @@ func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery) (*RankCard, er
 		if moved {
 			continue
 		}
+		each := make([]string, len(reps))
+		for i := range reps {
+			each[i] = reps[i].str(versionOps[i])
+		}
+		versions := joinVersions(each)
+		if versions != q.versions && slices.ContainsFunc(histR, func(cr *cardRead) bool { return cr.kept != nil }) {
+			// A removal moved some shard's version since those points
+			// were kept: read them.
+			s.charts.setVersion(b, versions)
+			q.versions = versions
+			continue
+		}
 		names := map[string]string{}
 		if passerOp >= 0 {
 			if name := reps[passerShard].strs(passerOp)[0]; name != "" {
@@ -293,7 +328,24 @@ func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery) (*RankCard, er
 			}
 			firstRank = ranks[0]
 		}
-		return s.mergedCard(q, now, hp, head, list, names, firstRank, start, pos, histR, viewR, viewP, segR, passed)
+		rc, err := s.mergedCard(q, now, hp, head, list, names, firstRank, start, pos, histR, viewR, viewP, segR, passed)
+		if err != nil {
+			return nil, err
+		}
+		var keep []keptPoint
+		for i, cr := range histR {
+			pt := rc.History.Points[i]
+			if cr.kept != nil || cr == head || !s.chartKeepable(b, v, cr.p, now, cr.readable && !q.unchecked[v.Name+q.seg.tag()+":"+cr.p.ID]) {
+				continue
+			}
+			kp := keptPoint{point: chartPoint{start: cr.p.Start.UnixMilli()}, total: pt.Total, expireAt: s.entry(b, v, cr.p).expireAt}
+			if pt.Present {
+				kp.point.rank, kp.point.code = pt.Rank, *cr.code
+			}
+			keep = append(keep, kp)
+		}
+		s.keepChart(ctx, b, v, q.seg, q.member, versions, each, keep)
+		return rc, nil
 	}
 	return nil, Errorf(EINTERNAL, "card: the member's codes or windows of board %q kept changing", b.ID)
 }
@@ -321,6 +373,9 @@ func (s *Store) mergedCard(q *cardQuery, now time.Time, hp Period, head *cardRea
 	head.rank = c.Rank
 
 	point := func(cr *cardRead, view string) HistoryPoint {
+		if cr.kept != nil {
+			return *cr.kept
+		}
 		pt := HistoryPoint{Period: cr.p}
 		if !cr.readable || cr.total == 0 {
 			return pt

@@ -269,14 +269,26 @@ func TestRankCardModel(t *testing.T) {
 	prefix := redistest.Namespace(t) + ":"
 	cm := &cardModel{t: t, cfg: cfg, rdb: rdb, prefix: prefix, events: map[string][]cardEvent{}, names: map[string]string{}, stats: map[string]int{},
 		store: rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: prefix, Clock: func() time.Time { return clock }})}
+	// Removals go through a second store: the first learns of them from
+	// Redis only (the final periods' version), as another instance would.
+	remover := rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: prefix, Clock: func() time.Time { return clock }})
 	rng := rand.New(rand.NewPCG(11, 3))
 	members := []string{"ann", "bo", "cy", "di", "ed", "fay", "gus", "hal"}
 	ctx := context.Background()
-	cards, absent := 0, 0
+	cards, absent, removals := 0, 0, 0
 	for step := 0; clock.Before(time.Date(2026, 11, 4, 12, 0, 0, 0, loc)); step++ {
 		clock = clock.Add(time.Duration(rng.IntN(40)) * time.Minute)
 		m.SetTime(clock)
 		b := cfg.Boards[rng.IntN(len(cfg.Boards))]
+		if step%40 == 39 {
+			gone := members[rng.IntN(len(members))]
+			if _, err := remover.RemoveMember(ctx, b.ID, gone); err != nil {
+				t.Fatal(err)
+			}
+			cm.events[b.ID] = slices.DeleteFunc(cm.events[b.ID], func(ev cardEvent) bool { return ev.member == gone })
+			delete(cm.names, b.ID+"/"+gone)
+			removals++
+		}
 		batch := make([]ranking.Event, 1+rng.IntN(3))
 		for i := range batch {
 			ev := ranking.Event{Member: members[rng.IntN(len(members))], Value: int64(1 + rng.IntN(4))}
@@ -321,7 +333,10 @@ func TestRankCardModel(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("checked %d rank cards and %d absent members; history points %v", cards, absent, cm.stats)
+	t.Logf("checked %d rank cards and %d absent members after %d removals; history points %v; %d chart points kept", cards, absent, removals, cm.stats, ranking.KeptChartPoints(cm.store))
+	if ranking.KeptChartPoints(cm.store) == 0 {
+		t.Error("no final chart point was kept")
+	}
 	for _, kind := range []string{"expired", "unbuilt", "present", "absent"} {
 		if cm.stats[kind] == 0 {
 			t.Errorf("no %s history point was checked", kind)

@@ -87,6 +87,11 @@ import (
 //	                                                      (INCR before each amendment pass), so that recording and
 //	                                                      amending from a merged read, which spans several calls,
 //	                                                      see a removal in between; never expires
+//	<prefix>{<board>}:fv                         string   the version of the board's final periods (on a shard of a
+//	                                                      sharded board: of its members'): a random number set by the
+//	                                                      first rank card that finds none, INCR by every removal
+//	                                                      that finds it; rank cards keep final chart points under
+//	                                                      it (chart_cache.go); never expires
 //	<prefix>{<board>}:out                        stream   the board's outbox of events not yet relayed:
 //	                                                      result.recorded and result.amended (type, view, period,
 //	                                                      digest, result), member.removed (type, member, at =
@@ -252,6 +257,10 @@ func (k boardKeys) memberResults(member string) string { return string(k) + "rm:
 // removals counts the removals that began amending a sharded board's
 // results ("rg").
 func (k boardKeys) removals() string { return string(k) + "rg" }
+
+// finalVersion is the version of the final periods of a board or shard
+// ("fv"): rank cards keep final chart points under it.
+func (k boardKeys) finalVersion() string { return string(k) + "fv" }
 
 // outbox is the board's stream of result events not yet relayed.
 func (k boardKeys) outbox() string { return string(k) + "out" }

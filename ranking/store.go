@@ -82,6 +82,7 @@ type Store struct {
 	periods map[periodKey]periodEntry // small cache of period table rows
 	cards   map[string]*cardTemplate  // rank card requests but the member's parts (cardRequest)
 	segRecs map[string]string         // members' segment records as a rank card last read them (card.lua checks them)
+	charts  *chartCache               // final chart points of rank cards (chart_cache.go)
 
 	hooks hookState // webhook settings and counters
 
@@ -97,7 +98,7 @@ type Store struct {
 // newStore returns a Store for cfg on rdb; Open is the way in, and tests
 // that watch or alter the store's own commands hand in a client of theirs.
 func newStore(rdb redis.UniversalClient, cfg *Config, opts Options) *Store {
-	s := &Store{rdb: rdb, cfg: cfg, prefix: opts.Prefix, clock: opts.Clock, periods: map[periodKey]periodEntry{}, cards: map[string]*cardTemplate{}, segRecs: map[string]string{}, shardLimits: defaultShardLimits}
+	s := &Store{rdb: rdb, cfg: cfg, prefix: opts.Prefix, clock: opts.Clock, periods: map[periodKey]periodEntry{}, cards: map[string]*cardTemplate{}, segRecs: map[string]string{}, charts: newChartCache(), shardLimits: defaultShardLimits}
 	s.reads = make(map[string]*readPipe, len(cfg.Boards))
 	for _, b := range cfg.Boards {
 		s.reads[b.ID] = &readPipe{rdb: rdb, solo: opts.SoloReads}

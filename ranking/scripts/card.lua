@@ -27,7 +27,14 @@
 --               were declared from: with "1", the member record hash "sm"
 --               is the last KEYS and a record that changed since is
 --               answered {now_ms, -3, record} (the caller declares the
---               boards of that record and reads again).
+--               boards of that record and reads again);
+--               then kept: one character per entry of the view (the
+--               first n+ncand-1 entries), "1" where the caller keeps that
+--               period's point (its history answer is then {-1, 0,
+--               false}), else "0"; and the final periods' version the
+--               caller kept them under: the board's version key "fv" is
+--               the last KEYS, and when the version differs every period
+--               is read (a removal changed what the caller kept).
 --               The view's and the views' keys are those of the segment
 --               board read (z:<view>@<name>=<value>:…) for a segment card.
 --               An entry is one argument, "<check> <start_ms> <end_ms> <id>":
@@ -42,12 +49,13 @@
 --               the caller runs ensure.lua, or sends check "0" for a window
 --               that can no longer be built; the segment is "" "" for the
 --               card's own board), else {now_ms, 1, head, history, views,
---               segments, passed}:
+--               segments, passed, version}:
 --               head    {chosen, total, pos (0 = absent), code, name,
 --                        first_rank, m1, code1, name1, ...}: the neighbours
 --                        and the member in rank order; history and views
 --                        are empty when the member is absent
---               history n × (total, rank (0 = absent), code), oldest
+--               history n × (total, rank (0 = absent, -1 = a window
+--                        nobody built: read as absent), code), oldest
 --                        first, flat (3n items)
 --               views   per view (chosen, total, rank (0 = absent), code),
 --                        flat (4 items per view)
@@ -56,6 +64,7 @@
 --               passed  {} or the newest overtake of the member in the
 --                        chosen period: {"<period>\t<mover>\t<member>\t<rank>\t<at_ms>",
 --                        the mover's name or false}
+--               version the board's version key's value, or false
 -- A period read twice (the headline's is also in the history and the
 -- views) is read once.
 
@@ -146,7 +155,11 @@ end
 if seg_check then
   local rec = redis.call('HGET', KEYS[ki], member) or ''
   if rec ~= seg_guess then return {now, -3, rec} end
+  ki = ki + 1
 end
+local kept, version_guess = ARGV[a + 3], ARGV[a + 4]
+local version = redis.call('GET', KEYS[ki])
+if version ~= version_guess then kept = '' end
 
 local function built(k)
   return not checked(k) or redis.call('EXISTS', KEYS[ek[k] + 1]) == 1
@@ -173,12 +186,12 @@ end
 -- standing is the member's {total, rank, code} in entry k; a key is read
 -- once. Most of a chart's periods are often empty: they share one table.
 local read = {}
-local EMPTY = {0, 0, false}
+local EMPTY, UNBUILT, KEPT = {0, 0, false}, {0, -1, false}, {-1, 0, false}
 local function standing(k)
   local zkey = KEYS[ek[k]]
   local s = read[zkey]
   if s then return s end
-  if not built(k) then return EMPTY end
+  if not built(k) then return UNBUILT end
   local total = redis.call('ZCARD', zkey)
   if total == 0 then return EMPTY end
   local r = redis.call('ZRANK', zkey, member)
@@ -196,7 +209,7 @@ local hkey = KEYS[ek[head]]
 local total = redis.call('ZCARD', hkey)
 local r = redis.call('ZRANK', hkey, member)
 if not r then
-  return {now, 1, {mchosen, total, 0}, {}, {}, {}, {}}
+  return {now, 1, {mchosen, total, 0}, {}, {}, {}, {}, version}
 end
 local code = redis.call('ZSCORE', hkey, member)
 read[hkey] = {total, rank_of(hkey, code, r), code}
@@ -209,7 +222,8 @@ append_entries(hrow, flat, nkey)
 -- history, views and segments are flat: 3 (or 4) items per standing.
 local history = {}
 for k = mchosen, mchosen + n - 1 do
-  local s = standing(k)
+  local s
+  if k ~= head and string.byte(kept, k) == 49 then s = KEPT else s = standing(k) end
   history[#history + 1] = s[1]
   history[#history + 1] = s[2]
   history[#history + 1] = s[3]
@@ -249,4 +263,4 @@ if passed_top > 0 then
   end
 end
 
-return {now, 1, hrow, history, views, seg_standings, passed}
+return {now, 1, hrow, history, views, seg_standings, passed, version}

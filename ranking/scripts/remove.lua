@@ -21,7 +21,10 @@
 -- Go       remove_proto.go: removeRequest, decodeRemove
 -- KEYS     (all on the member's shard) 1 the registry k, 2 the names hash
 --          n, 3 the outbox out, 4 the member's results index rm:<member>
---          (on a shard: unused), 5 the search index ni, then
+--          (on a shard: unused), 5 the search index ni, 6 the final
+--          periods' version fv (INCR when it exists and the member left
+--          some period: rank cards' kept chart points of the old version
+--          are no longer used), then
 --          per declared entry: z:<entry>, x:<entry>; on a league board
 --          then lm:<member> and, per declared entry ~lg:<round> in order,
 --          lg:<round>:m and lg:<round>:f
@@ -32,12 +35,12 @@
 --          was removed from (-1 when the registry holds an undeclared
 --          entry), how many recorded results list it, and Redis's now
 
-local reg, names, out, rm, ni = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local reg, names, out, rm, ni, fv = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local member, channel, board, member_fold = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local now = redis_now()
 local declared = {}
 for k = 6, #ARGV do
-  declared[ARGV[k]] = 2 * (k - 6) + 6 -- index of its z key
+  declared[ARGV[k]] = 2 * (k - 6) + 7 -- index of its z key
 end
 redis.call('ZREMRANGEBYSCORE', reg, '-inf', '(' .. fmt(now))
 local entries = redis.call('ZRANGE', reg, 0, -1)
@@ -60,7 +63,7 @@ for _, entry in ipairs(entries) do
 end
 -- League: the member's record goes, and its seat in each round: left out
 -- of every cohort not decided yet, and of the counts.
-local lk = 6 + 2 * (#ARGV - 5)
+local lk = 7 + 2 * (#ARGV - 5)
 if KEYS[lk] then
   redis.call('DEL', KEYS[lk])
   local j = lk + 1
@@ -79,6 +82,7 @@ if KEYS[lk] then
     end
   end
 end
+if removed > 0 and redis.call('EXISTS', fv) == 1 then redis.call('INCR', fv) end
 local name_fold = redis.call('HGET', names, member .. '\0k')
 if name_fold then redis.call('ZREM', ni, name_fold .. '\0' .. member) end
 redis.call('ZREM', ni, member_fold .. '\0' .. member)
