@@ -13,11 +13,13 @@ import (
 	"github.com/standings/standings/ranking/redistest"
 )
 
-// replayBoards is a board of one shard and a sharded one with every kind
-// of answered view; keep 30 holds an hour 30 hours after its end.
+// replayBoards is a board of one shard, a sharded one and one with
+// segments, with every kind of answered view; keep 30 holds an hour 30
+// hours after its end.
 const replayBoards = `boards:
   - {id: one, views: [hour, day, week, 7d, all], keep: 30, lateness: 1h}
   - {id: sh, shards: 3, views: [hour, day, week, 7d, all], keep: 30, lateness: 1h}
+  - {id: seg, segments: [country], views: [hour, day, week, 7d, all], keep: 30, lateness: 1h}
 `
 
 // idKey is the key of the idempotency record of id, on member's shard.
@@ -88,7 +90,7 @@ func TestReplayOriginalPeriods(t *testing.T) {
 		{"week two weeks old", 15 * 24 * time.Hour, []string{"day", "week", "7d", "all"}},
 		{"past retention", 40 * 24 * time.Hour, []string{"week", "all"}},
 	} {
-		for _, board := range []string{"one", "sh"} {
+		for _, board := range []string{"one", "sh", "seg"} {
 			t.Run(tc.name+"/"+board, func(t *testing.T) {
 				m, rdb := MustMiniredis(t, t0)
 				cfg := MustConfig(t, replayBoards)
@@ -102,6 +104,9 @@ func TestReplayOriginalPeriods(t *testing.T) {
 				}
 				write := func(ev ranking.Event) ranking.WriteResult {
 					t.Helper()
+					if board == "seg" {
+						ev.Segments = map[string]string{"country": "FR"}
+					}
 					res, err := s.Write(ctx, board, ev)
 					if err != nil {
 						t.Fatal(err)
@@ -118,6 +123,14 @@ func TestReplayOriginalPeriods(t *testing.T) {
 				write(ranking.Event{Member: "dave", Value: 1})
 				got := write(ranking.Event{Member: "alice", Value: 5, ID: "o"})
 				checkReplay(t, s, board, "alice", orig, got, tc.score...)
+				// It changed nothing, on the board or its segment board.
+				q := ranking.MemberQuery{}
+				if board == "seg" {
+					q.Segment = ranking.Segment{Name: "country", Value: "FR"}
+				}
+				if c, err := s.Member(ctx, board, "all", "alice", q); err != nil || c.Score != 8 {
+					t.Errorf("alice in all after the duplicate: %+v %v, want 8", c, err)
+				}
 				// The record still guards the id: a different event under it
 				// is a conflict.
 				if _, err := s.Write(ctx, board, ranking.Event{Member: "alice", Value: 6, ID: "o"}); ranking.ErrorCode(err) != ranking.ECONFLICT {
@@ -137,7 +150,7 @@ func TestReplayOriginalPeriods(t *testing.T) {
 // repeats.
 func TestReplayMixedBatch(t *testing.T) {
 	for _, be := range backends() {
-		for _, board := range []string{"one", "sh"} {
+		for _, board := range []string{"one", "sh", "seg"} {
 			t.Run(be.Name+"/"+board, func(t *testing.T) {
 				rdb := be.Client(t)
 				cfg := MustConfig(t, strings.ReplaceAll(replayBoards, "lateness: 1h", "lateness: 30h"))
@@ -182,6 +195,15 @@ func TestReplayMixedBatch(t *testing.T) {
 					{Member: "erin", Value: 4, ID: "n"},
 					{Member: "alice", Value: 5, ID: "two"},
 				}
+				q := ranking.MemberQuery{}
+				if board == "seg" {
+					// The new events also change the segment board, whose
+					// keys follow the original rows'.
+					q.Segment = ranking.Segment{Name: "country", Value: "FR"}
+					for j := range batch {
+						batch[j].Segments = map[string]string{"country": "FR"}
+					}
+				}
 				res, err := s.Apply(ctx, board, batch, ranking.ApplyOptions{})
 				if err != nil {
 					t.Fatal(err)
@@ -202,6 +224,13 @@ func TestReplayMixedBatch(t *testing.T) {
 					score  int64
 				}{{"dave", 2}, {"erin", 4}, {"alice", 13}} {
 					c, err := s.Member(ctx, board, "all", m.member, ranking.MemberQuery{})
+					if err != nil || c.Score != m.score {
+						t.Errorf("%s in all: %+v %v, want %d (each new event once)", m.member, c, err, m.score)
+					}
+					if q.Segment.Name == "" || m.member == "alice" {
+						continue
+					}
+					c, err = s.Member(ctx, board, "all", m.member, q)
 					if err != nil || c.Score != m.score {
 						t.Errorf("%s in all: %+v %v, want %d (each new event once)", m.member, c, err, m.score)
 					}
