@@ -20,8 +20,10 @@ var applyScript = newScript(applyLua)
 // (previous, current, next) plus the periods of every explicit event time,
 // then the events; KEYS declares every key of those rows and events, in
 // the order the script reads them. On a league board, rounds lists the
-// rounds apply.lua asked for (applyRounds) besides those around now.
-func (s *Store) applyRequest(b *Board, shard int, events []Event, idx []int, now time.Time, opts ApplyOptions, rounds []string) (keys []string, args []any) {
+// rounds apply.lua asked for (applyRounds) besides those around now;
+// originals, the periods its duplicates answered first (applyOriginals)
+// that are not among the rows.
+func (s *Store) applyRequest(b *Board, shard int, events []Event, idx []int, now time.Time, opts ApplyOptions, rounds []string, originals []viewPeriod) (keys []string, args []any) {
 	exact := false
 	if b.Update == Latest {
 		for _, v := range b.Views {
@@ -78,6 +80,7 @@ func (s *Store) applyRequest(b *Board, shard int, events []Event, idx []int, now
 	} else {
 		args = append(args, "0")
 	}
+	keys, args = originalRows(k, views, rows, originals, keys, args)
 	// Segment boards the events name, in order of first use: each has the
 	// board's period table, so only its keys are listed (z per row, r per
 	// window row; exact times share the board's x hash, see apply.lua).
@@ -201,7 +204,34 @@ const (
 	applyUnbuilt = -2 // today's window is not built
 	applyRounds  = -3 // a member's last round is not listed
 	applyCohorts = -4 // a member's last cohort is not decided
+	// applyOriginals: a duplicate's original periods are not listed.
+	applyOriginals = -5
 )
+
+// viewPeriod names a period of a view: one a duplicate's original event
+// answered.
+type viewPeriod struct{ view, period string }
+
+// originalRows appends apply.lua's original rows: each period of
+// originals not already among its view's rows, with its sorted set. The
+// key is named from the remembered id without parsing it: a period past
+// its retention has no key left and reads as absent.
+func originalRows(k boardKeys, views []View, rows [][]periodEntry, originals []viewPeriod, keys []string, args []any) ([]string, []any) {
+	n := len(args)
+	args = append(args, "0")
+	count := 0
+	for _, o := range originals {
+		vi := slices.IndexFunc(views, func(v View) bool { return v.Name == o.view })
+		if vi < 0 || slices.ContainsFunc(rows[vi], func(r periodEntry) bool { return r.period.ID == o.period }) {
+			continue
+		}
+		args = append(args, o.view, o.period)
+		keys = append(keys, k.period(o.view, o.period))
+		count++
+	}
+	args[n] = itoa(int64(count))
+	return keys, args
+}
 
 // applyReply is apply.lua's reply, decoded.
 type applyReply struct {
@@ -210,6 +240,7 @@ type applyReply struct {
 	unbuilt []unbuiltWindow // applyUnbuilt: the windows to build
 	rounds  []string        // applyRounds: the rounds to list
 	cohorts []leagueCohort  // applyCohorts: the cohorts to decide
+	origs   []viewPeriod    // applyOriginals: the periods to list
 	results []WriteResult   // applyDone: one per event sent
 }
 
@@ -252,6 +283,16 @@ func decodeApply(b *Board, events []Event, idx []int, raw []any, ranked bool) (a
 		for k := 2; k+2 < len(raw); k += 3 {
 			round, _ := raw[k].(string)
 			rep.cohorts = append(rep.cohorts, leagueCohort{round: round, level: asInt(raw[k+1]), cohort: asInt(raw[k+2])})
+		}
+	case applyOriginals:
+		if len(raw) < 4 || len(raw)%2 != 0 {
+			return rep, fmt.Errorf("apply: malformed reply %v", raw)
+		}
+		for k := 2; k+1 < len(raw); k += 2 {
+			var o viewPeriod
+			o.view, _ = raw[k].(string)
+			o.period, _ = raw[k+1].(string)
+			rep.origs = append(rep.origs, o)
 		}
 	case applyDone:
 		if len(raw) != 2+len(idx) {

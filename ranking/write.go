@@ -235,18 +235,24 @@ func markUnavailable(results []WriteResult, idx []int, outcome, msg string) {
 // sent as several calls and other clients are served in between.
 const scriptChunk = 100
 
+// applyRetries bounds the calls after the first: each of the four stop
+// replies that list or prepare something (unbuilt windows, originals,
+// rounds, cohorts) is answered once in the usual case, whatever the order.
+const applyRetries = 4
+
 // applyChunk runs apply.lua for events[idx...] and stores their results.
 func (s *Store) applyChunk(ctx context.Context, b *Board, shard int, events []Event, idx []int, results []WriteResult, opts ApplyOptions) error {
 	if b.Sharded() {
 		opts.NoRanks = true // a shard knows its own ranks only: Apply ranks on all shards after
 	}
-	var rounds []string // league rounds apply.lua asked for
+	var rounds []string        // league rounds apply.lua asked for
+	var originals []viewPeriod // duplicates' original periods it asked for
 	for attempt := 0; ; attempt++ {
 		now, err := s.Now(ctx)
 		if err != nil {
 			return NotApplied(err)
 		}
-		keys, args := s.applyRequest(b, shard, events, idx, now, opts, rounds)
+		keys, args := s.applyRequest(b, shard, events, idx, now, opts, rounds, originals)
 		local := s.clock()
 		val, err := s.runWrite(ctx, applyScript, allKeyed(events, idx), keys, args...)
 		if err != nil {
@@ -261,7 +267,7 @@ func (s *Store) applyChunk(ctx context.Context, b *Board, shard int, events []Ev
 			return err
 		}
 		s.learnNow(rep.nowMS, local)
-		if rep.status == applyUnbuilt && attempt < 3 {
+		if rep.status == applyUnbuilt && attempt < applyRetries {
 			// Today's window (of the board or of a segment board) was never
 			// prepared: build them, then apply.
 			for _, u := range rep.unbuilt {
@@ -271,13 +277,19 @@ func (s *Store) applyChunk(ctx context.Context, b *Board, shard int, events []Ev
 			}
 			continue
 		}
-		if rep.status == applyRounds && attempt < 3 {
+		if rep.status == applyOriginals && attempt < applyRetries {
+			// A duplicate answered, the first time, periods no longer
+			// around now (its id outlived them): list them too.
+			originals = append(originals, rep.origs...)
+			continue
+		}
+		if rep.status == applyRounds && attempt < applyRetries {
 			// A member's last round, whose outcome sets its tier, was not
 			// listed: list it too.
 			rounds = append(rounds, rep.rounds...)
 			continue
 		}
-		if rep.status == applyCohorts && attempt < 3 {
+		if rep.status == applyCohorts && attempt < applyRetries {
 			// A member's last cohort, whose outcome sets its tier, is not
 			// decided yet: decide it in bounded calls, then apply.
 			if err := s.decideCohorts(ctx, b, shard, rep.cohorts); err != nil {
@@ -286,7 +298,7 @@ func (s *Store) applyChunk(ctx context.Context, b *Board, shard int, events []Ev
 			continue
 		}
 		if rep.status != applyDone {
-			if attempt < 3 {
+			if attempt < applyRetries {
 				continue // the clock estimate was off; periods around Redis's now next time
 			}
 			return Errorf(EINTERNAL, "could not agree on the current period with Redis")

@@ -14,7 +14,8 @@
 --   and, for kind "w", its r key; on a league board, before the segment
 --   boards' keys: per round row z:~lg:<round>, x:~lg:<round> (only when
 --   exact_times is 1), lg:<round>:m, lg:<round>:f, then the rounds to
---   decide lr; then, when the board has segments, the
+--   decide lr; then per original row (below) z:<view>:<period>; then, when
+--   the board has segments, the
 --   member record sm and seg:<name> for each of the board's segment names;
 --   then per event in event order: lm:<member> (league boards), e:<id>
 --   (when it carries an id).
@@ -40,6 +41,9 @@
 --     then unit_ms, span, lo, hi of the rounds' codec, cohort_size,
 --     promote, demote, ntiers, and per round row: id, start_ms, end_ms,
 --     base_unit, expire_at_ms (see place),
+--   noriginals, per original row: view name, period id (a period a
+--     duplicate's original event answered that is not among the view's
+--     rows; read only, to answer the duplicate: see -5),
 --   nsegs, per segment board: tag ("@<name>=<value>"), name, value (its
 --     rows are the board's; exact times go to the board's x hash under
 --     "<member>\0<tag>"),
@@ -78,6 +82,12 @@
 --          yet: nothing was written, as for -3; the caller decides those
 --          cohorts (decide.lua, a bounded number of members per call) and
 --          retries.
+--          {-5, now_ms, view, period, ...} (2 per period) when a duplicate
+--          (an id already remembered, same event) answered, the first time,
+--          a period that is neither among its view's rows nor an original
+--          row: nothing was written; the caller lists those periods as
+--          original rows and retries. A period past its retention has no
+--          key left, and the duplicate answers score 0 (and rank 0) there.
 -- An event tagged with segments also changes, in the same step, the same
 -- targets of each of its segment boards: all of them or none (bounds hold
 -- in each). A new value of a name whose index holds the cap is refused.
@@ -100,7 +110,8 @@
 -- moves_top (read once per batch and view, read again after a write that
 -- may change the first moves_top entries); a worse code ranks below
 -- moves_top. A segment board's period key gets its expiry and registry
--- entry in the batch that creates it.
+-- entry in the batch that creates it. The batch's idempotency records are
+-- read with one MGET, none when no event carries an id.
 
 local i = 1
 local function nextarg()
@@ -185,6 +196,20 @@ do
     league.rkey = nextkey()
     views[league.vi] = league
   end
+end
+
+-- Original rows: periods that duplicates of the batch answered the first
+-- time and that are not among the rows (a remembered id can outlive its
+-- period's neighbours), read-only in view.orig_by_id.
+local by_name = {}
+for v = 1, nviews do
+  by_name[views[v].name] = views[v]
+  views[v].orig_by_id = {}
+end
+for _ = 1, tonumber(nextarg()) do
+  local view, pid = by_name[nextarg()], nextarg()
+  local zkey = nextkey()
+  if view then view.orig_by_id[pid] = {id = pid, zkey = zkey} end
 end
 
 -- Segment boards: each has every view's period rows of the board (same
@@ -520,6 +545,50 @@ local function read_events()
   return true
 end
 if not read_events() then return {-1, now} end
+
+-- fingerprint is what an idempotency record remembers of its event.
+local function fingerprint(e)
+  return ev_member[e] .. '\n' .. fmt(ev_value[e]) .. '\n' .. ev_at[e]
+end
+
+-- The batch's idempotency records, read with one MGET before anything is
+-- written (id_rec[key]: the record, false when none) and kept up to date
+-- as events are applied, so a repeated id within the batch is seen too.
+-- A duplicate whose original periods are not all listed stops the batch
+-- ({-5, ...}) so that it can answer their state.
+local id_rec = {}
+do
+  local ks, seen = {}, {}
+  for e = 1, nevents do
+    local k = ev_idkey[e]
+    if k and not seen[k] then
+      seen[k] = true
+      ks[#ks + 1] = k
+    end
+  end
+  if #ks > 0 then
+    local got = call('MGET', unpack(ks))
+    for j, k in ipairs(ks) do id_rec[k] = got[j] or false end
+  end
+  local needs, asked = {-5, now}, {}
+  for e = 1, nevents do
+    local record = ev_idkey[e] and id_rec[ev_idkey[e]]
+    local sep = record and string.find(record, '\0', 1, true)
+    -- A different event under the id is a conflict, which needs no period.
+    if sep and string.sub(record, 1, sep - 1) == fingerprint(e) then
+      for name, pid in string.gmatch(string.sub(record, sep + 1), '([^\t\n]+)\t([^\n]+)') do
+        local view = by_name[name]
+        if view and view.kind ~= 'h' and not view.by_id[pid] and not view.orig_by_id[pid] and
+            not asked[name .. '\t' .. pid] then
+          asked[name .. '\t' .. pid] = true
+          needs[#needs + 1] = name
+          needs[#needs + 1] = pid
+        end
+      end
+    end
+  end
+  if #needs > 2 then return needs end
+end
 
 -- Movement: the overtakes' keys, and the all view's snapshot of the day,
 -- taken now, before anything of this batch is written.
@@ -895,11 +964,6 @@ local ans_value, ans_rank, ans_set = {}, {}, {}
 -- plan_old_value the old score (0 when absent).
 local plan_code, plan_value, plan_change, plan_present, plan_old, plan_old_value = {}, {}, {}, {}, {}, {}
 
--- fingerprint is what an idempotency record remembers of its event.
-local function fingerprint(e)
-  return ev_member[e] .. '\n' .. fmt(ev_value[e]) .. '\n' .. ev_at[e]
-end
-
 -- replay answers a repeated idempotency id: same content answers the
 -- current state in the original periods; different content is a conflict.
 local function replay(e, record, et)
@@ -915,11 +979,10 @@ local function replay(e, record, et)
   for v = 1, nviews do
     local view = views[v]
     if view.kind ~= 'h' then
-      -- The original period is among the listed rows while its id is
-      -- remembered (dedupe is shorter than any period's neighbourhood);
-      -- were it not, its key is undeclared and the answer is empty.
+      -- The original period is a listed row or an original row (the -5
+      -- stop saw to it); a view the record does not name answers nothing.
       local pid = orig[view.name] or ''
-      local per = view.by_id[pid]
+      local per = view.by_id[pid] or view.orig_by_id[pid]
       local score, rank = 0, 0
       if per then score, rank = state(view, per, member) end
       res[#res + 1] = pid
@@ -1228,7 +1291,9 @@ local function remember_id(e, idkey, tl)
       rec[#rec + 1] = views[v].name .. '\t' .. tl.answer[v].id
     end
   end
-  call('SET', idkey, fingerprint(e) .. '\0' .. table.concat(rec, '\n'), 'PX', dedupe)
+  local record = fingerprint(e) .. '\0' .. table.concat(rec, '\n')
+  call('SET', idkey, record, 'PX', dedupe)
+  id_rec[idkey] = record
 end
 
 -- place puts a member new to the open round into the first cohort of its
@@ -1271,7 +1336,7 @@ local function apply_event(e)
   -- applied event is a duplicate even once its at has left the lateness
   -- window, so retrying with the same id is always safe.
   if idkey then
-    local record = call('GET', idkey)
+    local record = id_rec[idkey]
     if record then return replay(e, record, et) end
   end
   if tl.err then
