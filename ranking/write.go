@@ -297,10 +297,13 @@ func (s *Store) applyChunk(ctx context.Context, b *Board, shard int, events []Ev
 			}
 			continue
 		}
-		if rep.status != applyDone {
-			if attempt < applyRetries {
-				continue // the clock estimate was off; periods around Redis's now next time
-			}
+		switch {
+		case rep.status == applyDone:
+		case attempt < applyRetries:
+			continue // the clock estimate was off; periods around Redis's now next time
+		case rep.status == applyOriginals:
+			return &Error{Code: EUNAVAILABLE, Outcome: OutcomeNotApplied, Message: "a repeated event's original periods kept changing; these events were not applied; try again"}
+		default:
 			return Errorf(EINTERNAL, "could not agree on the current period with Redis")
 		}
 		for j, i := range idx {
