@@ -63,6 +63,10 @@ func runPages(ctx context.Context, e *env) error {
 		}
 	}
 	e.logf("pages: %d members loaded", n)
+	cardN, err := loadCardHistory(ctx, e, members)
+	if err != nil {
+		return err
+	}
 
 	shared, err := startPageServer(store, cfg, 0)
 	if err != nil {
@@ -131,7 +135,7 @@ func runPages(ctx context.Context, e *env) error {
 			}
 		}
 	}
-	card := func(r *rand.Rand) string { return "/boards/bench/week/members/" + members[r.IntN(n)] }
+	card := func(r *rand.Rand) string { return "/boards/bench/week/members/" + members[r.IntN(cardN)] }
 
 	contenders := []struct {
 		name string
@@ -143,7 +147,7 @@ func runPages(ctx context.Context, e *env) error {
 		{"board_page_304", revalidate(shared.url, "/boards/bench/week")},
 		{"embed", get(shared.url, fixed("/embed/bench/week?limit=10"))},
 		{"rank_card", get(shared.url, card)},
-		{"rank_card_read", get(shared.url, func(r *rand.Rand) string { return cardReadPath + members[r.IntN(n)] })},
+		{"rank_card_read", get(shared.url, func(r *rand.Rand) string { return cardReadPath + members[r.IntN(cardN)] })},
 	}
 	for _, c := range contenders {
 		if _, err := drive(ctx, pagesClients, warmupFor(e.opts.duration), c.work); err != nil {
@@ -238,7 +242,101 @@ func runPages(ctx context.Context, e *env) error {
 	// none of the pages' middleware. A card page, which also builds,
 	// renders and compresses the card, cannot be faster than this.
 	e.out.ratio("rank_card_read_vs_healthz", divide(results["rank_card_read"].eventsPerSecond(), hz))
+
+	// The same card reads from a store that keeps no chart point yet (a
+	// just-started instance): each card member once.
+	cold, err := ranking.Open(ctx, cfg, ranking.Options{RedisURL: "redis://" + e.rdb.Options().Addr, Prefix: "bench-pages:"})
+	if err != nil {
+		return err
+	}
+	defer cold.Close()
+	if _, err := cold.RankCard(ctx, "bench", "week", members[0], ranking.RankCardQuery{Around: cardReadAround, History: cardReadHistory}); err != nil {
+		return err // sets the board's final periods' version: the next cards may keep points
+	}
+	coldN := min(cardN, 5000)
+	cpu0, err := redisCPU(ctx, e.rdb)
+	if err != nil {
+		return err
+	}
+	err = e.inBatches(ctx, coldN, 1, func(ctx context.Context, lo, _ int) error {
+		_, err := cold.RankCard(ctx, "bench", "week", members[cardN-1-lo], ranking.RankCardQuery{Around: cardReadAround, History: cardReadHistory})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("cold cards: %w", err)
+	}
+	cpu1, err := redisCPU(ctx, e.rdb)
+	if err != nil {
+		return err
+	}
+	e.logf("pages: %d cards of members read once each from a store that kept nothing; beside it rank_card_read (the same reads, points kept)", coldN)
+	e.out.bench("rank_card_cold_redis_us_per_read", divide(float64((cpu1-cpu0).Microseconds()), float64(coldN)), "us")
 	return nil
+}
+
+// pagesHistory is how many finished periods of every view before the
+// current one the card members have a score in, as a rank card's chart
+// (12 periods) shows them.
+const pagesHistory = 11
+
+// loadCardHistory gives up to 10,000 of the members (the card members)
+// a score in each of the pagesHistory days, weeks and months before the
+// current ones, and returns how many. Past periods are written through a
+// store whose board accepts events 400 days late; the page servers read
+// the same board with the default lateness, so those periods are final.
+func loadCardHistory(ctx context.Context, e *env, members []string) (int, error) {
+	cardN := min(len(members), 10000)
+	cfg, err := ranking.ParseConfig([]byte(strings.Replace(pagesBoard, "    title: Bench", "    title: Bench\n    lateness: 9600h", 1)))
+	if err != nil {
+		return 0, err
+	}
+	late, err := ranking.Open(ctx, cfg, ranking.Options{RedisURL: "redis://" + e.rdb.Options().Addr, Prefix: "bench-pages:"})
+	if err != nil {
+		return 0, err
+	}
+	defer late.Close()
+	now, err := late.Now(ctx)
+	if err != nil {
+		return 0, err
+	}
+	cal := cfg.Calendar
+	var times []time.Time // one moment in each past period
+	for _, v := range cfg.Boards[0].Views {
+		if v.Kind == ranking.All {
+			continue
+		}
+		p := cal.PeriodAt(v, now)
+		for range pagesHistory {
+			p = cal.Prev(v, p)
+			times = append(times, p.Start.Add(p.End.Sub(p.Start)/2))
+		}
+	}
+	e.logf("pages: %d card members get a score in each of the %d days, weeks and months before the current ones (%d events)", cardN, pagesHistory, cardN*len(times))
+	rnd := rand.New(rand.NewPCG(5, 6))
+	values := make([]int64, cardN*len(times))
+	for i := range values {
+		values[i] = 1 + rnd.Int64N(1000)
+	}
+	per := ranking.MaxBatch / len(times)
+	err = e.inBatches(ctx, cardN, per, func(ctx context.Context, lo, hi int) error {
+		var evs []ranking.Event
+		for i := lo; i < hi; i++ {
+			for j, at := range times {
+				evs = append(evs, ranking.Event{Member: members[i], Value: values[i*len(times)+j], At: at})
+			}
+		}
+		res, err := late.Apply(ctx, "bench", evs, ranking.ApplyOptions{NoRanks: true})
+		if err != nil {
+			return err
+		}
+		for _, r := range res {
+			if r.Err != nil {
+				return fmt.Errorf("history event of %s: %w", r.Member, r.Err)
+			}
+		}
+		return nil
+	})
+	return cardN, err
 }
 
 // pageServer is a web.Server on a loopback port.
