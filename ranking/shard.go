@@ -93,6 +93,10 @@ func crc16(s string) uint16 {
 	return crc
 }
 
+// ShardTag is the hash tag of the board's shard i (its own id on a board
+// of one shard), for tools that read a shard's keys.
+func (b *Board) ShardTag(i int) string { return b.tags[i] }
+
 // Sharded reports whether the board spreads its members over shards.
 func (b *Board) Sharded() bool { return b.Shards > 1 }
 

@@ -148,6 +148,17 @@ func runShard(ctx context.Context, e *env) error {
 	e.logf("  floor: a read of the 3 shards costs at least 2 calls more than one of one board: (unsharded + 2 x shard_call_floor_us) / unsharded")
 	e.out.ratio("sharded3_page_floor_vs_unsharded", divide(per["one/page"]+2*call, per["one/page"]))
 	e.out.ratio("sharded3_card_floor_vs_unsharded", divide(per["one/card"]+2*call, per["one/card"]))
+	floors := map[string]float64{}
+	for _, board := range []string{"one", "three"} {
+		us, err := e.cardFloor(ctx, masters, cfg, store, board, n)
+		if err != nil {
+			return err
+		}
+		e.out.bench("shard_"+map[string]string{"one": "unsharded", "three": "sharded3"}[board]+"_card_floor_us_per_read", us, "us")
+		floors[board] = us
+	}
+	e.logf("  floor: the least an exact card's current standings ask of each shard (cmd/benchmark/shard_floor.go), the chart kept by the app on both boards")
+	e.out.ratio("sharded3_card_count_floor_vs_unsharded", divide(floors["three"], floors["one"]))
 	e.logf("  targets: page and card <= 2.0 each; a page at offset %d <= 3x the first page", n/2)
 	e.out.ratio("sharded3_page_read_cpu_vs_unsharded", divide(per["three/page"], per["one/page"]))
 	e.out.ratio("sharded3_card_cpu_vs_unsharded", divide(per["three/card"], per["one/card"]))

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/standings/standings/ranking"
+)
+
+// The least Redis work of an exact rank card's current standings, with
+// the chart's final periods kept by the app (as both boards' cards keep
+// them): per view's current period, the member's shard reads its total,
+// code and rank, and on the headline its neighbours and their names; on a
+// sharded board every other shard also counts the entries before the
+// member's codes (ties at the same code included) and reads the
+// headline's neighbours around them. One call per shard, the other shards
+// after the member's (they need its codes). Measured beside the cards,
+// its ratio is the floor of sharded3_card_cpu_vs_unsharded.
+const cardFloorLua = `
+local mode, member, around = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local n = #KEYS - 1
+local names = KEYS[#KEYS]
+local out = {}
+for i = 1, n do
+  local z = KEYS[i]
+  local total = redis.call('ZCARD', z)
+  if mode == 'own' then
+    local code = redis.call('ZSCORE', z, member)
+    local r = code and redis.call('ZRANK', z, member)
+    out[i] = code or false
+    if i == 1 and r then
+      local flat = redis.call('ZRANGE', z, math.max(r - around, 0), r + around)
+      redis.call('HMGET', names, unpack(flat))
+    end
+  else
+    local code = ARGV[3 + i]
+    if code ~= '' then
+      redis.call('ZCOUNT', z, '-inf', '(' .. code)
+      redis.call('ZCOUNT', z, code, code)
+      if i == 1 then
+        local flat = redis.call('ZRANGE', z, '(' .. code, '+inf', 'BYSCORE', 'LIMIT', 0, around + 1)
+        local below = redis.call('ZRANGE', z, '(' .. code, '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, around)
+        for _, m in ipairs(below) do flat[#flat + 1] = m end
+        if #flat > 0 then redis.call('HMGET', names, unpack(flat)) end
+      end
+    end
+    out[i] = total
+  end
+end
+return out
+`
+
+// cardFloor measures cardFloorLua's CPU per card on board (all masters),
+// the headline the week view's current period as the cards read it.
+func (e *env) cardFloor(ctx context.Context, masters []*redis.Client, cfg *ranking.Config, store *ranking.Store, board string, n int) (float64, error) {
+	b, _ := cfg.Board(board)
+	now, err := store.Now(ctx)
+	if err != nil {
+		return 0, err
+	}
+	// Each shard's keys of the current periods, the week first, found
+	// on the masters (the key layout is docs/design.md's).
+	var ids []string
+	views := []string{"week"}
+	for _, v := range b.Views {
+		if v.Name != "week" {
+			views = append(views, v.Name)
+		}
+	}
+	for _, name := range views {
+		v, _ := b.View(name)
+		ids = append(ids, name+":"+cfg.Calendar.PeriodAt(v, now).ID)
+	}
+	type shard struct {
+		m    *redis.Client
+		keys []string
+	}
+	byTag := map[string]*shard{}
+	for _, m := range masters {
+		found, err := m.Keys(ctx, benchPrefix+"{"+board+"*}:z:"+ids[0]).Result()
+		if err != nil {
+			return 0, err
+		}
+		for _, k := range found {
+			tag := strings.TrimSuffix(k, "z:"+ids[0])
+			sh := &shard{m: m}
+			for _, id := range ids {
+				sh.keys = append(sh.keys, tag+"z:"+id)
+			}
+			sh.keys = append(sh.keys, tag+"n")
+			byTag[tag] = sh
+		}
+	}
+	if len(byTag) != b.Shards {
+		return 0, fmt.Errorf("card floor: found %d shards of board %s, want %d", len(byTag), board, b.Shards)
+	}
+	tagOf := func(member string) string {
+		return benchPrefix + "{" + b.ShardTag(ranking.ShardOf(member, b.Shards)) + "}:"
+	}
+	script := redis.NewScript(cardFloorLua)
+	us, _, err := e.readCPU(ctx, masters, func(ctx context.Context, rng *rand.Rand) error {
+		member := fmt.Sprintf("m%07d", rng.IntN(n))
+		own := tagOf(member)
+		sh := byTag[own]
+		codes, err := script.Run(ctx, sh.m, sh.keys, "own", member, 2).Slice()
+		if err != nil {
+			return err
+		}
+		args := []any{"other", member, 2}
+		for _, c := range codes {
+			s, _ := c.(string)
+			args = append(args, s)
+		}
+		for tag, o := range byTag {
+			if tag != own {
+				if err := script.Run(ctx, o.m, o.keys, args...).Err(); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	return us, err
+}
