@@ -38,7 +38,6 @@ type cardRead struct {
 	kept        *HistoryPoint // a final chart point this store keeps: not read
 	cardOp      int
 	countOp     int // before (ties first) or, shared, lower codes; near for the headline
-	recheckOp   int
 	readable    bool
 }
 
@@ -127,7 +126,9 @@ func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery) (*RankCard, er
 		}
 		reads = live
 
-		// 1. The member's codes and record on its shard; every shard's
+		// 1. On the member's shard, its part of every read (its code, the
+		// total, the count before it, the headline's neighbours), its
+		// record and the shard's version, read together; every shard's
 		// window markers.
 		ops := head.r.ops()
 		recOp := -1
@@ -135,7 +136,7 @@ func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery) (*RankCard, er
 			recOp = ops[own].hget(ownKeys.memberSegments(), q.member)
 		}
 		builtOps := make([][]int, len(reads))
-		codeOps := make([]int, len(reads))
+		mineOps := make([]int, len(reads))
 		for j, cr := range reads {
 			if cr.window {
 				builtOps[j] = make([]int, b.Shards)
@@ -143,8 +144,14 @@ func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery) (*RankCard, er
 					builtOps[j][i] = o.exists(s.shardKeys(b, i).segBuilt(cr.v, cr.seg, cr.p.ID))
 				}
 			}
-			codeOps[j] = ops[own].score(cr.r.zkeys[own], []string{q.member})
+			k := -1
+			if cr == head {
+				k = q.around
+			}
+			mineOps[j] = ops[own].mine(cr.r.zkeys[own], q.member, shared, k)
 		}
+		versionOps := make([]int, b.Shards)
+		versionOps[own] = ops[own].get(ownKeys.finalVersion())
 		reps, err := s.runSlices(ctx, ops)
 		if err != nil {
 			return nil, err
@@ -156,12 +163,19 @@ func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery) (*RankCard, er
 				continue
 			}
 		}
+		var headOwn nearPart
 		for j, cr := range reads {
-			cs, err := reps[own].codes(codeOps[j])
+			code, total, before, es, err := reps[own].minePart(mineOps[j])
 			if err != nil {
 				return nil, err
 			}
-			cr.code = cs[0]
+			cr.code, cr.total, cr.rank = code, total, 0
+			if code != nil && cr != head {
+				cr.rank = 1 + before
+			}
+			if cr == head {
+				headOwn = nearPart{before: before, es: es}
+			}
 			cr.readable = true
 			if cr.window {
 				cr.built = make([]bool, b.Shards)
@@ -175,6 +189,8 @@ func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery) (*RankCard, er
 				cr.readable = anyBuilt
 			}
 		}
+		each := make([]string, b.Shards)
+		each[own] = reps[own].str(versionOps[own])
 		// The headline's, the views' and the segment boards' windows must
 		// be built on every shard, or be read as they are when they no
 		// longer can be. So must a chart's window built on some shards
@@ -212,9 +228,11 @@ func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery) (*RankCard, er
 			return nil, Errorf(ENOTFOUND, "member %q has no score in %s %s of board %q", q.member, v.Name, hp.ID, b.ID)
 		}
 
-		// 2. Totals, counts before the member's codes, the headline's
-		// neighbours with their names, the member's codes again, and the
-		// name of whoever passed it.
+		// 2. On every other shard, at the codes read: totals, counts
+		// before them, the headline's neighbours with their names, the
+		// version; and the name of whoever passed the member. The member's
+		// shard's part was read with its codes in one call, so the card
+		// ranks the same codes everywhere.
 		movesWG.Wait()
 		if movesErr != nil {
 			return nil, wrapRedis(movesErr)
@@ -227,33 +245,28 @@ func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery) (*RankCard, er
 			}
 		}
 		ops = head.r.ops()
+		others := slices.Delete(slices.Clone(ops), own, own+1)
 		for _, cr := range reads {
 			if !cr.readable {
 				continue
 			}
-			for i, o := range ops {
-				cr.cardOp = o.card(cr.r.zkeys[i])
+			// The other shards have the same ops, so an op's index is the
+			// same on each.
+			for i, o := range others {
+				cr.cardOp = o.card(cr.r.zkeys[otherShard(i, own)])
 				switch me := (shardEntry{member: q.member, code: derefCode(cr.code)}); {
 				case cr.code == nil:
 				case cr == head:
-					cr.countOp = o.nearNamed(cr.r.zkeys[i], me, q.around)
+					cr.countOp = o.nearNamed(cr.r.zkeys[otherShard(i, own)], me, q.around)
 				default:
-					cr.countOp = o.before(cr.r.zkeys[i], shared, []shardEntry{me})
+					cr.countOp = o.before(cr.r.zkeys[otherShard(i, own)], shared, []shardEntry{me})
 				}
 			}
 		}
-		// Every shard has the same ops up to here, so an op's index is
-		// the same on each; the member's shard has these after them.
-		for _, cr := range reads {
-			if cr.readable {
-				cr.recheckOp = ops[own].score(cr.r.zkeys[own], []string{q.member})
-			}
-		}
-		// The shards' final periods' versions, read beside the counts: a
-		// point kept under other versions is not used.
-		versionOps := make([]int, len(ops))
 		for i, o := range ops {
-			versionOps[i] = o.get(s.shardKeys(b, i).finalVersion())
+			if i != own {
+				versionOps[i] = o.get(s.shardKeys(b, i).finalVersion())
+			}
 		}
 		passerOp, passerShard := -1, 0
 		if passed != nil {
@@ -263,37 +276,32 @@ func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery) (*RankCard, er
 		if reps, err = s.runSlices(ctx, ops); err != nil {
 			return nil, err
 		}
-		moved := false
+		parts := []nearPart{headOwn}
 		for _, cr := range reads {
 			if !cr.readable {
 				continue
 			}
-			cs, err := reps[own].codes(cr.recheckOp)
-			if err != nil {
-				return nil, err
-			}
-			if (cs[0] == nil) != (cr.code == nil) || (cs[0] != nil && *cs[0] != *cr.code) {
-				moved = true
-				break
-			}
-			cr.rank = 0
-			if cr.code != nil && cr != head {
-				cr.rank = 1
-			}
-			cr.total = 0
 			for i := range reps {
+				if i == own {
+					continue
+				}
 				cr.total += reps[i].int(cr.cardOp)
 				if cr.code != nil && cr != head {
 					cr.rank += reps[i].ints(cr.countOp)[0]
 				}
+				if cr == head {
+					before, es, err := reps[i].nearEntries(cr.countOp)
+					if err != nil {
+						return nil, err
+					}
+					parts = append(parts, nearPart{before: before, es: es})
+				}
 			}
 		}
-		if moved {
-			continue
-		}
-		each := make([]string, len(reps))
 		for i := range reps {
-			each[i] = reps[i].str(versionOps[i])
+			if i != own {
+				each[i] = reps[i].str(versionOps[i])
+			}
 		}
 		versions := joinVersions(each)
 		if versions != q.versions && slices.ContainsFunc(histR, func(cr *cardRead) bool { return cr.kept != nil }) {
@@ -309,10 +317,7 @@ func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery) (*RankCard, er
 				names[passed.Member] = name
 			}
 		}
-		pos, list, start, err := mergeNear(reps, head.countOp, int64(q.around))
-		if err != nil {
-			return nil, err
-		}
+		pos, list, start := mergeNearParts(parts, int64(q.around))
 		for _, e := range list {
 			if name, ok := e.name.(string); ok {
 				names[e.member] = name
@@ -425,4 +430,39 @@ func derefCode(c *float64) float64 {
 		return 0
 	}
 	return *c
+}
+
+// otherShard is the shard index of the i-th shard other than own.
+func otherShard(i, own int) int {
+	if i >= own {
+		return i + 1
+	}
+	return i
+}
+
+// nearPart is one shard's part of a member's neighbours: how many of its
+// entries rank before the member's position, and the up to around
+// entries before that position and around+1 from it.
+type nearPart struct {
+	before int64
+	es     []shardEntry
+}
+
+// mergeNearParts merges the shards' parts into the member's neighbours:
+// pos, the entries before the member on the merged period; list, up to
+// around entries before it, the member, and up to around after; first,
+// the position of list[0].
+func mergeNearParts(parts []nearPart, around int64) (pos int64, list []shardEntry, first int64) {
+	var above, below [][]shardEntry
+	for _, p := range parts {
+		pos += p.before
+		nb := min(p.before, around) // entries before the position this shard gave
+		above = append(above, p.es[:nb])
+		below = append(below, p.es[nb:])
+	}
+	up := merge(above)
+	up = up[max(0, int64(len(up))-around):]
+	down := merge(below)
+	down = down[:min(int64(len(down)), around+1)]
+	return pos, append(up, down...), pos - int64(len(up))
 }

@@ -283,3 +283,35 @@ func (r sliceReply) str(op int) string {
 	x, _ := r[op].(string)
 	return x
 }
+
+// mine asks for the member's shard's part of its standing in z, read with
+// its code: the code, the total, the count before it (shared: lower codes
+// when k < 0; else its position) and, with k >= 0, the k entries before
+// its position and k+1 from it with their names.
+func (o *sliceOps) mine(z, member string, shared bool, k int) int {
+	return o.op("mine", o.key(z), member, boolArg(shared), itoa(int64(k)))
+}
+
+// minePart decodes a mine op's reply: code nil when the member has none.
+func (r sliceReply) minePart(op int) (code *float64, total, before int64, es []shardEntry, err error) {
+	flat, _ := r[op].([]any)
+	if len(flat) < 3 {
+		if len(flat) == 2 {
+			total = asInt(flat[1])
+		}
+		return nil, total, 0, nil, nil
+	}
+	c, err := parseCode(flat[0])
+	if err != nil {
+		return nil, 0, 0, nil, err
+	}
+	for k := 3; k+2 < len(flat); k += 3 {
+		m, _ := flat[k].(string)
+		ec, err := parseCode(flat[k+1])
+		if err != nil {
+			return nil, 0, 0, nil, err
+		}
+		es = append(es, shardEntry{member: m, code: ec, name: flat[k+2]})
+	}
+	return &c, asInt(flat[1]), asInt(flat[2]), es, nil
+}

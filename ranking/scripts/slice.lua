@@ -38,6 +38,16 @@
 --            "now"                           -> Redis's now in ms (the clock of
 --                                               the node holding KEYS[1])
 --            "hget", zi, field               -> HGET of a hash key, or false
+--            "mine", zi, member, shared, k   -> {false, total} when member has no
+--                                               code in zi, else {code, total,
+--                                               before, m1, code1, name1, ...}:
+--                                               the member's shard's part of its
+--                                               standing, read with its code:
+--                                               before as "before" counts it
+--                                               (ties first: its position), and
+--                                               with k >= 0 the up to k entries
+--                                               before its position and k+1
+--                                               from it, with their names
 -- Returns  one reply per op, in order.
 
 local out = {}
@@ -143,6 +153,32 @@ for _ = 1, nops do
   elseif kind == 'hget' then
     out[#out + 1] = redis.call('HGET', KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2])
     i = i + 3
+  elseif kind == 'mine' then
+    local z, member, shared, k = KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2], ARGV[i + 3] == '1', tonumber(ARGV[i + 4])
+    local code = redis.call('ZSCORE', z, member)
+    if not code then
+      out[#out + 1] = {false, redis.call('ZCARD', z)}
+    else
+      local pos = redis.call('ZRANK', z, member)
+      local b = pos
+      if shared and k < 0 then b = redis.call('ZCOUNT', z, '-inf', '(' .. code) end
+      local r = {code, redis.call('ZCARD', z), b}
+      if k >= 0 then
+        local lo = pos - k
+        if lo < 0 then lo = 0 end
+        local flat = redis.call('ZRANGE', z, lo, pos + k, 'WITHSCORES')
+        local members = {}
+        for j = 1, #flat, 2 do members[#members + 1] = flat[j] end
+        local names = redis.call('HMGET', KEYS[1], unpack(members))
+        for j = 1, #members do
+          r[#r + 1] = members[j]
+          r[#r + 1] = flat[2 * j]
+          r[#r + 1] = names[j]
+        end
+      end
+      out[#out + 1] = r
+    end
+    i = i + 5
   else
     return redis.error_reply('slice.lua: unknown op ' .. tostring(kind))
   end
