@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -343,7 +344,8 @@ func TestShardedReadsEqualUnshardedMiniredis(t *testing.T) {
 
 // TestShardedDeepPages reads pages deep into boards of 2,500 members with
 // the production thresholds: offsets past the shallow read take the
-// counting path.
+// counting path, on a board of few codes (ties: entries narrow the cut)
+// and on one of many (codes do).
 func TestShardedDeepPages(t *testing.T) {
 	t.Parallel()
 	m := miniredis.RunT(t)
@@ -352,60 +354,107 @@ func TestShardedDeepPages(t *testing.T) {
 	t.Cleanup(func() { rdb.Close() })
 	w := newShardWorkload(t, rdb, 2500, 5)
 	ctx := context.Background()
-	batch := make([]ranking.Event, 0, ranking.MaxBatch)
-	for i, mem := range w.members {
-		batch = append(batch, ranking.Event{Member: mem, Value: int64(w.rng.IntN(30)), Name: "N" + mem})
-		if len(batch) == ranking.MaxBatch || i == len(w.members)-1 {
-			for _, id := range append([]string{"sha"}, w.copies("sha")...) {
-				if _, err := w.store.Apply(ctx, id, batch, ranking.ApplyOptions{NoRanks: true}); err != nil {
+	for _, tc := range []struct {
+		board  string
+		values int // scores drawn from [0, values) then centred
+	}{{"sha", 30}, {"inc", 400}} {
+		batch := make([]ranking.Event, 0, ranking.MaxBatch)
+		for i, mem := range w.members {
+			batch = append(batch, ranking.Event{Member: mem, Value: int64(w.rng.IntN(tc.values) - tc.values/2), Name: "N" + mem})
+			if len(batch) == ranking.MaxBatch || i == len(w.members)-1 {
+				for _, id := range append([]string{tc.board}, w.copies(tc.board)...) {
+					if _, err := w.store.Apply(ctx, id, batch, ranking.ApplyOptions{NoRanks: true}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				batch = batch[:0]
+			}
+		}
+		b, _ := w.store.Config().Board(tc.board)
+		for _, v := range b.Views {
+			w.verifyView(b, v, ranking.Segment{}, "")
+		}
+		// An export: pages one after another, each from the end of the one
+		// before (PageQuery.After), equal to the one-shard board's.
+		for _, id := range w.copies(tc.board) {
+			var after *ranking.Cursor
+			for offset := 0; ; offset += 100 {
+				q := ranking.PageQuery{Offset: offset, Limit: 100, NoPrevRanks: true}
+				want, err := w.store.Page(ctx, tc.board, "all", q)
+				if err != nil {
 					t.Fatal(err)
 				}
+				q.After = after
+				got, err := w.store.Page(ctx, id, "all", q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got.Entries, want.Entries) {
+					t.Fatalf("export offset %d on %s:\n got %v\nwant %v", offset, id, got.Entries, want.Entries)
+				}
+				if len(got.Entries) < 100 {
+					break
+				}
+				after = got.Next
 			}
-			batch = batch[:0]
 		}
-	}
-	b, _ := w.store.Config().Board("sha")
-	for _, v := range b.Views {
-		w.verifyView(b, v, ranking.Segment{}, "")
-	}
-	// An export: pages one after another, each from the end of the one
-	// before (PageQuery.After), equal to the one-shard board's.
-	for _, id := range w.copies("sha") {
-		var after *ranking.Cursor
-		for offset := 0; ; offset += 100 {
-			q := ranking.PageQuery{Offset: offset, Limit: 100, NoPrevRanks: true}
-			want, err := w.store.Page(ctx, "sha", "all", q)
+		for _, offset := range []int{999, 1000, 1001, 1234, 2000, 2499, 2504} {
+			want, err := w.store.Page(ctx, tc.board, "all", ranking.PageQuery{Offset: offset, Limit: 100})
 			if err != nil {
 				t.Fatal(err)
 			}
-			q.After = after
-			got, err := w.store.Page(ctx, id, "all", q)
-			if err != nil {
-				t.Fatal(err)
+			for _, id := range w.copies(tc.board) {
+				got, err := w.store.Page(ctx, id, "all", ranking.PageQuery{Offset: offset, Limit: 100})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got.Entries, want.Entries) {
+					t.Fatalf("offset %d on %s:\n got %v\nwant %v", offset, id, got.Entries, want.Entries)
+				}
 			}
-			if !slices.Equal(got.Entries, want.Entries) {
-				t.Fatalf("export offset %d on %s:\n got %v\nwant %v", offset, id, got.Entries, want.Entries)
-			}
-			if len(got.Entries) < 100 {
-				break
-			}
-			after = got.Next
 		}
 	}
-	for _, offset := range []int{999, 1000, 1001, 1234, 2000, 2499, 2504} {
-		want, err := w.store.Page(ctx, "sha", "all", ranking.PageQuery{Offset: offset, Limit: 100})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, id := range w.copies("sha") {
-			got, err := w.store.Page(ctx, id, "all", ranking.PageQuery{Offset: offset, Limit: 100})
-			if err != nil {
+	// Many codes: a deep page is three calls a shard (the guesses and the
+	// counts, the codes placed where those guesses say the cut falls, then
+	// what is left of the cut read with the page).
+	calls := &scriptCalls{}
+	rdb.AddHook(calls)
+	for _, n := range shardCounts {
+		id := fmt.Sprintf("inc-s%d", n)
+		for _, offset := range []int{1234, 2000} {
+			calls.n.Store(0)
+			if _, err := w.store.Page(ctx, id, "all", ranking.PageQuery{Offset: offset, Limit: 100, NoPrevRanks: true}); err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(got.Entries, want.Entries) {
-				t.Fatalf("offset %d on %s:\n got %v\nwant %v", offset, id, got.Entries, want.Entries)
+			if got := calls.n.Load(); got > int64(3*n) {
+				t.Errorf("offset %d on %s: %d script calls, want at most %d", offset, id, got, 3*n)
 			}
 		}
+	}
+}
+
+// scriptCalls counts the script calls a client sends, pipelined or not.
+type scriptCalls struct{ n atomic.Int64 }
+
+func (c *scriptCalls) count(cmds ...redis.Cmder) {
+	for _, cmd := range cmds {
+		if name := cmd.Name(); name == "evalsha" || name == "eval" {
+			c.n.Add(1)
+		}
+	}
+}
+
+func (c *scriptCalls) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (c *scriptCalls) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		c.count(cmd)
+		return next(ctx, cmd)
+	}
+}
+func (c *scriptCalls) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		c.count(cmds...)
+		return next(ctx, cmds)
 	}
 }
 
