@@ -14,10 +14,11 @@ import (
 //
 //   - total: the sum of the shards' ZCARDs.
 //   - a page at offset o: each shard's part of the first o entries (the
-//     cut) is found by counting, not by reading what lies above it
-//     (Store.cutAt), then each shard is read from its cut and the parts are
-//     merged. A page near the top (o+limit <= shardLimits.shallow) reads each
-//     shard's first o+limit entries at once.
+//     cut) is narrowed by counting, not by reading what lies above it
+//     (shardRead.cutAt), then each shard is read from where its cut may
+//     start, through the page, and the parts are merged. A page near the top
+//     (o+limit <= shardLimits.shallow) reads each shard's first o+limit
+//     entries at once.
 //   - a member's rank: 1 + the entries of every shard that rank before its
 //     (code, member id); with ties: shared, 1 + those with a lower code.
 //     Its neighbours are the merge of each shard's entries around that
@@ -31,8 +32,9 @@ import (
 type shardLimits struct {
 	// shallow is the deepest page end read by merging each shard's top.
 	shallow int64
-	// window is the most entries (all shards together) cutAt reads
-	// outright once counting has narrowed the cut down to them.
+	// window is the most entries (all shards together) between the
+	// bounds of a cut that a page reads with its rows rather than count
+	// further.
 	window int64
 }
 
@@ -530,7 +532,8 @@ func (r *shardRead) page(ctx context.Context, offset, limit int64) (int64, []sha
 //
 // Near the top (offset+limit <= shardLimits.shallow) the shards are read
 // from their first entry; deeper, from each shard's cut (its entries
-// among the first offset), found by counting (cutAt) or from after.
+// among the first offset), taken from after or narrowed by counting
+// (cutAt) to bounds whose entries are read with the page.
 func (r *shardRead) pageRows(ctx context.Context, offset, limit int64, prev []string, after *shardEntry) (total int64, es []shardEntry, err error) {
 	n := len(r.zkeys)
 	if offset+limit <= r.s.shardLimits.shallow {
