@@ -274,32 +274,43 @@ func (r *shardRead) countPivots(ctx context.Context, pivots []cutPivot) ([][]int
 // a shard).
 func estimatePivots(read []cutPivot, offset int64) []cutPivot {
 	type point struct{ x, c float64 }
-	per := map[int][]point{}
+	type shardPoints struct {
+		ps    []point // by index
+		slope float64 // indexes per code
+	}
+	var per []*shardPoints // in the order of the shards' first entries, so that sums repeat
+	of := map[int]*shardPoints{}
 	cmin, cmax := math.Inf(1), math.Inf(-1)
 	for _, pv := range read {
-		per[pv.shard] = append(per[pv.shard], point{float64(pv.index), pv.e.code})
+		sp := of[pv.shard]
+		if sp == nil {
+			sp = &shardPoints{}
+			of[pv.shard] = sp
+			per = append(per, sp)
+		}
+		sp.ps = append(sp.ps, point{float64(pv.index), pv.e.code})
 		cmin, cmax = min(cmin, pv.e.code), max(cmax, pv.e.code)
 	}
 	var slope float64 // merged entries per code
-	slopes := map[int]float64{}
-	for sh, ps := range per {
-		slices.SortFunc(ps, func(a, b point) int { return cmp.Compare(a.x, b.x) })
-		if f, l := ps[0], ps[len(ps)-1]; l.c > f.c {
-			slopes[sh] = (l.x - f.x) / (l.c - f.c)
-			slope += slopes[sh]
+	for _, sp := range per {
+		slices.SortFunc(sp.ps, func(a, b point) int { return cmp.Compare(a.x, b.x) })
+		if f, l := sp.ps[0], sp.ps[len(sp.ps)-1]; l.c > f.c {
+			sp.slope = (l.x - f.x) / (l.c - f.c)
+			slope += sp.slope
 		}
 	}
 	if !(slope > 0) || !(cmax > cmin) {
 		return nil
 	}
 	at := func(c float64) (t float64) {
-		for sh, ps := range per {
+		for _, sp := range per {
+			ps := sp.ps
 			f, l := ps[0], ps[len(ps)-1]
 			switch {
 			case c <= f.c:
-				t += max(0, f.x-(f.c-c)*slopes[sh])
+				t += max(0, f.x-(f.c-c)*sp.slope)
 			case c >= l.c:
-				t += l.x + (c-l.c)*slopes[sh]
+				t += l.x + (c-l.c)*sp.slope
 			default:
 				for k := 1; k < len(ps); k++ {
 					if a, b := ps[k-1], ps[k]; c <= b.c {
@@ -638,7 +649,8 @@ func (r *shardRead) collect(ctx context.Context, base, upto, cards []int64, skip
 		if upto == nil {
 			return min(end, share(end))
 		}
-		return min(end, upto[i]-base[i]+share(take))
+		// max: a board written between the counts may cross the bounds.
+		return min(end, max(upto[i]-base[i], 0)+share(take))
 	}
 	for i, o := range ops {
 		if readCards {
