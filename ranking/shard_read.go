@@ -110,9 +110,10 @@ type cutPivot struct {
 	e     shardEntry
 }
 
-// codePivots is how many codes a counting round places, and codeGap the
-// entries (all shards together) meant to lie between two of them near
-// the estimated cut: about a sixth of the estimate's spread each.
+// codePivots is how many codes a counting round places, and codeGap how
+// many entries (all shards together) the estimate puts between two
+// neighbours: the first round's codes then cover an estimate about a
+// hundred entries off either way, and leave a few tens to read.
 const (
 	codePivots = 12
 	codeGap    = 16
