@@ -343,7 +343,8 @@ func TestShardedReadsEqualUnshardedMiniredis(t *testing.T) {
 
 // TestShardedDeepPages reads pages deep into boards of 2,500 members with
 // the production thresholds: offsets past the shallow read take the
-// counting path.
+// counting path, on a board of few codes (ties: entries narrow the cut)
+// and on one of many (codes do).
 func TestShardedDeepPages(t *testing.T) {
 	t.Parallel()
 	m := miniredis.RunT(t)
@@ -352,55 +353,87 @@ func TestShardedDeepPages(t *testing.T) {
 	t.Cleanup(func() { rdb.Close() })
 	w := newShardWorkload(t, rdb, 2500, 5)
 	ctx := context.Background()
-	batch := make([]ranking.Event, 0, ranking.MaxBatch)
-	for i, mem := range w.members {
-		batch = append(batch, ranking.Event{Member: mem, Value: int64(w.rng.IntN(30)), Name: "N" + mem})
-		if len(batch) == ranking.MaxBatch || i == len(w.members)-1 {
-			for _, id := range append([]string{"sha"}, w.copies("sha")...) {
-				if _, err := w.store.Apply(ctx, id, batch, ranking.ApplyOptions{NoRanks: true}); err != nil {
+	for _, tc := range []struct {
+		board  string
+		values int // scores drawn from [0, values) then centred
+	}{{"sha", 30}, {"inc", 400}} {
+		batch := make([]ranking.Event, 0, ranking.MaxBatch)
+		for i, mem := range w.members {
+			batch = append(batch, ranking.Event{Member: mem, Value: int64(w.rng.IntN(tc.values) - tc.values/2), Name: "N" + mem})
+			if len(batch) == ranking.MaxBatch || i == len(w.members)-1 {
+				for _, id := range append([]string{tc.board}, w.copies(tc.board)...) {
+					if _, err := w.store.Apply(ctx, id, batch, ranking.ApplyOptions{NoRanks: true}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				batch = batch[:0]
+			}
+		}
+		b, _ := w.store.Config().Board(tc.board)
+		for _, v := range b.Views {
+			w.verifyView(b, v, ranking.Segment{}, "")
+		}
+		// An export: pages one after another, each from the end of the one
+		// before (PageQuery.After), equal to the one-shard board's.
+		for _, id := range w.copies(tc.board) {
+			var after *ranking.Cursor
+			for offset := 0; ; offset += 100 {
+				q := ranking.PageQuery{Offset: offset, Limit: 100, NoPrevRanks: true}
+				want, err := w.store.Page(ctx, tc.board, "all", q)
+				if err != nil {
 					t.Fatal(err)
 				}
+				q.After = after
+				got, err := w.store.Page(ctx, id, "all", q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got.Entries, want.Entries) {
+					t.Fatalf("export offset %d on %s:\n got %v\nwant %v", offset, id, got.Entries, want.Entries)
+				}
+				if len(got.Entries) < 100 {
+					break
+				}
+				after = got.Next
 			}
-			batch = batch[:0]
 		}
-	}
-	b, _ := w.store.Config().Board("sha")
-	for _, v := range b.Views {
-		w.verifyView(b, v, ranking.Segment{}, "")
-	}
-	// An export: pages one after another, each from the end of the one
-	// before (PageQuery.After), equal to the one-shard board's.
-	for _, id := range w.copies("sha") {
-		var after *ranking.Cursor
-		for offset := 0; ; offset += 100 {
-			q := ranking.PageQuery{Offset: offset, Limit: 100, NoPrevRanks: true}
-			want, err := w.store.Page(ctx, "sha", "all", q)
+		for _, offset := range []int{999, 1000, 1001, 1234, 2000, 2499, 2504} {
+			want, err := w.store.Page(ctx, tc.board, "all", ranking.PageQuery{Offset: offset, Limit: 100})
 			if err != nil {
 				t.Fatal(err)
 			}
-			q.After = after
-			got, err := w.store.Page(ctx, id, "all", q)
-			if err != nil {
-				t.Fatal(err)
+			for _, id := range w.copies(tc.board) {
+				got, err := w.store.Page(ctx, id, "all", ranking.PageQuery{Offset: offset, Limit: 100})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got.Entries, want.Entries) {
+					t.Fatalf("offset %d on %s:\n got %v\nwant %v", offset, id, got.Entries, want.Entries)
+				}
 			}
-			if !slices.Equal(got.Entries, want.Entries) {
-				t.Fatalf("export offset %d on %s:\n got %v\nwant %v", offset, id, got.Entries, want.Entries)
-			}
-			if len(got.Entries) < 100 {
-				break
-			}
-			after = got.Next
 		}
 	}
-	for _, offset := range []int{999, 1000, 1001, 1234, 2000, 2499, 2504} {
-		want, err := w.store.Page(ctx, "sha", "all", ranking.PageQuery{Offset: offset, Limit: 100})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, id := range w.copies("sha") {
-			got, err := w.store.Page(ctx, id, "all", ranking.PageQuery{Offset: offset, Limit: 100})
+	// Many codes: a deep page is three calls a shard (the guesses and the
+	// counts, the codes placed where those guesses say the cut falls, then
+	// what is left of the cut read with the page), on a store whose
+	// commands the test sees.
+	watched := ranking.StoreOnClient(rdb, w.cfg, ranking.Options{Prefix: w.store.Prefix()})
+	calls := &countCalls{n: map[string]int{}}
+	rdb.AddHook(calls)
+	for _, n := range shardCounts {
+		id := fmt.Sprintf("inc-s%d", n)
+		for _, offset := range []int{1234, 2000} {
+			want, err := w.store.Page(ctx, "inc", "all", ranking.PageQuery{Offset: offset, Limit: 100, NoPrevRanks: true})
 			if err != nil {
 				t.Fatal(err)
+			}
+			calls.take()
+			got, err := watched.Page(ctx, id, "all", ranking.PageQuery{Offset: offset, Limit: 100, NoPrevRanks: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := calls.take(); c["script"] == 0 || c["script"] > 3*n {
+				t.Errorf("offset %d on %s: commands %v, want at most %d script calls", offset, id, c, 3*n)
 			}
 			if !slices.Equal(got.Entries, want.Entries) {
 				t.Fatalf("offset %d on %s:\n got %v\nwant %v", offset, id, got.Entries, want.Entries)

@@ -1,6 +1,7 @@
 package ranking
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -13,10 +14,11 @@ import (
 //
 //   - total: the sum of the shards' ZCARDs.
 //   - a page at offset o: each shard's part of the first o entries (the
-//     cut) is found by counting, not by reading what lies above it
-//     (Store.cutAt), then each shard is read from its cut and the parts are
-//     merged. A page near the top (o+limit <= shardLimits.shallow) reads each
-//     shard's first o+limit entries at once.
+//     cut) is narrowed by counting, not by reading what lies above it
+//     (shardRead.cutAt), then each shard is read from where its cut may
+//     start, through the page, and the parts are merged. A page near the top
+//     (o+limit <= shardLimits.shallow) reads each shard's first o+limit
+//     entries at once.
 //   - a member's rank: 1 + the entries of every shard that rank before its
 //     (code, member id); with ties: shared, 1 + those with a lower code.
 //     Its neighbours are the merge of each shard's entries around that
@@ -30,8 +32,9 @@ import (
 type shardLimits struct {
 	// shallow is the deepest page end read by merging each shard's top.
 	shallow int64
-	// window is the most entries (all shards together) cutAt reads
-	// outright once counting has narrowed the cut down to them.
+	// window is the most entries (all shards together) between the
+	// bounds of a cut that a page reads with its rows rather than count
+	// further.
 	window int64
 }
 
@@ -97,109 +100,268 @@ func (r *shardRead) cards(ctx context.Context) ([]int64, error) {
 	return cards, nil
 }
 
-// cutPivot is an entry of a shard at a known index, counted on the
-// others to place a cut.
+// cutPivot is a place in the merged order counted on the shards to place
+// a cut: an entry of a shard at a known index, or (shard -1) a code,
+// placed before every entry with that code, which no read has to find and
+// costs each shard one ZCOUNT.
 type cutPivot struct {
 	shard int
 	index int64
 	e     shardEntry
 }
 
-// cutAt returns, per shard, how many of its entries are among the first
-// offset of the merged order (0 <= offset <= the total). It narrows each
-// shard's [lo, hi) by counting, on every shard, the entries before a few
-// pivots taken where the cut should be if members are spread evenly
-// (which a hash makes likely), then reads what is left outright. first
-// are pivots already read (the first round's guesses), counted first.
-func (r *shardRead) cutAt(ctx context.Context, cards []int64, offset int64, first []cutPivot) ([]int64, error) {
-	n := len(cards)
-	lo, hi := make([]int64, n), slices.Clone(cards)
-	sum := func(xs []int64) (t int64) {
-		for _, x := range xs {
-			t += x
-		}
-		return t
+// codePivots is how many codes a counting round places, and codeGap how
+// many entries (all shards together) the estimate puts between two
+// neighbours: the first round's codes then cover an estimate about a
+// hundred entries off either way, and leave a few tens to read.
+const (
+	codePivots = 12
+	codeGap    = 16
+)
+
+// cutBound is one side of what counting has found of a cut: per shard,
+// the entries before a pivot (at), and that pivot (set: one was counted).
+type cutBound struct {
+	at  []int64
+	key shardEntry
+	set bool
+}
+
+func sumOf(xs []int64) (t int64) {
+	for _, x := range xs {
+		t += x
 	}
-	pivots := first
+	return t
+}
+
+// cutAt narrows, per shard, how many of its entries are among the first
+// offset of the merged order (0 <= offset <= the total) to [lo[i], hi[i]],
+// the widths of all shards together at most shardLimits.window (lo equal
+// to hi when exact), by counting pivots on every shard, one round trip a
+// round. first are entries already read (at guessed places): the first
+// round counts them and codes placed where they say the cut falls. Later
+// rounds count codes spread between the bounds found, or, when the bounds'
+// codes leave no room (ties) or spreading them narrowed the bounds less
+// than half (clustered codes), entries read where the cut should be if
+// members are spread evenly (which a hash makes likely).
+func (r *shardRead) cutAt(ctx context.Context, cards []int64, offset int64, first []cutPivot) (lo, hi []int64, err error) {
+	n := len(cards)
+	low, high := cutBound{at: make([]int64, n)}, cutBound{at: slices.Clone(cards)}
+	var pivots []cutPivot
+	codes := true // whether spreading codes still narrows the bounds
+	if len(first) > 0 {
+		pivots = append(slices.Clone(first), estimatePivots(first, offset)...)
+	}
 	for range 64 {
-		need, width := offset-sum(lo), sum(hi)-sum(lo)
-		if need == 0 {
-			return lo, nil
+		need, width := offset-sumOf(low.at), sumOf(high.at)-sumOf(low.at)
+		switch {
+		case need == 0:
+			return low.at, low.at, nil
+		case need == width:
+			return high.at, high.at, nil
+		case pivots == nil && width <= r.s.shardLimits.window:
+			return low.at, high.at, nil
 		}
-		if pivots == nil && width <= r.s.shardLimits.window {
-			return r.cutWithin(ctx, lo, hi, need)
+		spread := false
+		if pivots == nil && codes {
+			pivots = spreadPivots(low, high)
+			spread = pivots != nil
 		}
 		if pivots == nil {
-			// Pivots: where the cut would fall on each shard, and a step
+			// Entries where the cut would fall on each shard, and a step
 			// each side of it, so that one round usually brackets it.
 			frac := float64(need) / float64(width)
 			step := int64(math.Sqrt(float64(width)/float64(n))) + 1
 			idx := make([][]int64, n)
 			for i := range n {
-				if hi[i] <= lo[i] {
+				if high.at[i] <= low.at[i] {
 					continue
 				}
-				p := lo[i] + int64(frac*float64(hi[i]-lo[i]))
+				p := low.at[i] + int64(frac*float64(high.at[i]-low.at[i]))
 				for _, x := range []int64{p - step, p, p + step} {
-					if x = min(max(x, lo[i]), hi[i]-1); len(idx[i]) == 0 || idx[i][len(idx[i])-1] != x {
+					if x = min(max(x, low.at[i]), high.at[i]-1); len(idx[i]) == 0 || idx[i][len(idx[i])-1] != x {
 						idx[i] = append(idx[i], x)
 					}
 				}
 			}
-			var err error
 			if pivots, err = r.fetchPivots(ctx, idx); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
-		// A pivot's count on its own shard is its index; the others count.
-		ops := r.ops()
-		countOp := make([]int, n)
-		others := make([][]int, n) // per shard: the pivots it counts
-		for i, o := range ops {
-			var es []shardEntry
-			for q, pv := range pivots {
-				if pv.shard != i {
-					others[i] = append(others[i], q)
-					es = append(es, pv.e)
-				}
-			}
-			countOp[i] = -1
-			if len(es) > 0 {
-				countOp[i] = o.before(r.zkeys[i], false, es)
-			}
-		}
-		reps, err := r.s.runSlices(ctx, ops)
+		at, err := r.countPivots(ctx, pivots)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		at := make([][]int64, len(pivots))
 		for q, pv := range pivots {
-			at[q] = make([]int64, n)
-			at[q][pv.shard] = pv.index
-		}
-		for i := range ops {
-			if countOp[i] < 0 {
-				continue
-			}
-			for j, c := range reps[i].ints(countOp[i]) {
-				at[others[i][j]][i] = c
+			switch rank := sumOf(at[q]); {
+			case rank == offset:
+				return at[q], at[q], nil
+			case rank < offset && rank >= sumOf(low.at):
+				low = cutBound{at: at[q], key: pv.e, set: true}
+			case rank > offset && rank <= sumOf(high.at):
+				high = cutBound{at: at[q], key: pv.e, set: true}
 			}
 		}
-		for q := range pivots {
-			rank := sum(at[q])
-			if rank == offset {
-				return at[q], nil
-			}
-			if rank < offset && rank >= sum(lo) {
-				lo = at[q]
-			}
-			if rank > offset && rank <= sum(hi) {
-				hi = at[q]
-			}
+		// Codes clustered near one bound narrow it little: entries then.
+		if spread && 2*(sumOf(high.at)-sumOf(low.at)) > width {
+			codes = false
 		}
 		pivots = nil
 	}
-	return nil, Errorf(EINTERNAL, "could not find offset %d on the shards of board %q", offset, r.b.ID)
+	return nil, nil, Errorf(EINTERNAL, "could not find offset %d on the shards of board %q", offset, r.b.ID)
+}
+
+// countPivots counts, on every shard, its entries before each pivot:
+// at[pivot][shard]. An entry's count on its own shard is its index; a
+// code is counted on every shard.
+func (r *shardRead) countPivots(ctx context.Context, pivots []cutPivot) ([][]int64, error) {
+	n := r.b.Shards
+	ops := r.ops()
+	entryOp, codeOp := make([]int, n), make([]int, n)
+	entryQ, codeQ := make([][]int, n), make([][]int, n) // per shard: the pivots each op counts
+	for i, o := range ops {
+		var es, cs []shardEntry
+		for q, pv := range pivots {
+			switch pv.shard {
+			case -1:
+				codeQ[i] = append(codeQ[i], q)
+				cs = append(cs, pv.e)
+			case i:
+			default:
+				entryQ[i] = append(entryQ[i], q)
+				es = append(es, pv.e)
+			}
+		}
+		entryOp[i], codeOp[i] = -1, -1
+		if len(es) > 0 {
+			entryOp[i] = o.before(r.zkeys[i], false, es)
+		}
+		if len(cs) > 0 {
+			// Those with a lower code: the entries before (code, "").
+			codeOp[i] = o.before(r.zkeys[i], true, cs)
+		}
+	}
+	reps, err := r.s.runSlices(ctx, ops)
+	if err != nil {
+		return nil, err
+	}
+	at := make([][]int64, len(pivots))
+	for q, pv := range pivots {
+		at[q] = make([]int64, n)
+		if pv.shard >= 0 {
+			at[q][pv.shard] = pv.index
+		}
+	}
+	for i := range ops {
+		if entryOp[i] >= 0 {
+			for j, c := range reps[i].ints(entryOp[i]) {
+				at[entryQ[i][j]][i] = c
+			}
+		}
+		if codeOp[i] >= 0 {
+			for j, c := range reps[i].ints(codeOp[i]) {
+				at[codeQ[i][j]][i] = c
+			}
+		}
+	}
+	return at, nil
+}
+
+// estimatePivots places codes around where the entries read (each at its
+// index on its shard) say the offset falls: each shard's index of a code
+// is interpolated between its entries (and beyond, at their slope), the
+// shards' indexes summed, and the code whose sum is offset found by
+// bisection. None when the entries tell no slope (one code, or one entry
+// a shard).
+func estimatePivots(read []cutPivot, offset int64) []cutPivot {
+	type point struct{ x, c float64 }
+	type shardPoints struct {
+		ps    []point // by index
+		slope float64 // indexes per code
+	}
+	var per []*shardPoints // in the order of the shards' first entries, so that sums repeat
+	of := map[int]*shardPoints{}
+	cmin, cmax := math.Inf(1), math.Inf(-1)
+	for _, pv := range read {
+		sp := of[pv.shard]
+		if sp == nil {
+			sp = &shardPoints{}
+			of[pv.shard] = sp
+			per = append(per, sp)
+		}
+		sp.ps = append(sp.ps, point{float64(pv.index), pv.e.code})
+		cmin, cmax = min(cmin, pv.e.code), max(cmax, pv.e.code)
+	}
+	var slope float64 // merged entries per code
+	for _, sp := range per {
+		slices.SortFunc(sp.ps, func(a, b point) int { return cmp.Compare(a.x, b.x) })
+		if f, l := sp.ps[0], sp.ps[len(sp.ps)-1]; l.c > f.c {
+			sp.slope = (l.x - f.x) / (l.c - f.c)
+			slope += sp.slope
+		}
+	}
+	if !(slope > 0) || !(cmax > cmin) {
+		return nil
+	}
+	at := func(c float64) (t float64) {
+		for _, sp := range per {
+			ps := sp.ps
+			f, l := ps[0], ps[len(ps)-1]
+			switch {
+			case c <= f.c:
+				t += max(0, f.x-(f.c-c)*sp.slope)
+			case c >= l.c:
+				t += l.x + (c-l.c)*sp.slope
+			default:
+				for k := 1; k < len(ps); k++ {
+					if a, b := ps[k-1], ps[k]; c <= b.c {
+						t += a.x + (c-a.c)/(b.c-a.c)*(b.x-a.x)
+						break
+					}
+				}
+			}
+		}
+		return t
+	}
+	span := cmax - cmin
+	lo, hi := cmin-span, cmax+span
+	for range 100 {
+		if hi-lo <= 0.5 {
+			break
+		}
+		if mid := (lo + hi) / 2; at(mid) < float64(offset) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	delta := codeGap / slope
+	var out []cutPivot
+	for j := range codePivots {
+		c := math.Round(min(max(hi+(float64(j)-float64(codePivots-1)/2)*delta, cmin-span), cmax+span))
+		if len(out) == 0 || out[len(out)-1].e.code != c {
+			out = append(out, cutPivot{shard: -1, e: shardEntry{code: c}})
+		}
+	}
+	return out
+}
+
+// spreadPivots spreads codes evenly between the bounds' codes (both
+// excluded, so that each narrows the bounds); none when they leave no
+// room for one.
+func spreadPivots(low, high cutBound) []cutPivot {
+	if !low.set || !high.set {
+		return nil
+	}
+	lc, hc := low.key.code, high.key.code
+	var out []cutPivot
+	for j := 1; j <= codePivots; j++ {
+		c := math.Floor(lc + (hc-lc)*float64(j)/float64(codePivots+1))
+		if c > lc && c < hc && (len(out) == 0 || out[len(out)-1].e.code != c) {
+			out = append(out, cutPivot{shard: -1, e: shardEntry{code: c}})
+		}
+	}
+	return out
 }
 
 // fetchPivots reads the entries at idx[i] of each shard i.
@@ -239,35 +401,6 @@ func pivotsOf(rep sliceReply, i, op int, idx []int64) ([]cutPivot, error) {
 		}
 	}
 	return out, nil
-}
-
-// cutWithin reads every shard's [lo, hi) (at most need entries each) and
-// places the cut need entries into their merge.
-func (r *shardRead) cutWithin(ctx context.Context, lo, hi []int64, need int64) ([]int64, error) {
-	ops := r.ops()
-	for i, o := range ops {
-		if end := min(hi[i], lo[i]+need); end > lo[i] {
-			o.rng(r.zkeys[i], lo[i], end-1)
-		}
-	}
-	reps, err := r.s.runSlices(ctx, ops)
-	if err != nil {
-		return nil, err
-	}
-	parts := make([][]shardEntry, len(ops))
-	for i, rep := range reps {
-		if len(rep) == 0 {
-			continue
-		}
-		if parts[i], err = rep.entries(0); err != nil {
-			return nil, err
-		}
-	}
-	cut := slices.Clone(lo)
-	for _, e := range merge(parts)[:need] {
-		cut[ShardOf(e.member, r.b.Shards)]++
-	}
-	return cut, nil
 }
 
 // before counts, on every shard, the entries before each pivot:
@@ -411,11 +544,12 @@ func (r *shardRead) page(ctx context.Context, offset, limit int64) (int64, []sha
 //
 // Near the top (offset+limit <= shardLimits.shallow) the shards are read
 // from their first entry; deeper, from each shard's cut (its entries
-// among the first offset), found by counting (cutAt) or from after.
+// among the first offset), taken from after or narrowed by counting
+// (cutAt) to bounds whose entries are read with the page.
 func (r *shardRead) pageRows(ctx context.Context, offset, limit int64, prev []string, after *shardEntry) (total int64, es []shardEntry, err error) {
 	n := len(r.zkeys)
 	if offset+limit <= r.s.shardLimits.shallow {
-		return r.collect(ctx, make([]int64, n), nil, offset, limit, prev)
+		return r.collect(ctx, make([]int64, n), nil, nil, offset, limit, prev)
 	}
 	// The first round reads the counts with the cursor's place, or with
 	// guessed pivots: where the cut falls if the shards are the same size,
@@ -473,22 +607,26 @@ func (r *shardRead) pageRows(ctx context.Context, offset, limit int64, prev []st
 	if offset >= total {
 		return total, nil, nil
 	}
+	lo, hi := cut, cut
 	if cut == nil || sum != offset {
 		// No cursor, or the board changed since the page before: count.
-		if cut, err = r.cutAt(ctx, cards, offset, first); err != nil {
+		if lo, hi, err = r.cutAt(ctx, cards, offset, first); err != nil {
 			return 0, nil, err
 		}
 	}
-	_, es, err = r.collect(ctx, cut, cards, 0, limit, prev)
+	// One round reads what is left between the bounds and the page.
+	_, es, err = r.collect(ctx, lo, hi, cards, offset-sumOf(lo), limit, prev)
 	return total, es, err
 }
 
 // collect merges the shards' entries from base[i] on and returns the
 // total and entries [skip, skip+take) of the merge. Each shard is first
 // asked for its share of skip+take with a margin (members hash evenly),
-// and again only when it gave all it was asked for and its last entry
-// still ranks within them. cards nil: read them in the first round.
-func (r *shardRead) collect(ctx context.Context, base, cards []int64, skip, take int64, prev []string) (total int64, es []shardEntry, err error) {
+// or, with upto (each shard's most entries among the first skip from
+// base), for those and its share of take with a margin; and again only
+// when it gave all it was asked for and its last entry still ranks within
+// them. cards nil: read them in the first round.
+func (r *shardRead) collect(ctx context.Context, base, upto, cards []int64, skip, take int64, prev []string) (total int64, es []shardEntry, err error) {
 	prevOf := func(i int) string {
 		if prev == nil {
 			return ""
@@ -503,14 +641,24 @@ func (r *shardRead) collect(ctx context.Context, base, cards []int64, skip, take
 	if readCards {
 		cards = make([]int64, n)
 	}
-	share := end / n // a shard's expected part: ask about 2 standard deviations more
-	ask := min(end, share+2*int64(math.Sqrt(float64(share)))+4)
+	// A shard's expected part of k entries, and about 2 standard deviations more.
+	share := func(k int64) int64 {
+		s := k / n
+		return s + 2*int64(math.Sqrt(float64(s))) + 4
+	}
+	ask := func(i int) int64 {
+		if upto == nil {
+			return min(end, share(end))
+		}
+		// max: a board written between the counts may cross the bounds.
+		return min(end, max(upto[i]-base[i], 0)+share(take))
+	}
 	for i, o := range ops {
 		if readCards {
 			o.card(r.zkeys[i])
 		}
 		if readCards || base[i] < cards[i] {
-			o.rows(r.zkeys[i], base[i], base[i]+ask-1, prevOf(i))
+			o.rows(r.zkeys[i], base[i], base[i]+ask(i)-1, prevOf(i))
 		}
 	}
 	reps, err := r.s.runSlices(ctx, ops)
@@ -781,22 +929,14 @@ func (r *shardRead) member(ctx context.Context, member string, around int64, rep
 // list, up to around entries before it, the member, and up to around
 // after; first, the position of list[0].
 func mergeNear(reps []sliceReply, op int, around int64) (pos int64, list []shardEntry, first int64, err error) {
-	var above, below [][]shardEntry
-	for _, x := range reps {
-		b, es, err := x.nearEntries(op)
-		if err != nil {
+	parts := make([]nearPart, len(reps))
+	for i, x := range reps {
+		if parts[i].before, parts[i].es, err = x.nearEntries(op); err != nil {
 			return 0, nil, 0, err
 		}
-		pos += b
-		nb := min(b, around) // entries before the position this shard gave
-		above = append(above, es[:nb])
-		below = append(below, es[nb:])
 	}
-	up := merge(above)
-	up = up[max(0, int64(len(up))-around):]
-	down := merge(below)
-	down = down[:min(int64(len(down)), around+1)]
-	return pos, append(up, down...), pos - int64(len(up)), nil
+	pos, list, first = mergeNearParts(parts, around)
+	return pos, list, first, nil
 }
 
 // members fills rep as read.lua's members mode: the ranked ones among
