@@ -68,6 +68,25 @@ local function before_first(z, code, member)
   return lo
 end
 
+-- near appends to r the up to k entries of z before position pos and the
+-- k+1 from it, each (member, code, name), and returns r.
+local function near(z, pos, k, r)
+  local lo = pos - k
+  if lo < 0 then lo = 0 end
+  local flat = redis.call('ZRANGE', z, lo, pos + k, 'WITHSCORES')
+  if #flat > 0 then
+    local members = {}
+    for j = 1, #flat, 2 do members[#members + 1] = flat[j] end
+    local names = redis.call('HMGET', KEYS[1], unpack(members))
+    for j = 1, #members do
+      r[#r + 1] = members[j]
+      r[#r + 1] = flat[2 * j]
+      r[#r + 1] = names[j]
+    end
+  end
+  return r
+end
+
 for _ = 1, nops do
   local kind = ARGV[i]
   if kind == 'card' then
@@ -117,21 +136,7 @@ for _ = 1, nops do
   elseif kind == 'nearn' then
     local z, code, member, k = KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2], ARGV[i + 3], tonumber(ARGV[i + 4])
     local b = before_first(z, code, member)
-    local r = {b}
-    local lo = b - k
-    if lo < 0 then lo = 0 end
-    local flat = redis.call('ZRANGE', z, lo, b + k, 'WITHSCORES')
-    if #flat > 0 then
-      local members = {}
-      for j = 1, #flat, 2 do members[#members + 1] = flat[j] end
-      local names = redis.call('HMGET', KEYS[1], unpack(members))
-      for j = 1, #members do
-        r[#r + 1] = members[j]
-        r[#r + 1] = flat[2 * j]
-        r[#r + 1] = names[j]
-      end
-    end
-    out[#out + 1] = r
+    out[#out + 1] = near(z, b, k, {b})
     i = i + 5
   elseif kind == 'score' then
     local z, k = KEYS[tonumber(ARGV[i + 1])], tonumber(ARGV[i + 2])
@@ -163,19 +168,7 @@ for _ = 1, nops do
       local b = pos
       if shared and k < 0 then b = redis.call('ZCOUNT', z, '-inf', '(' .. code) end
       local r = {code, redis.call('ZCARD', z), b}
-      if k >= 0 then
-        local lo = pos - k
-        if lo < 0 then lo = 0 end
-        local flat = redis.call('ZRANGE', z, lo, pos + k, 'WITHSCORES')
-        local members = {}
-        for j = 1, #flat, 2 do members[#members + 1] = flat[j] end
-        local names = redis.call('HMGET', KEYS[1], unpack(members))
-        for j = 1, #members do
-          r[#r + 1] = members[j]
-          r[#r + 1] = flat[2 * j]
-          r[#r + 1] = names[j]
-        end
-      end
+      if k >= 0 then near(z, pos, k, r) end
       out[#out + 1] = r
     end
     i = i + 5
