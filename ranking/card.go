@@ -515,13 +515,11 @@ func (s *Store) decodeCard(ctx context.Context, q *cardQuery, now time.Time, raw
 		}
 		pt.Period = p
 		rc.History.Points[i] = pt
-		if s.chartKeepable(b, v, p, now, built && !q.unchecked[v.Name+q.seg.tag()+":"+p.ID]) {
-			kp := keptPoint{point: chartPoint{start: p.Start.UnixMilli(), rank: pt.Rank}, total: pt.Total, expireAt: s.entry(b, v, p).expireAt}
-			if pt.Present {
-				kp.point.code, _ = parseCode(hist[3*i+2])
-			}
-			keep = append(keep, kp)
+		var code float64
+		if pt.Present {
+			code, _ = parseCode(hist[3*i+2])
 		}
+		keep = s.appendKept(keep, q, p, now, built, pt, code)
 	}
 	s.keepChart(ctx, b, v, q.seg, q.member, version, []string{version}, keep)
 	rc.Views = make([]ViewStanding, len(b.Views))

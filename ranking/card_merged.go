@@ -340,14 +340,9 @@ func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery) (*RankCard, er
 		var keep []keptPoint
 		for i, cr := range histR {
 			pt := rc.History.Points[i]
-			if cr.kept != nil || cr == head || !s.chartKeepable(b, v, cr.p, now, cr.readable && !q.unchecked[v.Name+q.seg.tag()+":"+cr.p.ID]) {
-				continue
+			if cr.kept == nil && cr != head {
+				keep = s.appendKept(keep, q, cr.p, now, cr.readable, pt, derefCode(cr.code))
 			}
-			kp := keptPoint{point: chartPoint{start: cr.p.Start.UnixMilli()}, total: pt.Total, expireAt: s.entry(b, v, cr.p).expireAt}
-			if pt.Present {
-				kp.point.rank, kp.point.code = pt.Rank, *cr.code
-			}
-			keep = append(keep, kp)
 		}
 		s.keepChart(ctx, b, v, q.seg, q.member, versions, each, keep)
 		return rc, nil

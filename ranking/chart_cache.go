@@ -92,9 +92,7 @@ func (c *chartCache) version(b *Board) string {
 func (c *chartCache) setVersion(b *Board, versions string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.versions[b.ID] != versions {
-		c.versions[b.ID] = versions
-	}
+	c.versions[b.ID] = versions
 }
 
 // lookup returns the member's kept points of periods ps (ok[i] false
@@ -227,14 +225,23 @@ func searchPoints(ps []chartPoint, start int64) (int, bool) {
 	return lo, lo < len(ps) && ps[lo].start == start
 }
 
-// chartKeepable reports whether a point of period p of view v, read at
-// Redis's now, may be kept: final for chartMargin, and not a window read
-// as it is (unbuilt, or one that could not be built).
-func (s *Store) chartKeepable(b *Board, v View, p Period, now time.Time, windowBuilt bool) bool {
+// appendKept appends to keep the point pt (code: its code when present) of
+// period p of q's chart, read at Redis's now, when it may be kept: final
+// for chartMargin, and not a window read as it is (built false: nobody
+// built it; or one that could not be built).
+func (s *Store) appendKept(keep []keptPoint, q *cardQuery, p Period, now time.Time, built bool, pt HistoryPoint, code float64) []keptPoint {
+	b, v := q.b, q.v
 	if p.IsAll() || now.Before(p.End.Add(b.Lateness+chartMargin)) {
-		return false
+		return keep
 	}
-	return v.Kind != Window || windowBuilt
+	if v.Kind == Window && (!built || q.unchecked[v.Name+q.seg.tag()+":"+p.ID]) {
+		return keep
+	}
+	kp := keptPoint{point: chartPoint{start: p.Start.UnixMilli()}, total: pt.Total, expireAt: s.entry(b, v, p).expireAt}
+	if pt.Present {
+		kp.point.rank, kp.point.code = pt.Rank, code
+	}
+	return append(keep, kp)
 }
 
 // joinVersions is a sharded board's versions as one string ("" when some
