@@ -27,8 +27,9 @@ type RankCard struct {
 	// order of names), where it has a score.
 	Segments []SegmentRank
 	// PassedBy is the newest overtake of the member in the current period
-	// (as PassedBy reads it); nil when there is none, and on cards of a
-	// segment board or of a past period.
+	// in the view's overtakes as read this tick (at most movesMaxAge old);
+	// nil when there is none, and on cards of a segment board or of a
+	// past period.
 	PassedBy *Move
 }
 
@@ -107,8 +108,14 @@ func (s *Store) RankCard(ctx context.Context, boardID, viewName, member string, 
 		q.n = 1
 	}
 	q.versions = s.charts.version(b)
+	var moves []Move
+	if q.fixed == nil && seg.IsZero() {
+		if moves, err = s.recentMoves(ctx, b, v); err != nil {
+			return nil, err
+		}
+	}
 	if b.Sharded() {
-		return s.rankCardMerged(ctx, q)
+		return s.rankCardMerged(ctx, q, moves)
 	}
 	clockRetries := 0
 	for round := 0; round < cardRounds; round++ {
@@ -116,6 +123,7 @@ func (s *Store) RankCard(ctx context.Context, boardID, viewName, member string, 
 		if err != nil {
 			return nil, err
 		}
+		q.passed = passedIn(moves, cal.PeriodAt(v, now).ID, member)
 		keys, args := s.cardRequest(q, now)
 		local := s.clock()
 		raw, err := s.readsOf(q.b).run(ctx, cardScript, keys, args...).Slice()
@@ -197,6 +205,7 @@ type cardQuery struct {
 	versions string
 	keptPts  []HistoryPoint
 	kept     []bool
+	passed   *Move // the member's newest overtake in the current period by the local clock, as last read
 }
 
 // candidates are the periods that may be the current one of v at now:
@@ -241,13 +250,13 @@ func (s *Store) cardRequest(q *cardQuery, now time.Time) ([]string, []any) {
 			add(sg, p)
 		}
 	}
-	// Who passed the member: a current card of the board itself.
-	if q.fixed == nil && q.seg.IsZero() {
-		args = append(args, itoa(MovesTop))
-		keys = append(keys, k.moves(v.Name))
-	} else {
-		args = append(args, "0")
+	// Who passed the member (a current card of the board itself), as
+	// the view's overtakes read this tick say: its name is read here.
+	mover := ""
+	if q.passed != nil {
+		mover = q.passed.Member
 	}
+	args = append(args, mover)
 	// The member record the segment boards above come from, checked.
 	if q.checkSegs {
 		args = append(args, "1", q.segRec)
@@ -469,7 +478,7 @@ func (s *Store) decodeCard(ctx context.Context, q *cardQuery, now time.Time, raw
 		return nil, Errorf(ENOTFOUND, "member %q has no score in %s %s of board %q", q.member, v.Name, p.ID, b.ID)
 	}
 	sgs, _ := raw[5].([]any)
-	if len(head) < 6 || len(hist) != 3*q.n || len(vs) != 4*len(b.Views) || len(sgs) != 3*len(q.segs) {
+	if len(head) < 5 || len(hist) != 3*q.n || len(vs) != 4*len(b.Views) || len(sgs) != 3*len(q.segs) {
 		return nil, Errorf(EINTERNAL, "card: malformed answer (%d, %d, %d items)", len(head), len(hist), len(vs))
 	}
 	code, err := parseCode(head[3])
@@ -479,17 +488,16 @@ func (s *Store) decodeCard(ctx context.Context, q *cardQuery, now time.Time, raw
 	rc := &RankCard{Card: Card{Standing: st}}
 	c := &rc.Card
 	c.Member = q.member
-	c.Name, _ = head[4].(string)
 	c.Score, _ = b.decode(v.Name, code)
 	start := max(pos-int64(q.around), 0)
-	c.Around, err = s.entries(b, v, head[5], int(start), head[6:])
+	c.Around, err = s.entries(b, v, head[4], int(start), head[5:])
 	if err != nil {
 		return nil, err
 	}
-	if pos-start >= int64(len(c.Around)) {
+	if pos-start >= int64(len(c.Around)) || c.Around[pos-start].Member != q.member {
 		return nil, Errorf(EINTERNAL, "card: the member is not among its neighbours")
 	}
-	c.Rank = c.Around[pos-start].Rank
+	c.Rank, c.Name = c.Around[pos-start].Rank, c.Around[pos-start].Name
 	c.TopPercent = math.Round(10000*float64(c.Rank)/float64(c.Total)) / 100
 
 	rc.History = &History{Board: b, View: v, Member: q.member, Now: now, Points: make([]HistoryPoint, q.n)}
@@ -546,13 +554,9 @@ func (s *Store) decodeCard(ctx context.Context, q *cardQuery, now time.Time, raw
 			rc.Segments = append(rc.Segments, SegmentRank{Segment: sg, Total: pt.Total, Rank: pt.Rank, Score: pt.Score})
 		}
 	}
-	if passed, _ := raw[6].([]any); len(passed) == 2 {
-		line, _ := passed[0].(string)
-		m, ok := s.parseMove(line)
-		if !ok {
-			return nil, Errorf(EINTERNAL, "card: malformed overtake %q", line)
-		}
-		m.Name, _ = passed[1].(string)
+	if passed, _ := raw[6].([]any); len(passed) == 1 && q.passed.Period == p.ID {
+		m := *q.passed
+		m.Name, _ = passed[0].(string)
 		m.PassedName = c.Name
 		rc.PassedBy = &m
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"slices"
-	"sync"
 	"time"
 )
 
@@ -19,10 +18,11 @@ import (
 // twice (the headline's is also in the history, and in the views when it
 // is current) is counted once.
 //
-// Round trips: the member's codes, segment record and the windows'
-// markers; the counts and neighbours; the neighbours' names (and, with
-// shared ties, the first neighbour's rank). Who passed the member is read
-// from the board's overtakes list beside them.
+// Round trips: on the member's shard its part of every read, its record
+// and the windows' markers; on the other shards the counts and
+// neighbours (and, with shared ties, the first neighbour's rank). Who
+// passed the member comes from the view's overtakes as read this tick
+// (Store.recentMoves).
 
 // cardRead is one period of one view and segment board a card reads.
 type cardRead struct {
@@ -43,7 +43,7 @@ type cardRead struct {
 
 // rankCardMerged is RankCard on a sharded board, for q as RankCard made it
 // (periods, around, history length; its segment record not yet read).
-func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery) (*RankCard, error) {
+func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery, moves []Move) (*RankCard, error) {
 	b, v, cal := q.b, q.v, s.cfg.Calendar
 	own := ShardOf(q.member, b.Shards)
 	ownKeys := s.shardKeys(b, own)
@@ -54,19 +54,6 @@ func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery) (*RankCard, er
 			q.segRec, q.segs = rec, parseMemberSegments(rec)
 		}
 	}
-	// Who passed the member: the board's overtakes list, read beside the
-	// shards' first round trip.
-	var moves []string
-	var movesErr error
-	var movesWG sync.WaitGroup
-	if q.fixed == nil && q.seg.IsZero() {
-		movesWG.Add(1)
-		go func() {
-			defer movesWG.Done()
-			moves, movesErr = s.rdb.LRange(ctx, s.keysOf(b).moves(v.Name), 0, MovesTop-1).Result()
-		}()
-	}
-	defer movesWG.Wait()
 	shared := b.Ties == TiesShared
 
 	for round := 0; round < cardRounds; round++ {
@@ -233,17 +220,7 @@ func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery) (*RankCard, er
 		// version; and the name of whoever passed the member. The member's
 		// shard's part was read with its codes in one call, so the card
 		// ranks the same codes everywhere.
-		movesWG.Wait()
-		if movesErr != nil {
-			return nil, wrapRedis(movesErr)
-		}
-		var passed *Move
-		for _, line := range moves {
-			if m, ok := s.parseMove(line); ok && m.Period == hp.ID && m.Passed == q.member {
-				passed = &m
-				break
-			}
-		}
+		passed := passedIn(moves, hp.ID, q.member)
 		ops = head.r.ops()
 		others := slices.Delete(slices.Clone(ops), own, own+1)
 		for _, cr := range reads {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -132,6 +133,63 @@ func (s *Store) nameMoves(ctx context.Context, b *Board, moves []Move) error {
 	for i := range moves {
 		moves[i].Name, _ = names[2*i].(string)
 		moves[i].PassedName, _ = names[2*i+1].(string)
+	}
+	return nil
+}
+
+// movesMaxAge is how old the overtakes a rank card looks in may be: they
+// are read once per page tick (200 ms) and view, not once per card.
+const movesMaxAge = 200 * time.Millisecond
+
+// recentMoves keeps each view's overtakes list as last read.
+type recentMoves struct {
+	mu    sync.Mutex
+	lists map[string]movesRead // board + "\x00" + view
+}
+
+type movesRead struct {
+	moves []Move
+	at    time.Time
+}
+
+// recentMoves returns the view's kept overtakes of any period, newest
+// first, without names, read again when older than movesMaxAge.
+func (s *Store) recentMoves(ctx context.Context, b *Board, v View) ([]Move, error) {
+	key := b.ID + "\x00" + v.Name
+	s.moves.mu.Lock()
+	r, ok := s.moves.lists[key]
+	s.moves.mu.Unlock()
+	if ok && time.Since(r.at) < movesMaxAge {
+		return r.moves, nil
+	}
+	at := time.Now()
+	raw, err := s.rdb.LRange(ctx, s.keysOf(b).moves(v.Name), 0, MovesTop-1).Result()
+	if err != nil {
+		return nil, wrapRedis(err)
+	}
+	moves := make([]Move, 0, len(raw))
+	for _, line := range raw {
+		if m, ok := s.parseMove(line); ok {
+			moves = append(moves, m)
+		}
+	}
+	s.moves.mu.Lock()
+	if s.moves.lists == nil {
+		s.moves.lists = map[string]movesRead{}
+	}
+	s.moves.lists[key] = movesRead{moves: moves, at: at}
+	s.moves.mu.Unlock()
+	return moves, nil
+}
+
+// passedIn returns the newest of moves in period in which member was
+// passed, or nil.
+func passedIn(moves []Move, period, member string) *Move {
+	for i := range moves {
+		if moves[i].Period == period && moves[i].Passed == member {
+			m := moves[i]
+			return &m
+		}
 	}
 	return nil
 }

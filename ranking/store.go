@@ -83,6 +83,7 @@ type Store struct {
 	cards   map[string]*cardTemplate  // rank card requests but the member's parts (cardRequest)
 	segRecs map[string]string         // members' segment records as a rank card last read them (card.lua checks them)
 	charts  *chartCache               // final chart points of rank cards (chart_cache.go)
+	moves   recentMoves               // overtakes lists rank cards look in (moves.go)
 
 	hooks hookState // webhook settings and counters
 

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/standings/standings/ranking"
 	"github.com/standings/standings/web"
 )
@@ -243,25 +245,26 @@ func runPages(ctx context.Context, e *env) error {
 	// renders and compresses the card, cannot be faster than this.
 	e.out.ratio("rank_card_read_vs_healthz", divide(results["rank_card_read"].eventsPerSecond(), hz))
 
-	// The same card reads from a store that keeps no chart point yet (a
-	// just-started instance): each card member once.
+	// The card read directly, -writers readers at once, Redis's CPU per
+	// read: by a store that keeps no chart point yet (a just-started
+	// instance), each card member once; then by the same store, which
+	// now keeps every card member's final points; beside the least Redis
+	// work of the card's current standings (shard_floor.go).
 	cold, err := ranking.Open(ctx, cfg, ranking.Options{RedisURL: "redis://" + e.rdb.Options().Addr, Prefix: "bench-pages:"})
 	if err != nil {
 		return err
 	}
 	defer cold.Close()
-	if _, err := cold.RankCard(ctx, "bench", "week", members[0], ranking.RankCardQuery{Around: cardReadAround, History: cardReadHistory}); err != nil {
-		return err // sets the board's final periods' version: the next cards may keep points
+	cardMembers := members[:cardN]
+	readCard := func(ctx context.Context, member string) error {
+		_, err := cold.RankCard(ctx, "bench", "week", member, ranking.RankCardQuery{Around: cardReadAround, History: cardReadHistory})
+		return err
 	}
-	coldN := min(cardN, 5000)
 	cpu0, err := redisCPU(ctx, e.rdb)
 	if err != nil {
 		return err
 	}
-	err = e.inBatches(ctx, coldN, 1, func(ctx context.Context, lo, _ int) error {
-		_, err := cold.RankCard(ctx, "bench", "week", members[cardN-1-lo], ranking.RankCardQuery{Around: cardReadAround, History: cardReadHistory})
-		return err
-	})
+	err = e.inBatches(ctx, cardN, 1, func(ctx context.Context, lo, _ int) error { return readCard(ctx, cardMembers[lo]) })
 	if err != nil {
 		return fmt.Errorf("cold cards: %w", err)
 	}
@@ -269,8 +272,23 @@ func runPages(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	e.logf("pages: %d cards of members read once each from a store that kept nothing; beside it rank_card_read (the same reads, points kept)", coldN)
-	e.out.bench("rank_card_cold_redis_us_per_read", divide(float64((cpu1-cpu0).Microseconds()), float64(coldN)), "us")
+	kept, _, err := e.readCPU(ctx, []*redis.Client{e.rdb}, func(ctx context.Context, rng *rand.Rand) error {
+		return readCard(ctx, cardMembers[rng.IntN(cardN)])
+	})
+	if err != nil {
+		return fmt.Errorf("cards with points kept: %w", err)
+	}
+	floor, err := e.cardFloor(ctx, []*redis.Client{e.rdb}, cfg, store, "bench-pages:", "bench", cardMembers, cardReadAround)
+	if err != nil {
+		return err
+	}
+	e.logf("pages: %d card members' cards read once each by a store that kept nothing, then at random by the same store (points kept)", cardN)
+	e.out.bench("rank_card_cold_redis_us_per_read", divide(float64((cpu1-cpu0).Microseconds()), float64(cardN)), "us")
+	e.out.bench("rank_card_kept_redis_us_per_read", kept, "us")
+	e.out.bench("rank_card_floor_redis_us_per_read", floor, "us")
+	e.logf("  floor: the least an exact card's current standings ask of Redis (its chart's final periods kept), one plain script")
+	e.out.ratio("rank_card_kept_vs_cold", divide(kept, divide(float64((cpu1-cpu0).Microseconds()), float64(cardN))))
+	e.out.ratio("rank_card_kept_vs_floor", divide(kept, floor))
 	return nil
 }
 

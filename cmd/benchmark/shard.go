@@ -148,9 +148,13 @@ func runShard(ctx context.Context, e *env) error {
 	e.logf("  floor: a read of the 3 shards costs at least 2 calls more than one of one board: (unsharded + 2 x shard_call_floor_us) / unsharded")
 	e.out.ratio("sharded3_page_floor_vs_unsharded", divide(per["one/page"]+2*call, per["one/page"]))
 	e.out.ratio("sharded3_card_floor_vs_unsharded", divide(per["one/card"]+2*call, per["one/card"]))
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("m%07d", i)
+	}
 	floors := map[string]float64{}
 	for _, board := range []string{"one", "three"} {
-		us, err := e.cardFloor(ctx, masters, cfg, store, board, n)
+		us, err := e.cardFloor(ctx, masters, cfg, store, benchPrefix, board, ids, 2)
 		if err != nil {
 			return err
 		}

@@ -56,7 +56,7 @@ return out
 
 // cardFloor measures cardFloorLua's CPU per card on board (all masters),
 // the headline the week view's current period as the cards read it.
-func (e *env) cardFloor(ctx context.Context, masters []*redis.Client, cfg *ranking.Config, store *ranking.Store, board string, n int) (float64, error) {
+func (e *env) cardFloor(ctx context.Context, masters []*redis.Client, cfg *ranking.Config, store *ranking.Store, prefix, board string, members []string, around int) (float64, error) {
 	b, _ := cfg.Board(board)
 	now, err := store.Now(ctx)
 	if err != nil {
@@ -81,7 +81,7 @@ func (e *env) cardFloor(ctx context.Context, masters []*redis.Client, cfg *ranki
 	}
 	byTag := map[string]*shard{}
 	for _, m := range masters {
-		found, err := m.Keys(ctx, benchPrefix+"{"+board+"*}:z:"+ids[0]).Result()
+		found, err := m.Keys(ctx, prefix+"{"+board+"*}:z:"+ids[0]).Result()
 		if err != nil {
 			return 0, err
 		}
@@ -99,18 +99,18 @@ func (e *env) cardFloor(ctx context.Context, masters []*redis.Client, cfg *ranki
 		return 0, fmt.Errorf("card floor: found %d shards of board %s, want %d", len(byTag), board, b.Shards)
 	}
 	tagOf := func(member string) string {
-		return benchPrefix + "{" + b.ShardTag(ranking.ShardOf(member, b.Shards)) + "}:"
+		return prefix + "{" + b.ShardTag(ranking.ShardOf(member, b.Shards)) + "}:"
 	}
 	script := redis.NewScript(cardFloorLua)
 	us, _, err := e.readCPU(ctx, masters, func(ctx context.Context, rng *rand.Rand) error {
-		member := fmt.Sprintf("m%07d", rng.IntN(n))
+		member := members[rng.IntN(len(members))]
 		own := tagOf(member)
 		sh := byTag[own]
-		codes, err := script.Run(ctx, sh.m, sh.keys, "own", member, 2).Slice()
+		codes, err := script.Run(ctx, sh.m, sh.keys, "own", member, around).Slice()
 		if err != nil {
 			return err
 		}
-		args := []any{"other", member, 2}
+		args := []any{"other", member, around}
 		for _, c := range codes {
 			s, _ := c.(string)
 			args = append(args, s)

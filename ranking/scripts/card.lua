@@ -18,14 +18,13 @@
 --               then nsegs, per segment board of the member: name, value,
 --               ncand entries of the view (its keys
 --               "z:<view>@<name>=<value>:<period>", "r:…");
---               then passed_top: 0, or how many overtakes of the view the
---               overtakes list "mv:<view>" keeps (its key then follows the
---               entries' keys), to find who last passed the member in the
---               chosen period;
+--               then mover: "" or the member whose newest overtake of
+--               the member the caller found in the view's overtakes (its
+--               name is answered);
 --               then seg_check ("1" or "0") and the member's segment record
 --               ("name=value" lines, "" = none) the segment boards above
 --               were declared from: with "1", the member record hash "sm"
---               is the last KEYS and a record that changed since is
+--               follows the entries' keys and a record that changed since is
 --               answered {now_ms, -3, record} (the caller declares the
 --               boards of that record and reads again);
 --               then kept: one character per entry of the view (the
@@ -50,9 +49,10 @@
 --               that can no longer be built; the segment is "" "" for the
 --               card's own board), else {now_ms, 1, head, history, views,
 --               segments, passed, version}:
---               head    {chosen, total, pos (0 = absent), code, name,
+--               head    {chosen, total, pos (0 = absent), code,
 --                        first_rank, m1, code1, name1, ...}: the neighbours
---                        and the member in rank order; history and views
+--                        and the member (its name among theirs) in rank
+--                        order; history and views
 --                        are empty when the member is absent
 --               history n × (total, rank (0 = absent, -1 = a window
 --                        nobody built: read as absent), code), oldest
@@ -61,9 +61,7 @@
 --                        flat (4 items per view)
 --               segments per segment board (total, rank (0 = absent),
 --                        code) in the chosen period, flat
---               passed  {} or the newest overtake of the member in the
---                        chosen period: {"<period>\t<mover>\t<member>\t<rank>\t<at_ms>",
---                        the mover's name or false}
+--               passed  {} or {the mover's name or false} (mover given)
 --               version the board's version key's value, or false
 -- A period read twice (the headline's is also in the history and the
 -- views) is read once.
@@ -145,13 +143,8 @@ for g = 1, nsegs do
   segs[g] = sg
 end
 
-local passed_top = tonumber(ARGV[a])
+local mover = ARGV[a]
 local seg_check, seg_guess = ARGV[a + 1] == '1', ARGV[a + 2]
-local mvkey = nil
-if passed_top > 0 then
-  mvkey = KEYS[ki]
-  ki = ki + 1
-end
 if seg_check then
   local rec = redis.call('HGET', KEYS[ki], member) or ''
   if rec ~= seg_guess then return {now, -3, rec} end
@@ -216,7 +209,7 @@ read[hkey] = {total, rank_of(hkey, code, r), code}
 local lo = r - around
 if lo < 0 then lo = 0 end
 local flat = redis.call('ZRANGE', hkey, lo, r + around, 'WITHSCORES')
-local hrow = {mchosen, total, r + 1, code, redis.call('HGET', nkey, member), rank_of(hkey, flat[2], lo)}
+local hrow = {mchosen, total, r + 1, code, rank_of(hkey, flat[2], lo)}
 append_entries(hrow, flat, nkey)
 
 -- history, views and segments are flat: 3 (or 4) items per standing.
@@ -246,21 +239,7 @@ for _, sg in ipairs(segs) do
   seg_standings[#seg_standings + 1] = s[3]
 end
 
--- Who last passed the member: the overtakes are newest first, each
--- "<period>\t<mover>\t<passed>\t<rank>\t<at_ms>".
 local passed = {}
-if passed_top > 0 then
-  local want = period_id(head) .. '\t'
-  local needle = '\t' .. member .. '\t'
-  for _, line in ipairs(redis.call('LRANGE', mvkey, 0, passed_top - 1)) do
-    if string.sub(line, 1, #want) == want and string.find(line, needle, 1, true) then
-      local mover, who = string.match(line, '^[^\t]*\t([^\t]*)\t([^\t]*)\t')
-      if who == member then
-        passed = {line, redis.call('HGET', nkey, mover)}
-        break
-      end
-    end
-  end
-end
+if mover ~= '' then passed = {redis.call('HGET', nkey, mover)} end
 
 return {now, 1, hrow, history, views, seg_standings, passed, version}

@@ -2,7 +2,7 @@
 -- shards' parts (shard_read.go); each op here is cheap (O(log n) per
 -- entry), so a merged read costs each shard a few small calls.
 --
--- (lib.lua is prepended: bytes_less, redis_now.)
+-- (lib.lua is prepended: bytes_less, redis_now, append_entries.)
 --
 -- Go       shard_proto.go: newSliceOps, decodeShardEntries
 -- KEYS     1 the shard's names hash n, then the sorted sets the ops name
@@ -73,17 +73,7 @@ end
 local function near(z, pos, k, r)
   local lo = pos - k
   if lo < 0 then lo = 0 end
-  local flat = redis.call('ZRANGE', z, lo, pos + k, 'WITHSCORES')
-  if #flat > 0 then
-    local members = {}
-    for j = 1, #flat, 2 do members[#members + 1] = flat[j] end
-    local names = redis.call('HMGET', KEYS[1], unpack(members))
-    for j = 1, #members do
-      r[#r + 1] = members[j]
-      r[#r + 1] = flat[2 * j]
-      r[#r + 1] = names[j]
-    end
-  end
+  append_entries(r, redis.call('ZRANGE', z, lo, pos + k, 'WITHSCORES'), KEYS[1])
   return r
 end
 
