@@ -208,15 +208,31 @@ type cardQuery struct {
 	passed   *Move // the member's newest overtake in the current period by the local clock, as last read
 }
 
-// candidates are the periods that may be the current one of v at now:
-// the current one by the local estimate and its neighbours.
-func (s *Store) candidates(v View, now time.Time) []Period {
+// candidateMargin is how far from its period's bounds the local estimate
+// of Redis's clock must be for that period alone to be sent as the
+// current one: the estimate is off by far less, even after the app
+// server's clock steps by minutes (NTP), and a card whose period Redis
+// does not find among its candidates is read again around Redis's now.
+const candidateMargin = 15 * time.Minute
+
+// candidates are the periods that may be the current one of v at now
+// (the local estimate), and the span of estimates they hold for: the
+// current period alone well inside it, else it and its neighbours.
+func (s *Store) candidates(v View, now time.Time) (cands []Period, from, until time.Time) {
 	cal := s.cfg.Calendar
 	cur := cal.PeriodAt(v, now)
 	if v.Kind == All {
-		return []Period{cur}
+		return []Period{cur}, time.Unix(0, 0), time.Unix(1<<62, 0)
 	}
-	return []Period{cal.Prev(v, cur), cur, cal.Next(v, cur)}
+	inner, innerEnd := cur.Start.Add(candidateMargin), cur.End.Add(-candidateMargin)
+	switch {
+	case !now.Before(inner) && now.Before(innerEnd):
+		return []Period{cur}, inner, innerEnd
+	case now.Before(inner):
+		return []Period{cal.Prev(v, cur), cur, cal.Next(v, cur)}, cur.Start, inner
+	default:
+		return []Period{cal.Prev(v, cur), cur, cal.Next(v, cur)}, innerEnd, cur.End
+	}
 }
 
 // cardRequest builds card.lua's KEYS and ARGV for q at the local estimate
@@ -362,30 +378,27 @@ func (s *Store) cardTemplate(q *cardQuery, now time.Time) *cardTemplate {
 
 // makeCardTemplate lays out the periods of a card read at now: the
 // history of the view ending with its candidates, and every view's
-// candidates; the template holds while each view's current period (by
-// which its candidates were chosen) is the same.
+// candidates; the template holds while every view's candidates would be
+// the same.
 func (s *Store) makeCardTemplate(q *cardQuery, now time.Time) *cardTemplate {
 	cal := s.cfg.Calendar
 	b, v := q.b, q.v
 	t := &cardTemplate{from: time.Unix(0, 0), until: time.Unix(1<<62, 0)}
-	within := func(ov View) {
-		if ov.Kind == All {
-			return
+	candidates := func(ov View) []Period {
+		cands, from, until := s.candidates(ov, now)
+		if from.After(t.from) {
+			t.from = from
 		}
-		cur := cal.PeriodAt(ov, now)
-		if cur.Start.After(t.from) {
-			t.from = cur.Start
+		if until.Before(t.until) {
+			t.until = until
 		}
-		if cur.End.Before(t.until) {
-			t.until = cur.End
-		}
+		return cands
 	}
 	var cands []Period
 	if q.fixed != nil {
 		cands = []Period{*q.fixed}
 	} else {
-		cands = s.candidates(v, now)
-		within(v)
+		cands = candidates(v)
 	}
 	t.ncand = len(cands)
 	t.periods = make([]Period, q.n-1, q.n-1+len(cands))
@@ -396,8 +409,7 @@ func (s *Store) makeCardTemplate(q *cardQuery, now time.Time) *cardTemplate {
 	}
 	t.periods = append(t.periods, cands...)
 	for _, ov := range b.Views {
-		t.views = append(t.views, s.candidates(ov, now))
-		within(ov)
+		t.views = append(t.views, candidates(ov))
 	}
 
 	k := s.keysOf(b)
