@@ -142,6 +142,8 @@ local ranks = nextarg() == '1'
 local nviews = tonumber(nextarg())
 
 local call = redis.call
+local floor = math.floor
+local desc = order == 'desc'
 
 local views = {}
 for v = 1, nviews do
@@ -275,6 +277,26 @@ local function known(sb)
 end
 local function full(sb)
   return not known(sb) and call('ZCARD', index_key[sb.name]) >= seg_cap
+end
+-- Every segment board of the batch is asked known (every event naming it
+-- checks full): one ZMSCORE per name answers them all.
+do
+  local by = {}
+  for _, sb in ipairs(segs) do
+    local l = by[sb.name]
+    if not l then
+      l = {}
+      by[sb.name] = l
+    end
+    l[#l + 1] = sb
+  end
+  for nm, l in pairs(by) do
+    if not index_key[nm] then break end -- known() says what is wrong
+    local vals = {}
+    for k, sb in ipairs(l) do vals[k] = sb.value end
+    local got = call('ZMSCORE', index_key[nm], unpack(vals))
+    for k, sb in ipairs(l) do sb.known = got[k] ~= false end
+  end
 end
 
 -- Windows: find today's row by Redis's clock; it and tomorrow's row must be
@@ -693,20 +715,23 @@ local function flush(per)
     local added = call('ZADD', per.zkey, unpack(p))
     if per.seg and not per.checked then
       per.checked = true
-      per.created = added > 0 and call('ZCARD', per.zkey) == added
+      -- A key this ZADD created gained every member it was sent; fewer
+      -- added (and no member sent twice) means it held some before, and
+      -- no ZCARD is needed to tell.
+      local pairs_sent = #p / 2
+      if added > 0 and added < pairs_sent then
+        local seen, distinct = {}, 0
+        for k = 2, #p, 2 do
+          if not seen[p[k]] then
+            seen[p[k]] = true
+            distinct = distinct + 1
+          end
+        end
+        pairs_sent = distinct
+      end
+      per.created = added > 0 and added == pairs_sent and call('ZCARD', per.zkey) == added
     end
   end
-end
-local function write(per, member, code)
-  codes_of(per)[member] = code
-  local p = pending[per]
-  if not p then
-    p = {}
-    pending[per] = p
-    pending_list[#pending_list + 1] = per
-  end
-  p[#p + 1] = code
-  p[#p + 1] = member
 end
 
 -- The board's own period keys read the batch's members with one ZMSCORE
@@ -800,10 +825,6 @@ local function value_of(view, rv)
   return view.lo + rv
 end
 
-local function rank_value(view, v)
-  if order == 'desc' then return view.hi - v end
-  return v - view.lo
-end
 
 -- outside is how far v lies out of [min, max] (0 within).
 local function outside(v)
@@ -1121,13 +1142,20 @@ local function plan(member, value, et, tl, pure_after)
       plan_change[k], plan_present[k] = plan_change[m], plan_present[m]
       plan_old[k] = false
     else
-      local unit = math.floor(et / view.unit) - per.base
-      local old = code_of(per, member)
+      -- This loop runs per event and target: the code lookup, split and
+      -- value_of are written out here rather than called.
+      local span = view.span
+      local unit = floor(et / view.unit) - per.base
+      local pc = codes[per]
+      local old = pc and pc[member]
+      if old == nil then old = code_of(per, member) end
       if not old and per == tl.all then new_in_all = true end
       local nv, nt, change, ov
       if old then
-        local q, r = split(old, view.span)
-        ov = value_of(view, q)
+        local q = floor(old / span)
+        local r = old - q * span
+        if r < 0 then q = q - 1; r = r + span elseif r >= span then q = q + 1; r = r - span end
+        if desc then ov = view.hi - q else ov = view.lo + q end
         nv, nt, change = ov, r, false
         if policy == 'increment' then
           if value ~= 0 then
@@ -1167,12 +1195,16 @@ local function plan(member, value, et, tl, pure_after)
         -- round), so its score is kept within [min, max] rather than
         -- refusing an event the views take.
         if nv < vmin then nv = vmin elseif nv > vmax then nv = vmax end
-      elseif view.kind ~= 'w' and (change or old) and outside(nv) > 0 then
+      elseif view.kind ~= 'w' and (change or old) and (nv < vmin or nv > vmax) then
         return out_of_range(view, nv, et), new_in_all
       end
       plan_old_value[k] = ov or 0
-      if view.span == 1 then nt = 0 end
-      plan_code[k] = rank_value(view, nv) * view.span + nt
+      if span == 1 then nt = 0 end
+      if desc then
+        plan_code[k] = (view.hi - nv) * span + nt
+      else
+        plan_code[k] = (nv - view.lo) * span + nt
+      end
       plan_value[k] = nv
       plan_change[k] = change
       plan_present[k] = change or old ~= false
@@ -1252,7 +1284,19 @@ local function write_plan(member, et, tl)
     local view = views[v]
     if plan_change[k] then
       if not ranks and per == view.cur then top_write(per, member, code, old) end
-      write(per, member, code)
+      -- write(per, member, code), written out: it runs per event and target.
+      local pc = codes[per]
+      if not pc then pc = codes_of(per) end
+      pc[member] = code
+      local p = pending[per]
+      if not p then
+        p = {}
+        pending[per] = p
+        pending_list[#pending_list + 1] = per
+      end
+      local np = #p
+      p[np + 1] = code
+      p[np + 2] = member
       if exact then
         call('HSET', per.xkey, per.xtag and member .. per.xtag or member, et)
       end
@@ -1294,19 +1338,28 @@ end
 -- score and (with ranks) rank.
 local function answer(member, et, tl)
   local res = {1, 0, et}
+  local n = 3
   for v = 1, nviews do
     local view = views[v]
     if view.kind ~= 'h' then
       local per = tl.answer[v]
-      res[#res + 1] = per.id
+      res[n + 1] = per.id
       if ans_set[v] then
         ans_set[v] = nil
-        res[#res + 1] = ans_value[v]
-        if ranks then res[#res + 1] = ans_rank[v] end
+        res[n + 2] = ans_value[v]
+        n = n + 2
+        if ranks then
+          n = n + 1
+          res[n] = ans_rank[v]
+        end
       else -- a window the event's day is not in: the member's state there
         local score, rank = state(view, per, member)
-        res[#res + 1] = score
-        if ranks then res[#res + 1] = rank end
+        res[n + 2] = score
+        n = n + 2
+        if ranks then
+          n = n + 1
+          res[n] = rank
+        end
       end
     end
   end
