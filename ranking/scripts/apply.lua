@@ -107,11 +107,13 @@
 -- overtake) and at the end. Ranks: with ranks 0 no rank is read, except
 -- for an overtake: a member that rose in a view's current period gets its
 -- exact rank only when its new code is not worse than the code at rank
--- moves_top (read once per batch and view, read again after a write that
--- may change the first moves_top entries); a worse code ranks below
--- moves_top. A segment board's period key gets its expiry and registry
--- entry in the batch that creates it. The batch's idempotency records are
--- read with one MGET, none when no event carries an id.
+-- moves_top (read once per batch and view, kept as a bound while members
+-- enter the top, read again after a write takes one out of it); a worse
+-- code ranks below moves_top. A segment board's period key gets its expiry and registry
+-- entry in the batch that creates it; the batch's segment values are
+-- looked up in their names' indexes with one ZMSCORE per name. The
+-- batch's idempotency records are read with one MGET, none when no event
+-- carries an id.
 
 local i = 1
 local function nextarg()
@@ -909,100 +911,21 @@ local function state(view, per, member)
 end
 
 -- Without ranks, an overtake still needs the exact rank of a member that
--- rose, but only when it can be within the top moves_top. tops[per] is the
--- head of a view's current period kept in Lua: its first entries in order
--- (codes tc, members tm, n of them; in_top[member] for those listed),
--- complete when it holds the whole set. It is read once per batch and view
--- (after a flush) and then follows every write of the batch, so a rank
--- within the top and the member passed come from it without a command;
--- a write that leaves it unable to say who is at rank moves_top drops it
--- (read again when next needed).
-local tops = {}
-local function before(c1, m1, c2, m2)
-  if c1 ~= c2 then return c1 < c2 end
-  return bytes_less(m1, m2)
-end
-local function top_of(per)
-  local t = tops[per]
-  if not t then
+-- rose, but only when it can be within the top moves_top: top[per] is the
+-- code at rank moves_top of a view's current period (false: fewer
+-- members), read once and kept as a bound while no write takes a member
+-- out of the first moves_top entries. A code worse than it ranks below
+-- moves_top.
+local top = {}
+local function top_code(per)
+  local t = top[per]
+  if t == nil then
     flush(per)
-    local flat = call('ZRANGE', per.zkey, 0, moves_top - 1, 'WITHSCORES')
-    t = {tc = {}, tm = {}, n = #flat / 2, in_top = {}}
-    for k = 1, t.n do
-      t.tm[k], t.tc[k] = flat[2 * k - 1], num(flat[2 * k])
-      t.in_top[t.tm[k]] = true
-    end
-    t.complete = t.n < moves_top
-    tops[per] = t
+    local r = call('ZRANGE', per.zkey, moves_top - 1, moves_top - 1, 'WITHSCORES')
+    t = r[2] and num(r[2]) or false
+    top[per] = t
   end
   return t
-end
--- top_pos is the 1-based place (code, member) takes among t's entries:
--- entries before it, plus one.
-local function top_pos(t, code, member)
-  local lo, hi = 1, t.n + 1
-  local tc, tm = t.tc, t.tm
-  while lo < hi do
-    local mid = math.floor((lo + hi) / 2)
-    if before(tc[mid], tm[mid], code, member) then lo = mid + 1 else hi = mid end
-  end
-  return lo
-end
--- top_count is how many of t's entries have a code below code (or, with
--- upto, at most code).
-local function top_count(t, code, upto)
-  local lo, hi = 1, t.n + 1
-  local tc = t.tc
-  while lo < hi do
-    local mid = math.floor((lo + hi) / 2)
-    if tc[mid] < code or (upto and tc[mid] == code) then lo = mid + 1 else hi = mid end
-  end
-  return lo - 1
-end
--- top_write follows a write of code (old: the code before, false when
--- absent) to the current period per in its kept head.
-local function top_write(per, member, code, old)
-  local t = tops[per]
-  if not t then return end
-  local n = t.n
-  local listed = t.in_top[member]
-  if not listed and not t.complete and not before(code, member, t.tc[n], t.tm[n]) then return end
-  if listed then
-    local p = top_pos(t, old, member)
-    table.remove(t.tc, p)
-    table.remove(t.tm, p)
-    t.in_top[member] = nil
-    n = n - 1
-    t.n = n
-    if not t.complete and not before(code, member, t.tc[n], t.tm[n]) then
-      -- It fell out of the head: who is now at rank moves_top is unknown.
-      tops[per] = nil
-      return
-    end
-  end
-  local p = top_pos(t, code, member)
-  table.insert(t.tc, p, code)
-  table.insert(t.tm, p, member)
-  t.in_top[member] = true
-  n = n + 1
-  if n > moves_top then
-    t.in_top[t.tm[n]] = nil
-    t.tc[n], t.tm[n] = nil, nil
-    n = n - 1
-    t.complete = false
-  end
-  t.n = n
-end
--- top_rank is the member's rank (code: its code, already written) when it
--- is within the kept head, else 0 (below rank moves_top).
-local function top_rank(per, member, code)
-  local t = top_of(per)
-  if t.in_top[member] then
-    if ties == 'shared' then return top_count(t, code) + 1 end
-    return top_pos(t, code, member)
-  end
-  if ties == 'shared' and t.n > 0 and code == t.tc[t.n] then return top_count(t, code) + 1 end
-  return 0
 end
 
 -- segment_full explains why an event naming a new segment value is
@@ -1241,26 +1164,10 @@ end
 -- period per of view was ranked below it before (by its old code), who it
 -- passed: the member now right behind it.
 local function overtake(view, per, member, code, old, rank, et)
-  -- From the kept head when it answers both counts (ranks 0), else from
-  -- the period key.
-  local t = not ranks and tops[per]
-  local was, behind
-  if t and (t.complete or old <= t.tc[t.n]) then
-    was = top_count(t, old)
-  elseif t and rank < t.n then
-    was = t.n -- at least that many, more than rank
-  else
-    flush(per)
-    was = call('ZCOUNT', per.zkey, '-inf', '(' .. fmt(old))
-  end
+  local was = call('ZCOUNT', per.zkey, '-inf', '(' .. fmt(old))
   if was <= rank then return end
-  if t and tops[per] and (t.complete or code < t.tc[t.n]) then
-    behind = t.tm[top_count(t, code, true) + 1]
-  else
-    flush(per)
-    local at = call('ZCOUNT', per.zkey, '-inf', fmt(code))
-    behind = call('ZRANGE', per.zkey, at, at)[1]
-  end
+  local at = call('ZCOUNT', per.zkey, '-inf', fmt(code))
+  local behind = call('ZRANGE', per.zkey, at, at)[1]
   if behind and behind ~= member then
     local mv = moves[view]
     if not mv then
@@ -1283,7 +1190,15 @@ local function write_plan(member, et, tl)
     local v = view_of[k]
     local view = views[v]
     if plan_change[k] then
-      if not ranks and per == view.cur then top_write(per, member, code, old) end
+      if not ranks and per == view.cur then
+        -- top[per] stays a bound (every code worse than it ranks below
+        -- moves_top) while at least moves_top codes are at most it: a
+        -- write that enters the top or moves within it keeps that true,
+        -- and only one leaving it (or a set smaller than the top) drops
+        -- the bound.
+        local t = top[per]
+        if t ~= nil and not (t and (code <= t or not old or old > t)) then top[per] = nil end
+      end
       -- write(per, member, code), written out: it runs per event and target.
       local pc = codes[per]
       if not pc then pc = codes_of(per) end
@@ -1315,10 +1230,9 @@ local function write_plan(member, et, tl)
       if plan_present[k] then
         ans_value[v] = plan_value[k]
         local rank = 0
-        if ranks then
+        if ranks or (per == view.cur and old and code < old and
+            (not top_code(per) or code <= top_code(per))) then
           rank = rank_of(per, member, code)
-        elseif per == view.cur and old and code < old then
-          rank = top_rank(per, member, code)
         end
         if ranks then ans_rank[v] = rank else ans_rank[v] = 0 end
         if per == view.cur and rank > 0 and rank <= moves_top and old and code < old then
