@@ -59,11 +59,12 @@
 --     the shard's codes and its count in snapn), ndays, per day start_ms,
 --     end_ms, with KEYS per day snap:<view>:<day> ("h") or snapz:<view>:<day>
 --     and snapn:<view>:<day> ("z"))
--- Returns  {1, now_ms, r1, r2, ...} with one r per event:
---            {1, duplicate(0|1), event_ms (0 for a duplicate), period_1, score_1, rank_1, ...,
---             period_V, score_V, rank_V}   (answered views only; a window
---             answers the window ending today; with ranks 0 each view is
---             period_v, score_v only)
+-- Returns  {1, now_ms, periods, r1, r2, ...} with one r per event:
+--            {1, duplicate(0|1), event_ms (0 for a duplicate), at, score_1, rank_1, ...,
+--             score_V, rank_V}   (answered views only; the event's period
+--             of view v is periods[at + v - 1], periods being a list of
+--             period ids shared by the events; a window answers the
+--             window ending today; with ranks 0 each view is score_v only)
 --            {0, code, message, event_ms}
 --          {-1, now_ms} when Redis's now (or an event without at_ms) falls in
 --          no listed period: the caller's clock estimate was off; nothing
@@ -988,6 +989,11 @@ local ans_value, ans_rank, ans_set = {}, {}, {}
 -- plan_old_value the old score (0 when absent).
 local plan_code, plan_value, plan_change, plan_present, plan_old, plan_old_value = {}, {}, {}, {}, {}, {}
 
+-- period_ids lists the answered periods of the reply, one id per answered
+-- view for each target list (or replay): an event answers where its list
+-- starts, instead of repeating the ids every event of a list shares.
+local period_ids = {}
+
 -- replay answers a repeated idempotency id: same content answers the
 -- current state in the original periods; different content is a conflict.
 local function replay(e, record, et)
@@ -999,7 +1005,7 @@ local function replay(e, record, et)
   for name, pid in string.gmatch(string.sub(record, sep + 1), '([^\t\n]+)\t([^\n]+)') do
     orig[name] = pid
   end
-  local res = {1, 1, 0}
+  local res = {1, 1, 0, #period_ids + 1}
   for v = 1, nviews do
     local view = views[v]
     if view.kind ~= 'h' then
@@ -1009,7 +1015,7 @@ local function replay(e, record, et)
       local per = view.by_id[pid] or view.orig_by_id[pid]
       local score, rank = 0, 0
       if per then score, rank = state(view, per, member) end
-      res[#res + 1] = pid
+      period_ids[#period_ids + 1] = pid
       res[#res + 1] = score
       if ranks then res[#res + 1] = rank end
     end
@@ -1251,25 +1257,32 @@ end
 -- answer is the reply of an applied event: per answered view its period,
 -- score and (with ranks) rank.
 local function answer(member, et, tl)
-  local res = {1, 0, et}
-  local n = 3
+  local pl = tl.pl
+  if not pl then
+    pl = #period_ids + 1
+    tl.pl = pl
+    for v = 1, nviews do
+      if views[v].kind ~= 'h' then period_ids[#period_ids + 1] = tl.answer[v].id end
+    end
+  end
+  local res = {1, 0, et, pl}
+  local n = 4
   for v = 1, nviews do
     local view = views[v]
     if view.kind ~= 'h' then
       local per = tl.answer[v]
-      res[n + 1] = per.id
       if ans_set[v] then
         ans_set[v] = nil
-        res[n + 2] = ans_value[v]
-        n = n + 2
+        n = n + 1
+        res[n] = ans_value[v]
         if ranks then
           n = n + 1
           res[n] = ans_rank[v]
         end
       else -- a window the event's day is not in: the member's state there
         local score, rank = state(view, per, member)
-        res[n + 2] = score
-        n = n + 2
+        n = n + 1
+        res[n] = score
         if ranks then
           n = n + 1
           res[n] = rank
@@ -1421,9 +1434,9 @@ local function apply_event(e)
   return res
 end
 
-local results = {1, now}
+local results = {1, now, period_ids}
 for e = 1, nevents do
-  results[#results + 1] = apply_event(e)
+  results[e + 3] = apply_event(e)
 end
 
 -- finish sends what the batch queued, and once per batch the expiry and
