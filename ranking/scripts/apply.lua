@@ -759,7 +759,20 @@ do
     if not tl.err then
       local member, board_of, period_of = ev_member[e], tl.board_of, tl.period_of
       for k = 1, tl.n do
-        if not board_of[k] then wanted(period_of[k], member) end
+        if not board_of[k] then
+          -- wanted(period_of[k], member), written out: per event and target.
+          local per = period_of[k]
+          local c = codes[per] or codes_of(per)
+          if c[member] == nil then
+            c[member] = false
+            local w = want[per]
+            if not w then
+              w = {}
+              want[per] = w
+            end
+            w[#w + 1] = member
+          end
+        end
       end
       if ev_value[e] ~= 0 then
         for _, per in ipairs(tl.prefetch) do wanted(per, member) end
@@ -771,7 +784,7 @@ do
     local c = codes[per]
     for k = 1, #w do
       local s = got[k]
-      if s then c[w[k]] = num(s) end
+      if s then c[w[k]] = tonumber(s) or num(s) end
     end
   end
 end
@@ -1418,9 +1431,10 @@ local function apply_event(e)
     return {0, 'invalid_argument', segment_full(tl.segs), et}
   end
   -- Compute every target's new code first; write only if all are in range.
-  local pure_after, latest, old_rec, old_pure = purity(member, tl)
+  local pure_after, latest, old_rec, old_pure
+  if sm_key then pure_after, latest, old_rec, old_pure = purity(member, tl) end
   local refused, new_in_all = plan(member, value, et, tl, pure_after)
-  if not refused and value ~= 0 then
+  if not refused and value ~= 0 and tl.checks[1] then
     refused = check_windows(member, value, et, tl, pure_after)
   end
   if refused then return refused end
