@@ -110,11 +110,11 @@
 -- exact rank only when its new code is not worse than the code at rank
 -- moves_top (read once per batch and view, kept as a bound while members
 -- enter the top, read again after a write takes one out of it); a worse
--- code ranks below moves_top. A segment board's period key gets its expiry and registry
--- entry in the batch that creates it; the batch's segment values are
--- looked up in their names' indexes with one ZMSCORE per name. The
--- batch's idempotency records are read with one MGET, none when no event
--- carries an id.
+-- code ranks below moves_top. A segment board's period key gets its
+-- expiry and registry entry in the batch that creates it; the batch's
+-- segment values are looked up in their names' indexes with one ZMSCORE
+-- per name. The batch's idempotency records are read with one MGET, none
+-- when no event carries an id.
 
 local i = 1
 local function nextarg()
