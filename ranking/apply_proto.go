@@ -295,18 +295,21 @@ func decodeApply(b *Board, events []Event, idx []int, raw []any, ranked bool) (a
 			rep.origs = append(rep.origs, o)
 		}
 	case applyDone:
-		if len(raw) != 2+len(idx) {
-			return rep, fmt.Errorf("apply: %d results for %d events", len(raw)-2, len(idx))
+		if len(raw) != 3+len(idx) {
+			return rep, fmt.Errorf("apply: %d results for %d events", len(raw)-3, len(idx))
 		}
+		periods, _ := raw[2].([]any)
 		rep.results = make([]WriteResult, len(idx))
 		for j, i := range idx {
-			rep.results[j] = decodeResult(b, events[i].Member, raw[2+j], ranked)
+			rep.results[j] = decodeResult(b, events[i].Member, periods, raw[3+j], ranked)
 		}
 	}
 	return rep, nil
 }
 
-func decodeResult(b *Board, member string, raw any, ranked bool) WriteResult {
+// decodeResult decodes one event's result; its period ids are in periods,
+// the list the batch's results share, from the index it gives.
+func decodeResult(b *Board, member string, periods []any, raw any, ranked bool) WriteResult {
 	r := WriteResult{Member: member}
 	row, ok := raw.([]any)
 	if !ok || len(row) < 2 {
@@ -329,21 +332,22 @@ func decodeResult(b *Board, member string, raw any, ranked bool) WriteResult {
 	if ms := asInt(row[2]); ms != 0 {
 		r.At = time.UnixMilli(ms)
 	}
-	stride := 2 // period, score
+	stride := 1 // score
 	if ranked {
-		stride = 3 // period, score, rank
+		stride = 2 // score, rank
 	}
-	if len(row) < 3+len(b.Views)*stride {
+	at := int(asInt(row[3])) - 1 // 1-based in Lua
+	if len(row) < 4+len(b.Views)*stride || at < 0 || at+len(b.Views) > len(periods) {
 		r.Err = fmt.Errorf("apply: short result %v", raw)
 		return r
 	}
 	r.Views = make([]ViewScore, len(b.Views))
 	for vi, v := range b.Views {
-		k := 3 + vi*stride
-		pid, _ := row[k].(string)
-		r.Views[vi] = ViewScore{View: v.Name, Period: pid, Score: asInt(row[k+1])}
+		k := 4 + vi*stride
+		pid, _ := periods[at+vi].(string)
+		r.Views[vi] = ViewScore{View: v.Name, Period: pid, Score: asInt(row[k])}
 		if ranked {
-			r.Views[vi].Rank = asInt(row[k+2])
+			r.Views[vi].Rank = asInt(row[k+1])
 		}
 	}
 	return r

@@ -59,11 +59,12 @@
 --     the shard's codes and its count in snapn), ndays, per day start_ms,
 --     end_ms, with KEYS per day snap:<view>:<day> ("h") or snapz:<view>:<day>
 --     and snapn:<view>:<day> ("z"))
--- Returns  {1, now_ms, r1, r2, ...} with one r per event:
---            {1, duplicate(0|1), event_ms (0 for a duplicate), period_1, score_1, rank_1, ...,
---             period_V, score_V, rank_V}   (answered views only; a window
---             answers the window ending today; with ranks 0 each view is
---             period_v, score_v only)
+-- Returns  {1, now_ms, periods, r1, r2, ...} with one r per event:
+--            {1, duplicate(0|1), event_ms (0 for a duplicate), at, score_1, rank_1, ...,
+--             score_V, rank_V}   (answered views only; the event's period
+--             of view v is periods[at + v - 1], periods being a list of
+--             period ids shared by the events; a window answers the
+--             window ending today; with ranks 0 each view is score_v only)
 --            {0, code, message, event_ms}
 --          {-1, now_ms} when Redis's now (or an event without at_ms) falls in
 --          no listed period: the caller's clock estimate was off; nothing
@@ -107,11 +108,13 @@
 -- overtake) and at the end. Ranks: with ranks 0 no rank is read, except
 -- for an overtake: a member that rose in a view's current period gets its
 -- exact rank only when its new code is not worse than the code at rank
--- moves_top (read once per batch and view, read again after a write that
--- may change the first moves_top entries); a worse code ranks below
--- moves_top. A segment board's period key gets its expiry and registry
--- entry in the batch that creates it. The batch's idempotency records are
--- read with one MGET, none when no event carries an id.
+-- moves_top (read once per batch and view, kept as a bound while members
+-- enter the top, read again after a write takes one out of it); a worse
+-- code ranks below moves_top. A segment board's period key gets its
+-- expiry and registry entry in the batch that creates it; the batch's
+-- segment values are looked up in their names' indexes with one ZMSCORE
+-- per name. The batch's idempotency records are read with one MGET, none
+-- when no event carries an id.
 
 local i = 1
 local function nextarg()
@@ -143,6 +146,8 @@ local ranks = nextarg() == '1'
 local nviews = tonumber(nextarg())
 
 local call = redis.call
+local floor = math.floor
+local desc = order == 'desc'
 
 local views = {}
 for v = 1, nviews do
@@ -276,6 +281,26 @@ local function known(sb)
 end
 local function full(sb)
   return not known(sb) and call('ZCARD', index_key[sb.name]) >= seg_cap
+end
+-- Every segment board of the batch is asked known (every event naming it
+-- checks full): one ZMSCORE per name answers them all.
+do
+  local by = {}
+  for _, sb in ipairs(segs) do
+    local l = by[sb.name]
+    if not l then
+      l = {}
+      by[sb.name] = l
+    end
+    l[#l + 1] = sb
+  end
+  for nm, l in pairs(by) do
+    if not index_key[nm] then break end -- known() says what is wrong
+    local vals = {}
+    for k, sb in ipairs(l) do vals[k] = sb.value end
+    local got = call('ZMSCORE', index_key[nm], unpack(vals))
+    for k, sb in ipairs(l) do sb.known = got[k] ~= false end
+  end
 end
 
 -- Windows: find today's row by Redis's clock; it and tomorrow's row must be
@@ -694,20 +719,23 @@ local function flush(per)
     local added = call('ZADD', per.zkey, unpack(p))
     if per.seg and not per.checked then
       per.checked = true
-      per.created = added > 0 and call('ZCARD', per.zkey) == added
+      -- A key this ZADD created gained every member it was sent; fewer
+      -- added (and no member sent twice) means it held some before, and
+      -- no ZCARD is needed to tell.
+      local pairs_sent = #p / 2
+      if added > 0 and added < pairs_sent then
+        local seen, distinct = {}, 0
+        for k = 2, #p, 2 do
+          if not seen[p[k]] then
+            seen[p[k]] = true
+            distinct = distinct + 1
+          end
+        end
+        pairs_sent = distinct
+      end
+      per.created = added > 0 and added == pairs_sent and call('ZCARD', per.zkey) == added
     end
   end
-end
-local function write(per, member, code)
-  codes_of(per)[member] = code
-  local p = pending[per]
-  if not p then
-    p = {}
-    pending[per] = p
-    pending_list[#pending_list + 1] = per
-  end
-  p[#p + 1] = code
-  p[#p + 1] = member
 end
 
 -- The board's own period keys read the batch's members with one ZMSCORE
@@ -732,7 +760,20 @@ do
     if not tl.err then
       local member, board_of, period_of = ev_member[e], tl.board_of, tl.period_of
       for k = 1, tl.n do
-        if not board_of[k] then wanted(period_of[k], member) end
+        if not board_of[k] then
+          -- wanted(period_of[k], member), written out: per event and target.
+          local per = period_of[k]
+          local c = codes[per] or codes_of(per)
+          if c[member] == nil then
+            c[member] = false
+            local w = want[per]
+            if not w then
+              w = {}
+              want[per] = w
+            end
+            w[#w + 1] = member
+          end
+        end
       end
       if ev_value[e] ~= 0 then
         for _, per in ipairs(tl.prefetch) do wanted(per, member) end
@@ -744,7 +785,7 @@ do
     local c = codes[per]
     for k = 1, #w do
       local s = got[k]
-      if s then c[w[k]] = num(s) end
+      if s then c[w[k]] = tonumber(s) or num(s) end
     end
   end
 end
@@ -801,10 +842,6 @@ local function value_of(view, rv)
   return view.lo + rv
 end
 
-local function rank_value(view, v)
-  if order == 'desc' then return view.hi - v end
-  return v - view.lo
-end
 
 -- outside is how far v lies out of [min, max] (0 within).
 local function outside(v)
@@ -891,8 +928,9 @@ end
 -- Without ranks, an overtake still needs the exact rank of a member that
 -- rose, but only when it can be within the top moves_top: top[per] is the
 -- code at rank moves_top of a view's current period (false: fewer
--- members), read once and kept while writes leave the first moves_top
--- entries alone. A code worse than it ranks below moves_top.
+-- members), read once and kept as a bound while no write takes a member
+-- out of the first moves_top entries. A code worse than it ranks below
+-- moves_top.
 local top = {}
 local function top_code(per)
   local t = top[per]
@@ -965,6 +1003,11 @@ local ans_value, ans_rank, ans_set = {}, {}, {}
 -- plan_old_value the old score (0 when absent).
 local plan_code, plan_value, plan_change, plan_present, plan_old, plan_old_value = {}, {}, {}, {}, {}, {}
 
+-- period_ids lists the answered periods of the reply, one id per answered
+-- view for each target list (or replay): an event answers where its list
+-- starts, instead of repeating the ids every event of a list shares.
+local period_ids = {}
+
 -- replay answers a repeated idempotency id: same content answers the
 -- current state in the original periods; different content is a conflict.
 local function replay(e, record, et)
@@ -976,7 +1019,7 @@ local function replay(e, record, et)
   for name, pid in string.gmatch(string.sub(record, sep + 1), '([^\t\n]+)\t([^\n]+)') do
     orig[name] = pid
   end
-  local res = {1, 1, 0}
+  local res = {1, 1, 0, #period_ids + 1}
   for v = 1, nviews do
     local view = views[v]
     if view.kind ~= 'h' then
@@ -986,7 +1029,7 @@ local function replay(e, record, et)
       local per = view.by_id[pid] or view.orig_by_id[pid]
       local score, rank = 0, 0
       if per then score, rank = state(view, per, member) end
-      res[#res + 1] = pid
+      period_ids[#period_ids + 1] = pid
       res[#res + 1] = score
       if ranks then res[#res + 1] = rank end
     end
@@ -1042,13 +1085,20 @@ local function plan(member, value, et, tl, pure_after)
       plan_change[k], plan_present[k] = plan_change[m], plan_present[m]
       plan_old[k] = false
     else
-      local unit = math.floor(et / view.unit) - per.base
-      local old = code_of(per, member)
+      -- This loop runs per event and target: the code lookup, split and
+      -- value_of are written out here rather than called.
+      local span = view.span
+      local unit = floor(et / view.unit) - per.base
+      local pc = codes[per]
+      local old = pc and pc[member]
+      if old == nil then old = code_of(per, member) end
       if not old and per == tl.all then new_in_all = true end
       local nv, nt, change, ov
       if old then
-        local q, r = split(old, view.span)
-        ov = value_of(view, q)
+        local q = floor(old / span)
+        local r = old - q * span
+        if r < 0 then q = q - 1; r = r + span elseif r >= span then q = q + 1; r = r - span end
+        if desc then ov = view.hi - q else ov = view.lo + q end
         nv, nt, change = ov, r, false
         if policy == 'increment' then
           if value ~= 0 then
@@ -1088,12 +1138,16 @@ local function plan(member, value, et, tl, pure_after)
         -- round), so its score is kept within [min, max] rather than
         -- refusing an event the views take.
         if nv < vmin then nv = vmin elseif nv > vmax then nv = vmax end
-      elseif view.kind ~= 'w' and (change or old) and outside(nv) > 0 then
+      elseif view.kind ~= 'w' and (change or old) and (nv < vmin or nv > vmax) then
         return out_of_range(view, nv, et), new_in_all
       end
       plan_old_value[k] = ov or 0
-      if view.span == 1 then nt = 0 end
-      plan_code[k] = rank_value(view, nv) * view.span + nt
+      if span == 1 then nt = 0 end
+      if desc then
+        plan_code[k] = (view.hi - nv) * span + nt
+      else
+        plan_code[k] = (nv - view.lo) * span + nt
+      end
       plan_value[k] = nv
       plan_change[k] = change
       plan_present[k] = change or old ~= false
@@ -1157,12 +1211,27 @@ local function write_plan(member, et, tl)
     local view = views[v]
     if plan_change[k] then
       if not ranks and per == view.cur then
-        -- Keep top[per] only while this write leaves the first
-        -- moves_top entries alone: old and new codes both worse.
+        -- top[per] stays a bound (every code worse than it ranks below
+        -- moves_top) while at least moves_top codes are at most it: a
+        -- write that enters the top or moves within it keeps that true,
+        -- and only one leaving it (or a set smaller than the top) drops
+        -- the bound.
         local t = top[per]
-        if t ~= nil and not (t and code > t and (not old or old > t)) then top[per] = nil end
+        if t ~= nil and not (t and (code <= t or not old or old > t)) then top[per] = nil end
       end
-      write(per, member, code)
+      -- write(per, member, code), written out: it runs per event and target.
+      local pc = codes[per]
+      if not pc then pc = codes_of(per) end
+      pc[member] = code
+      local p = pending[per]
+      if not p then
+        p = {}
+        pending[per] = p
+        pending_list[#pending_list + 1] = per
+      end
+      local np = #p
+      p[np + 1] = code
+      p[np + 2] = member
       if exact then
         call('HSET', per.xkey, per.xtag and member .. per.xtag or member, et)
       end
@@ -1202,20 +1271,36 @@ end
 -- answer is the reply of an applied event: per answered view its period,
 -- score and (with ranks) rank.
 local function answer(member, et, tl)
-  local res = {1, 0, et}
+  local pl = tl.pl
+  if not pl then
+    pl = #period_ids + 1
+    tl.pl = pl
+    for v = 1, nviews do
+      if views[v].kind ~= 'h' then period_ids[#period_ids + 1] = tl.answer[v].id end
+    end
+  end
+  local res = {1, 0, et, pl}
+  local n = 4
   for v = 1, nviews do
     local view = views[v]
     if view.kind ~= 'h' then
       local per = tl.answer[v]
-      res[#res + 1] = per.id
       if ans_set[v] then
         ans_set[v] = nil
-        res[#res + 1] = ans_value[v]
-        if ranks then res[#res + 1] = ans_rank[v] end
+        n = n + 1
+        res[n] = ans_value[v]
+        if ranks then
+          n = n + 1
+          res[n] = ans_rank[v]
+        end
       else -- a window the event's day is not in: the member's state there
         local score, rank = state(view, per, member)
-        res[#res + 1] = score
-        if ranks then res[#res + 1] = rank end
+        n = n + 1
+        res[n] = score
+        if ranks then
+          n = n + 1
+          res[n] = rank
+        end
       end
     end
   end
@@ -1347,9 +1432,10 @@ local function apply_event(e)
     return {0, 'invalid_argument', segment_full(tl.segs), et}
   end
   -- Compute every target's new code first; write only if all are in range.
-  local pure_after, latest, old_rec, old_pure = purity(member, tl)
+  local pure_after, latest, old_rec, old_pure
+  if sm_key then pure_after, latest, old_rec, old_pure = purity(member, tl) end
   local refused, new_in_all = plan(member, value, et, tl, pure_after)
-  if not refused and value ~= 0 then
+  if not refused and value ~= 0 and tl.checks[1] then
     refused = check_windows(member, value, et, tl, pure_after)
   end
   if refused then return refused end
@@ -1363,9 +1449,9 @@ local function apply_event(e)
   return res
 end
 
-local results = {1, now}
+local results = {1, now, period_ids}
 for e = 1, nevents do
-  results[#results + 1] = apply_event(e)
+  results[e + 3] = apply_event(e)
 end
 
 -- finish sends what the batch queued, and once per batch the expiry and
