@@ -57,10 +57,20 @@ return out
 // cardFloor measures cardFloorLua's CPU per card on board (all masters),
 // the headline the week view's current period as the cards read it.
 func (e *env) cardFloor(ctx context.Context, masters []*redis.Client, cfg *ranking.Config, store *ranking.Store, prefix, board string, members []string, around int) (float64, error) {
+	per, err := e.cardFloorPerMaster(ctx, masters, cfg, store, prefix, board, members, around)
+	var total float64
+	for _, us := range per {
+		total += us
+	}
+	return total, err
+}
+
+// cardFloorPerMaster is cardFloor with each master's CPU per card.
+func (e *env) cardFloorPerMaster(ctx context.Context, masters []*redis.Client, cfg *ranking.Config, store *ranking.Store, prefix, board string, members []string, around int) ([]float64, error) {
 	b, _ := cfg.Board(board)
 	now, err := store.Now(ctx)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	// Each shard's keys of the current periods, the week first, found
 	// on the masters (the key layout is docs/design.md's).
@@ -83,7 +93,7 @@ func (e *env) cardFloor(ctx context.Context, masters []*redis.Client, cfg *ranki
 	for _, m := range masters {
 		found, err := m.Keys(ctx, prefix+"{"+board+"*}:z:"+ids[0]).Result()
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		for _, k := range found {
 			tag := strings.TrimSuffix(k, "z:"+ids[0])
@@ -96,13 +106,13 @@ func (e *env) cardFloor(ctx context.Context, masters []*redis.Client, cfg *ranki
 		}
 	}
 	if len(byTag) != b.Shards {
-		return 0, fmt.Errorf("card floor: found %d shards of board %s, want %d", len(byTag), board, b.Shards)
+		return nil, fmt.Errorf("card floor: found %d shards of board %s, want %d", len(byTag), board, b.Shards)
 	}
 	tagOf := func(member string) string {
 		return prefix + "{" + b.ShardTag(ranking.ShardOf(member, b.Shards)) + "}:"
 	}
 	script := redis.NewScript(cardFloorLua)
-	us, _, err := e.readCPU(ctx, masters, func(ctx context.Context, rng *rand.Rand) error {
+	us, _, err := e.readCPUPerMaster(ctx, masters, func(ctx context.Context, rng *rand.Rand) error {
 		member := members[rng.IntN(len(members))]
 		own := tagOf(member)
 		sh := byTag[own]
