@@ -1,9 +1,13 @@
 package views
 
 import (
+	"context"
+	"io"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/a-h/templ"
 )
 
 // Chart is an inline SVG line chart of a member's score over recent
@@ -156,4 +160,74 @@ func shortNumber(v float64, integer bool) string {
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
+}
+
+// chart draws a Chart; id and test name the svg (score or rank chart),
+// and empty is said when no period has a score. It is written in Go for
+// the reason standingsRows is: every rank card draws two charts of up to
+// 24 labelled dots, and templ formats each { expression } through
+// fmt.Sprint. The markup is that of the reference component chartTempl
+// (chart_ref.templ), byte for byte: TestChartMatchesTempl checks it.
+func chart(c Chart, id, test, empty string) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		sw, ok := w.(io.StringWriter)
+		if !ok {
+			sw = stringWriter{w}
+		}
+		h := htmlWriter{w: sw}
+		if c.Empty {
+			h.raw(`<p class="muted">`)
+			h.esc(empty)
+			h.raw(`</p>`)
+			return h.err
+		}
+		h.raw(`<figure class="chart"><svg id="`)
+		h.esc(id)
+		h.raw(`" data-testid="`)
+		h.esc(test)
+		h.raw(`" role="img" aria-label="`)
+		h.esc(c.Title)
+		h.raw(`" viewBox="0 0 `)
+		h.raw(strconv.Itoa(c.Width))
+		h.raw(` `)
+		h.raw(strconv.Itoa(c.Height))
+		h.raw(`" preserveAspectRatio="xMidYMid meet"><title>`)
+		h.esc(c.Title)
+		h.raw(`</title>`)
+		for _, ticks := range [2][]ChartTick{c.Ticks, c.XLabels} {
+			for _, t := range ticks {
+				h.raw(`<text class="tick" x="`)
+				h.esc(t.X)
+				h.raw(`" y="`)
+				h.esc(t.Y)
+				h.raw(`" text-anchor="`)
+				h.esc(t.Anchor)
+				h.raw(`">`)
+				h.esc(t.Label)
+				h.raw(`</text> `)
+			}
+		}
+		if c.Line != "" {
+			h.raw(`<polyline class="line" points="`)
+			h.esc(c.Line)
+			h.raw(`" fill="none"></polyline> `)
+		}
+		for _, d := range c.Dots {
+			h.raw(`<circle class="dot" cx="`)
+			h.esc(d.X)
+			h.raw(`" cy="`)
+			h.esc(d.Y)
+			h.raw(`" r="3.5"><title>`)
+			h.esc(d.Label)
+			h.raw(`</title></circle>`)
+		}
+		h.raw(`</svg> `)
+		if c.Note != "" {
+			h.raw(`<figcaption class="muted small" data-testid="` + TestChartNote + `">`)
+			h.esc(c.Note)
+			h.raw(`</figcaption>`)
+		}
+		h.raw(`</figure>`)
+		return h.err
+	})
 }
