@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/a-h/templ"
 )
@@ -102,19 +101,34 @@ func NewChart(title string, points []ChartPoint, opt ChartOptions) Chart {
 		y = func(v float64) float64 { return padT + plotH*(v-lo)/(hi-lo) }
 		c.Note = "Lower is better: lower values are drawn higher."
 	}
-	var line []string
-	present := 0
+	// The line's "x,y x,y" is written once, and each dot's x and y are
+	// slices of it: one string for every position on the chart.
+	var buf [24 * 16]byte
+	line := buf[:0]
+	var atBuf [16][4]int
+	at := atBuf[:0] // each dot's x and y, as offsets in line
+	c.Dots = make([]ChartDot, 0, len(points))
 	for i, p := range points {
 		if !p.Present {
 			continue
 		}
-		present++
-		xs, ys := num(x(i)), num(y(p.Value))
-		line = append(line, xs+","+ys)
-		c.Dots = append(c.Dots, ChartDot{X: xs, Y: ys, Label: p.label() + ": " + p.Score})
+		if len(at) > 0 {
+			line = append(line, ' ')
+		}
+		x0 := len(line)
+		line = appendNum(line, x(i))
+		x1 := len(line)
+		line = append(line, ',')
+		line = appendNum(line, y(p.Value))
+		at = append(at, [4]int{x0, x1, x1 + 1, len(line)})
+		c.Dots = append(c.Dots, ChartDot{Label: p.label() + ": " + p.Score})
 	}
-	if present >= 2 {
-		c.Line = strings.Join(line, " ")
+	ls := string(line)
+	for i, o := range at {
+		c.Dots[i].X, c.Dots[i].Y = ls[o[0]:o[1]], ls[o[2]:o[3]]
+	}
+	if len(at) >= 2 {
+		c.Line = ls
 	}
 	mid := (hi + lo) / 2
 	if opt.Integer {
@@ -140,7 +154,12 @@ func NewChart(title string, points []ChartPoint, opt ChartOptions) Chart {
 	return c
 }
 
-func num(f float64) string { return strconv.FormatFloat(math.Round(f*10)/10, 'f', -1, 64) }
+func num(f float64) string { return string(appendNum(nil, f)) }
+
+// appendNum appends a chart position, to a tenth of a unit.
+func appendNum(b []byte, f float64) []byte {
+	return strconv.AppendFloat(b, math.Round(f*10)/10, 'f', -1, 64)
+}
 
 // shortNumber writes an axis value compactly: 1234567 -> 1.2M; whole
 // numbers only when integer.
