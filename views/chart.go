@@ -1,9 +1,12 @@
 package views
 
 import (
+	"context"
+	"io"
 	"math"
 	"strconv"
-	"strings"
+
+	"github.com/a-h/templ"
 )
 
 // Chart is an inline SVG line chart of a member's score over recent
@@ -98,19 +101,34 @@ func NewChart(title string, points []ChartPoint, opt ChartOptions) Chart {
 		y = func(v float64) float64 { return padT + plotH*(v-lo)/(hi-lo) }
 		c.Note = "Lower is better: lower values are drawn higher."
 	}
-	var line []string
-	present := 0
+	// The line's "x,y x,y" is written once, and each dot's x and y are
+	// slices of it: one string for every position on the chart.
+	var buf [24 * 16]byte
+	line := buf[:0]
+	var atBuf [16][4]int
+	at := atBuf[:0] // each dot's x and y, as offsets in line
+	c.Dots = make([]ChartDot, 0, len(points))
 	for i, p := range points {
 		if !p.Present {
 			continue
 		}
-		present++
-		xs, ys := num(x(i)), num(y(p.Value))
-		line = append(line, xs+","+ys)
-		c.Dots = append(c.Dots, ChartDot{X: xs, Y: ys, Label: p.label() + ": " + p.Score})
+		if len(at) > 0 {
+			line = append(line, ' ')
+		}
+		x0 := len(line)
+		line = appendNum(line, x(i))
+		x1 := len(line)
+		line = append(line, ',')
+		line = appendNum(line, y(p.Value))
+		at = append(at, [4]int{x0, x1, x1 + 1, len(line)})
+		c.Dots = append(c.Dots, ChartDot{Label: p.label() + ": " + p.Score})
 	}
-	if present >= 2 {
-		c.Line = strings.Join(line, " ")
+	ls := string(line)
+	for i, o := range at {
+		c.Dots[i].X, c.Dots[i].Y = ls[o[0]:o[1]], ls[o[2]:o[3]]
+	}
+	if len(at) >= 2 {
+		c.Line = ls
 	}
 	mid := (hi + lo) / 2
 	if opt.Integer {
@@ -136,7 +154,12 @@ func NewChart(title string, points []ChartPoint, opt ChartOptions) Chart {
 	return c
 }
 
-func num(f float64) string { return strconv.FormatFloat(math.Round(f*10)/10, 'f', -1, 64) }
+func num(f float64) string { return string(appendNum(nil, f)) }
+
+// appendNum appends a chart position, to a tenth of a unit.
+func appendNum(b []byte, f float64) []byte {
+	return strconv.AppendFloat(b, math.Round(f*10)/10, 'f', -1, 64)
+}
 
 // shortNumber writes an axis value compactly: 1234567 -> 1.2M; whole
 // numbers only when integer.
@@ -156,4 +179,74 @@ func shortNumber(v float64, integer bool) string {
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
+}
+
+// chart draws a Chart; id and test name the svg (score or rank chart),
+// and empty is said when no period has a score. It is written in Go for
+// the reason standingsRows is: every rank card draws two charts of up to
+// 24 labelled dots, and templ formats each { expression } through
+// fmt.Sprint. The markup is that of the reference component chartTempl
+// (chart_ref.templ), byte for byte: TestChartMatchesTempl checks it.
+func chart(c Chart, id, test, empty string) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		sw, ok := w.(io.StringWriter)
+		if !ok {
+			sw = stringWriter{w}
+		}
+		h := htmlWriter{w: sw}
+		if c.Empty {
+			h.raw(`<p class="muted">`)
+			h.esc(empty)
+			h.raw(`</p>`)
+			return h.err
+		}
+		h.raw(`<figure class="chart"><svg id="`)
+		h.esc(id)
+		h.raw(`" data-testid="`)
+		h.esc(test)
+		h.raw(`" role="img" aria-label="`)
+		h.esc(c.Title)
+		h.raw(`" viewBox="0 0 `)
+		h.raw(strconv.Itoa(c.Width))
+		h.raw(` `)
+		h.raw(strconv.Itoa(c.Height))
+		h.raw(`" preserveAspectRatio="xMidYMid meet"><title>`)
+		h.esc(c.Title)
+		h.raw(`</title>`)
+		for _, ticks := range [2][]ChartTick{c.Ticks, c.XLabels} {
+			for _, t := range ticks {
+				h.raw(`<text class="tick" x="`)
+				h.esc(t.X)
+				h.raw(`" y="`)
+				h.esc(t.Y)
+				h.raw(`" text-anchor="`)
+				h.esc(t.Anchor)
+				h.raw(`">`)
+				h.esc(t.Label)
+				h.raw(`</text> `)
+			}
+		}
+		if c.Line != "" {
+			h.raw(`<polyline class="line" points="`)
+			h.esc(c.Line)
+			h.raw(`" fill="none"></polyline> `)
+		}
+		for _, d := range c.Dots {
+			h.raw(`<circle class="dot" cx="`)
+			h.esc(d.X)
+			h.raw(`" cy="`)
+			h.esc(d.Y)
+			h.raw(`" r="3.5"><title>`)
+			h.esc(d.Label)
+			h.raw(`</title></circle>`)
+		}
+		h.raw(`</svg> `)
+		if c.Note != "" {
+			h.raw(`<figcaption class="muted small" data-testid="` + TestChartNote + `">`)
+			h.esc(c.Note)
+			h.raw(`</figcaption>`)
+		}
+		h.raw(`</figure>`)
+		return h.err
+	})
 }

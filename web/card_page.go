@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -128,7 +129,7 @@ func (s *Server) cardModel(b *ranking.Board, v ranking.View, seg ranking.Segment
 		})
 		ranks = append(ranks, views.ChartPoint{
 			Period: h.Period.ID, Label: label, Value: float64(h.Rank), Present: h.Present && h.Rank > 0,
-			Score: fmt.Sprintf("#%d of %d", h.Rank, h.Total),
+			Score: "#" + strconv.FormatInt(h.Rank, 10) + " of " + strconv.FormatInt(h.Total, 10),
 		})
 	}
 	p.ChartLabel = scoreHeader(b)
@@ -307,10 +308,11 @@ func (s *Server) cardFrame(b *ranking.Board, v ranking.View, seg ranking.Segment
 	return p
 }
 
-// scoreFloat is a scaled score as a float, for drawing only.
+// scoreFloat is a scaled score as a float, for drawing only: the double
+// nearest v / 10^decimals, as parsing its decimal text would give (both
+// are exact in a double and IEEE division rounds correctly).
 func scoreFloat(b *ranking.Board, v int64) float64 {
-	f, _ := strconv.ParseFloat(b.FormatScore(v), 64)
-	return f
+	return float64(v) / math.Pow10(b.Decimals)
 }
 
 // viewPeriodWords names a view's current period in words beside its view
