@@ -195,3 +195,108 @@ local function decide_cohort(zkey, mkey, fkey, level, c, ntiers, promote, demote
   redis.call('HINCRBY', fkey, 'nd:' .. level, demoted)
   return n
 end
+
+-- The id index: each member's search entry "<folded id>\0<member>" packed
+-- with its neighbours in blocks of at most idx_max entries, in byte order,
+-- joined by "\n" (ids hold no control characters). The hash nb maps a
+-- block's lower bound to the block (the first block's bound is "", every
+-- other's is listed in the sorted set nx, score 0), because one skiplist
+-- entry per member costs several times the entry's own bytes. A block
+-- other than the first holds at least idx_max / 4 entries, so a prefix's
+-- first matches lie in a few blocks.
+local idx_max = 128
+
+-- idx_bound is the bound of the block that holds entry or prefix e.
+local function idx_bound(nx, e)
+  local got = redis.call('ZREVRANGEBYLEX', nx, '[' .. e, '-', 'LIMIT', 0, 1)
+  return got[1] or ''
+end
+
+-- idx_lines reads one block's entries.
+local function idx_lines(nb, bound)
+  local out, s = {}, redis.call('HGET', nb, bound)
+  if s then
+    for line in string.gmatch(s, '[^\n]+') do out[#out + 1] = line end
+  end
+  return out
+end
+
+-- idx_store writes a block's entries, halving it while it holds too many.
+local function idx_store(nx, nb, bound, lines)
+  if #lines == 0 then
+    redis.call('HDEL', nb, bound)
+    if bound ~= '' then redis.call('ZREM', nx, bound) end
+    return
+  end
+  if #lines <= idx_max then
+    redis.call('HSET', nb, bound, table.concat(lines, '\n'))
+    return
+  end
+  local half = math.floor(#lines / 2)
+  local upper = {unpack(lines, half + 1)}
+  redis.call('ZADD', nx, 0, upper[1])
+  idx_store(nx, nb, bound, {unpack(lines, 1, half)})
+  idx_store(nx, nb, upper[1], upper)
+end
+
+-- idx_at is where e is, or goes, in a block's sorted entries.
+local function idx_at(lines, e)
+  local lo, hi = 1, #lines + 1
+  while lo < hi do
+    local mid = math.floor((lo + hi) / 2)
+    if bytes_less(lines[mid], e) then lo = mid + 1 else hi = mid end
+  end
+  return lo
+end
+
+-- idx_add puts entry e in the id index (once).
+local function idx_add(nx, nb, e)
+  local bound = idx_bound(nx, e)
+  local lines = idx_lines(nb, bound)
+  local at = idx_at(lines, e)
+  if lines[at] == e then return end
+  table.insert(lines, at, e)
+  idx_store(nx, nb, bound, lines)
+end
+
+-- idx_del takes entry e out of the id index; a block left with fewer than
+-- idx_max / 4 entries joins the one before it.
+local function idx_del(nx, nb, e)
+  local bound = idx_bound(nx, e)
+  local lines = idx_lines(nb, bound)
+  local at = idx_at(lines, e)
+  if lines[at] ~= e then return end
+  table.remove(lines, at)
+  if bound == '' or #lines >= idx_max / 4 then
+    idx_store(nx, nb, bound, lines)
+    return
+  end
+  local prev = redis.call('ZREVRANGEBYLEX', nx, '(' .. bound, '-', 'LIMIT', 0, 1)[1] or ''
+  local joined = idx_lines(nb, prev)
+  for _, l in ipairs(lines) do joined[#joined + 1] = l end
+  redis.call('HDEL', nb, bound)
+  redis.call('ZREM', nx, bound)
+  idx_store(nx, nb, prev, joined)
+end
+
+-- idx_find returns up to want entries of the id index starting with
+-- prefix, in byte order, reading at most 8 blocks.
+local function idx_find(nx, nb, prefix, want)
+  local out = {}
+  local bound = idx_bound(nx, prefix)
+  for _ = 1, 8 do
+    for _, l in ipairs(idx_lines(nb, bound)) do
+      if string.sub(l, 1, #prefix) == prefix then
+        out[#out + 1] = l
+        if #out >= want then return out end
+      elseif #out > 0 or bytes_less(prefix, l) then
+        return out
+      end
+    end
+    local lo = '(' .. bound
+    if bound == '' then lo = '-' end
+    bound = redis.call('ZRANGEBYLEX', nx, lo, '+', 'LIMIT', 0, 1)[1]
+    if not bound then return out end
+  end
+  return out
+end
