@@ -190,3 +190,40 @@ func TestIndexMemberIDs(t *testing.T) {
 		t.Fatalf("back after removal: %v", got)
 	}
 }
+
+// TestSearchIDsAfterRemovals: removals thin the id index's blocks, which
+// then join their neighbours; every id left is still found, in order.
+func TestSearchIDsAfterRemovals(t *testing.T) {
+	ranking.GuardKeys(t)
+	ctx := context.Background()
+	s := newStore(t, redistest.Client(t), MustConfig(t, "boards: [{id: g, views: [all]}]\n"), nil)
+	var batch []ranking.Event
+	for i := range 1000 {
+		batch = append(batch, ranking.Event{Member: fmt.Sprintf("p%04d", i), Value: 1})
+	}
+	if _, err := s.Apply(ctx, "g", batch, ranking.ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for i := range 1000 {
+		m := fmt.Sprintf("p%04d", i)
+		if i%37 == 0 {
+			left = append(left, m)
+			continue
+		}
+		if _, err := s.RemoveMember(ctx, "g", m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.SearchMembers(ctx, "g", "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var members []string
+	for _, g := range got {
+		members = append(members, g.Member)
+	}
+	if want := left[:ranking.MaxSearchResults]; !slices.Equal(members, want) {
+		t.Errorf("after removals:\n got %v\nwant %v", members, want)
+	}
+}
