@@ -164,8 +164,9 @@ func TestIndexMemberIDs(t *testing.T) {
 	if got := mustSearch(t, s, "alp"); len(got) != 2 {
 		t.Fatalf("indexed on write: %v", got)
 	}
-	// As data from before the index: no entries.
-	if err := rdb.Del(ctx, s.Prefix()+"{g}:ni").Err(); err != nil {
+	// As data from before the index: no entries (neither in ni nor in
+	// the id blocks).
+	if err := rdb.Del(ctx, s.Prefix()+"{g}:ni", s.Prefix()+"{g}:nb", s.Prefix()+"{g}:nx").Err(); err != nil {
 		t.Fatal(err)
 	}
 	if got := mustSearch(t, s, "alp"); len(got) != 0 {
