@@ -48,12 +48,14 @@ import (
 //	                                                      members from before the id index (nb), which search
 //	                                                      reads as well; never expires; a shard's indexes its
 //	                                                      members, searched all at once and merged by entry
-//	<prefix>{<board>}:nb                         hash     id index: block's lower bound ("" for the first) -> up to
-//	                                                      128 entries <folded id>\0<member> in byte order, joined
-//	                                                      by \n, one per member (added when it enters the all view,
-//	                                                      or on every write on boards without one); blocks but
-//	                                                      the first hold at least 32 (lib.lua idx_*); never
-//	                                                      expires
+//	<prefix>{<board>}:nb                         hash     id index: block's lower bound ("" for the first) -> the
+//	                                                      entries <folded id>\0<member> from it up to the next
+//	                                                      bound, in the order they came, each as \n<entry>\n with
+//	                                                      the newlines shared, one per member (added when it
+//	                                                      enters the all view, or on every write on boards
+//	                                                      without one); a block over 1 KB is sorted and cut in
+//	                                                      two, one (but the first) under 256 bytes joins the one
+//	                                                      before (lib.lua idx_*); never expires
 //	<prefix>{<board>}:nx                         zset     the id index's block bounds but "", all scores 0; never
 //	                                                      expires
 //	<prefix>{<board>}:ni:ids                     string   "1" once the one-time backfill of older ids into ni is

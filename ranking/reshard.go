@@ -568,7 +568,12 @@ func (r *reshardRun) scanIDBlocks(ctx context.Context, key string, fn func(p red
 		}
 		var entries []string
 		for q := 1; q < len(kv); q += 2 {
-			entries = append(entries, strings.Split(kv[q], "\n")...)
+			// A block is "\n<entry>\n<entry>\n": the empty ends are no entries.
+			for _, e := range strings.Split(kv[q], "\n") {
+				if e != "" {
+					entries = append(entries, e)
+				}
+			}
 		}
 		if len(entries) > 0 {
 			if _, err := r.s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {

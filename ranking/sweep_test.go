@@ -75,7 +75,11 @@ func memberTraces(t *testing.T, rdb redis.UniversalClient, prefix, member string
 		t.Fatal(err)
 	}
 	for _, bl := range blocks {
-		entries = append(entries, strings.Split(bl, "\n")...)
+		for _, e := range strings.Split(bl, "\n") {
+			if e != "" {
+				entries = append(entries, e)
+			}
+		}
 	}
 	slices.Sort(entries)
 	for _, e := range entries {

@@ -197,14 +197,17 @@ local function decide_cohort(zkey, mkey, fkey, level, c, ntiers, promote, demote
 end
 
 -- The id index: each member's search entry "<folded id>\0<member>" packed
--- with its neighbours in blocks of at most idx_max entries, in byte order,
--- joined by "\n" (ids hold no control characters). The hash nb maps a
--- block's lower bound to the block (the first block's bound is "", every
--- other's is listed in the sorted set nx, score 0), because one skiplist
--- entry per member costs several times the entry's own bytes. A block
--- other than the first holds at least idx_max / 4 entries, so a prefix's
--- first matches lie in a few blocks.
-local idx_max = 128
+-- with its neighbours in blocks, because one skiplist entry per member
+-- costs several times the entry's own bytes. The hash nb maps a block's
+-- lower bound to the block (the first block's bound is "", every other's
+-- is listed in the sorted set nx, score 0); a block holds the entries from
+-- its bound up to the next bound, in the order they came, each written
+-- "\n<entry>\n" with the newlines shared (ids hold no control
+-- characters), so that one plain find in C tells whether an entry is there
+-- and an insert never parses the block. A block over idx_max bytes is
+-- sorted and cut in two; one under a quarter of that (but the first)
+-- joins the block before it, so a prefix's first matches lie in a few.
+local idx_max = 1024
 
 -- idx_bound is the bound of the block that holds entry or prefix e.
 local function idx_bound(nx, e)
@@ -212,91 +215,128 @@ local function idx_bound(nx, e)
   return got[1] or ''
 end
 
--- idx_lines reads one block's entries.
-local function idx_lines(nb, bound)
-  local out, s = {}, redis.call('HGET', nb, bound)
-  if s then
-    for line in string.gmatch(s, '[^\n]+') do out[#out + 1] = line end
+-- idx_sort puts entries in byte order. Lua's < follows the locale, and
+-- bytes_less on every comparison is slow, so each entry is keyed by two
+-- numbers holding 6 bytes each after the prefix they all share (a missing
+-- byte below every byte), and bytes_less only breaks their ties.
+local function idx_sort(lines)
+  local n = #lines
+  if n < 2 then return end
+  local first = lines[1]
+  local c = #first
+  local pre = first
+  for k = 2, n do
+    local l = lines[k]
+    while c > 0 and string.sub(l, 1, c) ~= pre do
+      c = c - 1
+      pre = string.sub(first, 1, c)
+    end
   end
-  return out
+  local k1, k2 = {}, {}
+  for k = 1, n do
+    local l = lines[k]
+    local a1, a2, a3, a4, a5, a6, b1, b2, b3, b4, b5, b6 = string.byte(l, c + 1, c + 12)
+    k1[l] = ((((((a1 or -1) + 1) * 257 + (a2 or -1) + 1) * 257 + (a3 or -1) + 1) * 257
+      + (a4 or -1) + 1) * 257 + (a5 or -1) + 1) * 257 + (a6 or -1) + 1
+    k2[l] = ((((((b1 or -1) + 1) * 257 + (b2 or -1) + 1) * 257 + (b3 or -1) + 1) * 257
+      + (b4 or -1) + 1) * 257 + (b5 or -1) + 1) * 257 + (b6 or -1) + 1
+  end
+  table.sort(lines, function(a, b)
+    local x, y = k1[a], k1[b]
+    if x ~= y then return x < y end
+    x, y = k2[a], k2[b]
+    if x ~= y then return x < y end
+    return bytes_less(a, b)
+  end)
 end
 
--- idx_store writes a block's entries, halving it while it holds too many.
-local function idx_store(nx, nb, bound, lines)
-  if #lines == 0 then
-    redis.call('HDEL', nb, bound)
-    if bound ~= '' then redis.call('ZREM', nx, bound) end
+-- idx_put writes block bound as s; one over idx_max bytes is sorted and
+-- cut into blocks of between half and all of idx_max bytes (as entries
+-- allow), each after the first bounded by its first entry.
+local function idx_put(nx, nb, bound, s)
+  if #s <= idx_max then
+    redis.call('HSET', nb, bound, s)
     return
   end
-  if #lines <= idx_max then
-    redis.call('HSET', nb, bound, table.concat(lines, '\n'))
-    return
+  local lines = {}
+  for l in string.gmatch(s, '[^\n]+') do lines[#lines + 1] = l end
+  idx_sort(lines)
+  local cut = #s / math.floor(#s / (idx_max / 2))
+  local from, size, total = 1, 0, 0
+  for k = 1, #lines do
+    local l = lines[k]
+    if size > 0 and total + #l + 1 > cut then
+      redis.call('HSET', nb, bound, '\n' .. table.concat(lines, '\n', from, k - 1) .. '\n')
+      bound, from, size, total = l, k, 0, total - cut
+      redis.call('ZADD', nx, 0, bound)
+    end
+    size, total = size + #l + 1, total + #l + 1
   end
-  local half = math.floor(#lines / 2)
-  local upper = {unpack(lines, half + 1)}
-  redis.call('ZADD', nx, 0, upper[1])
-  idx_store(nx, nb, bound, {unpack(lines, 1, half)})
-  idx_store(nx, nb, upper[1], upper)
-end
-
--- idx_at is where e is, or goes, in a block's sorted entries.
-local function idx_at(lines, e)
-  local lo, hi = 1, #lines + 1
-  while lo < hi do
-    local mid = math.floor((lo + hi) / 2)
-    if bytes_less(lines[mid], e) then lo = mid + 1 else hi = mid end
-  end
-  return lo
+  redis.call('HSET', nb, bound, '\n' .. table.concat(lines, '\n', from) .. '\n')
 end
 
 -- idx_add puts entry e in the id index (once).
 local function idx_add(nx, nb, e)
   local bound = idx_bound(nx, e)
-  local lines = idx_lines(nb, bound)
-  local at = idx_at(lines, e)
-  if lines[at] == e then return end
-  table.insert(lines, at, e)
-  idx_store(nx, nb, bound, lines)
-end
-
--- idx_del takes entry e out of the id index; a block left with fewer than
--- idx_max / 4 entries joins the one before it.
-local function idx_del(nx, nb, e)
-  local bound = idx_bound(nx, e)
-  local lines = idx_lines(nb, bound)
-  local at = idx_at(lines, e)
-  if lines[at] ~= e then return end
-  table.remove(lines, at)
-  if bound == '' or #lines >= idx_max / 4 then
-    idx_store(nx, nb, bound, lines)
+  local s = redis.call('HGET', nb, bound)
+  if not s then
+    s = '\n'
+  elseif string.find(s, '\n' .. e .. '\n', 1, true) then
     return
   end
-  local prev = redis.call('ZREVRANGEBYLEX', nx, '(' .. bound, '-', 'LIMIT', 0, 1)[1] or ''
-  local joined = idx_lines(nb, prev)
-  for _, l in ipairs(lines) do joined[#joined + 1] = l end
-  redis.call('HDEL', nb, bound)
-  redis.call('ZREM', nx, bound)
-  idx_store(nx, nb, prev, joined)
+  idx_put(nx, nb, bound, s .. e .. '\n')
 end
 
--- idx_find returns up to want entries of the id index starting with
--- prefix, in byte order, reading at most 8 blocks.
+-- idx_del takes entry e out of the id index; a block left under a
+-- quarter of idx_max bytes joins the one before it.
+local function idx_del(nx, nb, e)
+  local bound = idx_bound(nx, e)
+  local s = redis.call('HGET', nb, bound)
+  if not s then return end
+  local at = string.find(s, '\n' .. e .. '\n', 1, true)
+  if not at then return end
+  s = string.sub(s, 1, at) .. string.sub(s, at + #e + 2)
+  if bound == '' or #s >= idx_max / 4 then
+    if #s > 1 then
+      redis.call('HSET', nb, bound, s)
+    else
+      redis.call('HDEL', nb, bound)
+    end
+    return
+  end
+  redis.call('HDEL', nb, bound)
+  redis.call('ZREM', nx, bound)
+  local prev = redis.call('ZREVRANGEBYLEX', nx, '(' .. bound, '-', 'LIMIT', 0, 1)[1] or ''
+  local before = redis.call('HGET', nb, prev) or '\n'
+  if #s > 1 then before = before .. string.sub(s, 2) end
+  if #before > 1 then idx_put(nx, nb, prev, before) end
+end
+
+-- idx_find returns the first want entries of the id index starting with
+-- prefix, in byte order: it reads the block holding prefix and the ones
+-- after it whose bound starts with prefix (each holds only matches, at
+-- least one), until it has want: at most want + 1 blocks.
 local function idx_find(nx, nb, prefix, want)
   local out = {}
+  local pat = '\n' .. prefix
   local bound = idx_bound(nx, prefix)
-  for _ = 1, 8 do
-    for _, l in ipairs(idx_lines(nb, bound)) do
-      if string.sub(l, 1, #prefix) == prefix then
-        out[#out + 1] = l
-        if #out >= want then return out end
-      elseif #out > 0 or bytes_less(prefix, l) then
-        return out
+  for _ = 1, want + 1 do
+    local s = redis.call('HGET', nb, bound)
+    if s then
+      local at = string.find(s, pat, 1, true)
+      while at do
+        local stop = string.find(s, '\n', at + 1, true)
+        out[#out + 1] = string.sub(s, at + 1, stop - 1)
+        at = string.find(s, pat, stop, true)
       end
     end
+    if #out >= want then break end
     local lo = '(' .. bound
     if bound == '' then lo = '-' end
     bound = redis.call('ZRANGEBYLEX', nx, lo, '+', 'LIMIT', 0, 1)[1]
-    if not bound then return out end
+    if not bound or string.sub(bound, 1, #prefix) ~= prefix then break end
   end
+  idx_sort(out)
+  for k = #out, want + 1, -1 do out[k] = nil end
   return out
 end

@@ -8,7 +8,8 @@
 -- The walk visits n, then ni, then sm, then nb (a member may be in one and
 -- not the others: no name, or a record left by a removal), each with a
 -- SCAN cursor kept in the hash sw (fields "phase" 1..4 and "cursor"), one
--- SCAN of about count entries per call (in nb, of one block: up to 128). Every member it meets is looked up in each
+-- SCAN of about count entries per call (in nb, of about one block, at
+-- most 1 KB). Every member it meets is looked up in each
 -- declared period key (ZMSCORE, members still unresolved only); one found
 -- in none is forgotten in the same call, so a write cannot slip in between
 -- the check and the delete. A member's id entry in ni or nb (its folded
