@@ -205,8 +205,8 @@ end
 -- "\n<entry>\n" with the newlines shared (ids hold no control
 -- characters), so that one plain find in C tells whether an entry is there
 -- and an insert never parses the block. A block over idx_max bytes is
--- sorted and cut in two; one under a quarter of that (but the first)
--- joins the block before it, so a prefix's first matches lie in a few.
+-- cut in two; one under a quarter of that (but the first) joins the block
+-- before it, so a prefix's first matches lie in a few.
 local idx_max = 1024
 
 -- idx_bound is the bound of the block that holds entry or prefix e.
@@ -215,17 +215,15 @@ local function idx_bound(nx, e)
   return got[1] or ''
 end
 
--- idx_sort puts entries in byte order. Lua's < follows the locale, and
--- bytes_less on every comparison is slow, so each entry is keyed by two
--- numbers holding 6 bytes each after the prefix they all share (a missing
--- byte below every byte), and bytes_less only breaks their ties.
-local function idx_sort(lines)
-  local n = #lines
-  if n < 2 then return end
+-- idx_keys gives each of lines (at least one) two numbers holding its 6
+-- bytes after the prefix all share and the 6 after those (a missing byte
+-- below every byte): they order lines as their bytes do, but for ties,
+-- and Lua compares numbers in C, whereas its < on strings follows the
+-- locale and bytes_less is a loop of Lua.
+local function idx_keys(lines)
   local first = lines[1]
-  local c = #first
-  local pre = first
-  for k = 2, n do
+  local c, pre = #first, first
+  for k = 2, #lines do
     local l = lines[k]
     while c > 0 and string.sub(l, 1, c) ~= pre do
       c = c - 1
@@ -233,14 +231,23 @@ local function idx_sort(lines)
     end
   end
   local k1, k2 = {}, {}
-  for k = 1, n do
-    local l = lines[k]
-    local a1, a2, a3, a4, a5, a6, b1, b2, b3, b4, b5, b6 = string.byte(l, c + 1, c + 12)
-    k1[l] = ((((((a1 or -1) + 1) * 257 + (a2 or -1) + 1) * 257 + (a3 or -1) + 1) * 257
+  for k = 1, #lines do
+    local a1, a2, a3, a4, a5, a6, b1, b2, b3, b4, b5, b6 = string.byte(lines[k], c + 1, c + 12)
+    k1[k] = ((((((a1 or -1) + 1) * 257 + (a2 or -1) + 1) * 257 + (a3 or -1) + 1) * 257
       + (a4 or -1) + 1) * 257 + (a5 or -1) + 1) * 257 + (a6 or -1) + 1
-    k2[l] = ((((((b1 or -1) + 1) * 257 + (b2 or -1) + 1) * 257 + (b3 or -1) + 1) * 257
+    k2[k] = ((((((b1 or -1) + 1) * 257 + (b2 or -1) + 1) * 257 + (b3 or -1) + 1) * 257
       + (b4 or -1) + 1) * 257 + (b5 or -1) + 1) * 257 + (b6 or -1) + 1
   end
+  return k1, k2
+end
+
+-- idx_sort puts entries in byte order, by their keys and bytes_less for
+-- the ties.
+local function idx_sort(lines)
+  if #lines < 2 then return end
+  local a1, a2 = idx_keys(lines)
+  local k1, k2 = {}, {}
+  for k, l in ipairs(lines) do k1[l], k2[l] = a1[k], a2[k] end
   table.sort(lines, function(a, b)
     local x, y = k1[a], k1[b]
     if x ~= y then return x < y end
@@ -250,9 +257,11 @@ local function idx_sort(lines)
   end)
 end
 
--- idx_put writes block bound as s; one over idx_max bytes is sorted and
--- cut into blocks of between half and all of idx_max bytes (as entries
--- allow), each after the first bounded by its first entry.
+-- idx_put writes block bound as s; one over idx_max bytes (of more than
+-- one entry) is cut in two, unsorted: the entries whose first key is
+-- below the median key stay, the others form a block bounded by their
+-- least entry. Only when no key is below the median are the entries
+-- sorted, and cut at the middle.
 local function idx_put(nx, nb, bound, s)
   if #s <= idx_max then
     redis.call('HSET', nb, bound, s)
@@ -260,19 +269,33 @@ local function idx_put(nx, nb, bound, s)
   end
   local lines = {}
   for l in string.gmatch(s, '[^\n]+') do lines[#lines + 1] = l end
-  idx_sort(lines)
-  local cut = #s / math.floor(#s / (idx_max / 2))
-  local from, size, total = 1, 0, 0
-  for k = 1, #lines do
-    local l = lines[k]
-    if size > 0 and total + #l + 1 > cut then
-      redis.call('HSET', nb, bound, '\n' .. table.concat(lines, '\n', from, k - 1) .. '\n')
-      bound, from, size, total = l, k, 0, total - cut
-      redis.call('ZADD', nx, 0, bound)
-    end
-    size, total = size + #l + 1, total + #l + 1
+  if #lines < 2 then
+    redis.call('HSET', nb, bound, s)
+    return
   end
-  redis.call('HSET', nb, bound, '\n' .. table.concat(lines, '\n', from) .. '\n')
+  local keys = idx_keys(lines)
+  local order = {}
+  for k, v in ipairs(keys) do order[k] = v end
+  table.sort(order)
+  local mid = order[math.floor(#lines / 2) + 1]
+  local lo, hi, top = {}, {}, nil
+  if mid == order[1] then
+    idx_sort(lines)
+    local h = math.floor(#lines / 2)
+    lo, hi, top = {unpack(lines, 1, h)}, {unpack(lines, h + 1)}, lines[h + 1]
+  else
+    for k, l in ipairs(lines) do
+      local v = keys[k]
+      if v < mid then
+        lo[#lo + 1] = l
+      else
+        hi[#hi + 1] = l
+        if v == mid and (not top or bytes_less(l, top)) then top = l end
+      end
+    end
+  end
+  redis.call('HSET', nb, bound, '\n' .. table.concat(lo, '\n') .. '\n', top, '\n' .. table.concat(hi, '\n') .. '\n')
+  redis.call('ZADD', nx, 0, top)
 end
 
 -- idx_add puts entry e in the id index (once).
