@@ -195,3 +195,171 @@ local function decide_cohort(zkey, mkey, fkey, level, c, ntiers, promote, demote
   redis.call('HINCRBY', fkey, 'nd:' .. level, demoted)
   return n
 end
+
+-- The id index: each member's search entry "<folded id>\0<member>" packed
+-- with its neighbours in blocks, because one skiplist entry per member
+-- costs several times the entry's own bytes. The hash nb maps a block's
+-- lower bound to the block (the first block's bound is "", every other's
+-- is listed in the sorted set nx, score 0); a block holds the entries from
+-- its bound up to the next bound, in the order they came, each written
+-- "\n<entry>\n" with the newlines shared (ids hold no control
+-- characters), so that one plain find in C tells whether an entry is there
+-- and an insert never parses the block. A block over idx_max bytes is
+-- cut in two; one under a quarter of that (but the first) joins the block
+-- before it, so a prefix's first matches lie in a few.
+local idx_max = 1024
+
+-- idx_bound is the bound of the block that holds entry or prefix e.
+local function idx_bound(nx, e)
+  local got = redis.call('ZREVRANGEBYLEX', nx, '[' .. e, '-', 'LIMIT', 0, 1)
+  return got[1] or ''
+end
+
+-- idx_keys gives each of lines (at least one) two numbers holding its 6
+-- bytes after the prefix all share and the 6 after those (a missing byte
+-- below every byte): they order lines as their bytes do, but for ties,
+-- and Lua compares numbers in C, whereas its < on strings follows the
+-- locale and bytes_less is a loop of Lua.
+local function idx_keys(lines)
+  local first = lines[1]
+  local c, pre = #first, first
+  for k = 2, #lines do
+    local l = lines[k]
+    while c > 0 and string.sub(l, 1, c) ~= pre do
+      c = c - 1
+      pre = string.sub(first, 1, c)
+    end
+  end
+  local k1, k2 = {}, {}
+  for k = 1, #lines do
+    local a1, a2, a3, a4, a5, a6, b1, b2, b3, b4, b5, b6 = string.byte(lines[k], c + 1, c + 12)
+    k1[k] = ((((((a1 or -1) + 1) * 257 + (a2 or -1) + 1) * 257 + (a3 or -1) + 1) * 257
+      + (a4 or -1) + 1) * 257 + (a5 or -1) + 1) * 257 + (a6 or -1) + 1
+    k2[k] = ((((((b1 or -1) + 1) * 257 + (b2 or -1) + 1) * 257 + (b3 or -1) + 1) * 257
+      + (b4 or -1) + 1) * 257 + (b5 or -1) + 1) * 257 + (b6 or -1) + 1
+  end
+  return k1, k2
+end
+
+-- idx_sort puts entries in byte order, by their keys and bytes_less for
+-- the ties.
+local function idx_sort(lines)
+  if #lines < 2 then return end
+  local a1, a2 = idx_keys(lines)
+  local k1, k2 = {}, {}
+  for k, l in ipairs(lines) do k1[l], k2[l] = a1[k], a2[k] end
+  table.sort(lines, function(a, b)
+    local x, y = k1[a], k1[b]
+    if x ~= y then return x < y end
+    x, y = k2[a], k2[b]
+    if x ~= y then return x < y end
+    return bytes_less(a, b)
+  end)
+end
+
+-- idx_put writes block bound as s; one over idx_max bytes (of more than
+-- one entry) is cut in two, unsorted: the entries whose first key is
+-- below the median key stay, the others form a block bounded by their
+-- least entry. Only when no key is below the median are the entries
+-- sorted, and cut at the middle.
+local function idx_put(nx, nb, bound, s)
+  if #s <= idx_max then
+    redis.call('HSET', nb, bound, s)
+    return
+  end
+  local lines = {}
+  for l in string.gmatch(s, '[^\n]+') do lines[#lines + 1] = l end
+  if #lines < 2 then
+    redis.call('HSET', nb, bound, s)
+    return
+  end
+  local keys = idx_keys(lines)
+  local order = {}
+  for k, v in ipairs(keys) do order[k] = v end
+  table.sort(order)
+  local mid = order[math.floor(#lines / 2) + 1]
+  local lo, hi, top = {}, {}, nil
+  if mid == order[1] then
+    idx_sort(lines)
+    local h = math.floor(#lines / 2)
+    lo, hi, top = {unpack(lines, 1, h)}, {unpack(lines, h + 1)}, lines[h + 1]
+  else
+    for k, l in ipairs(lines) do
+      local v = keys[k]
+      if v < mid then
+        lo[#lo + 1] = l
+      else
+        hi[#hi + 1] = l
+        if v == mid and (not top or bytes_less(l, top)) then top = l end
+      end
+    end
+  end
+  redis.call('HSET', nb, bound, '\n' .. table.concat(lo, '\n') .. '\n', top, '\n' .. table.concat(hi, '\n') .. '\n')
+  redis.call('ZADD', nx, 0, top)
+end
+
+-- idx_add puts entry e in the id index (once).
+local function idx_add(nx, nb, e)
+  local bound = idx_bound(nx, e)
+  local s = redis.call('HGET', nb, bound)
+  if not s then
+    s = '\n'
+  elseif string.find(s, '\n' .. e .. '\n', 1, true) then
+    return
+  end
+  idx_put(nx, nb, bound, s .. e .. '\n')
+end
+
+-- idx_del takes entry e out of the id index; a block left under a
+-- quarter of idx_max bytes joins the one before it.
+local function idx_del(nx, nb, e)
+  local bound = idx_bound(nx, e)
+  local s = redis.call('HGET', nb, bound)
+  if not s then return end
+  local at = string.find(s, '\n' .. e .. '\n', 1, true)
+  if not at then return end
+  s = string.sub(s, 1, at) .. string.sub(s, at + #e + 2)
+  if bound == '' or #s >= idx_max / 4 then
+    if #s > 1 then
+      redis.call('HSET', nb, bound, s)
+    else
+      redis.call('HDEL', nb, bound)
+    end
+    return
+  end
+  redis.call('HDEL', nb, bound)
+  redis.call('ZREM', nx, bound)
+  local prev = redis.call('ZREVRANGEBYLEX', nx, '(' .. bound, '-', 'LIMIT', 0, 1)[1] or ''
+  local before = redis.call('HGET', nb, prev) or '\n'
+  if #s > 1 then before = before .. string.sub(s, 2) end
+  if #before > 1 then idx_put(nx, nb, prev, before) end
+end
+
+-- idx_find returns the first want entries of the id index starting with
+-- prefix, in byte order: it reads the block holding prefix and the ones
+-- after it whose bound starts with prefix (each holds only matches, at
+-- least one), until it has want: at most want + 1 blocks.
+local function idx_find(nx, nb, prefix, want)
+  local out = {}
+  local pat = '\n' .. prefix
+  local bound = idx_bound(nx, prefix)
+  for _ = 1, want + 1 do
+    local s = redis.call('HGET', nb, bound)
+    if s then
+      local at = string.find(s, pat, 1, true)
+      while at do
+        local stop = string.find(s, '\n', at + 1, true)
+        out[#out + 1] = string.sub(s, at + 1, stop - 1)
+        at = string.find(s, pat, stop, true)
+      end
+    end
+    if #out >= want then break end
+    local lo = '(' .. bound
+    if bound == '' then lo = '-' end
+    bound = redis.call('ZRANGEBYLEX', nx, lo, '+', 'LIMIT', 0, 1)[1]
+    if not bound or string.sub(bound, 1, #prefix) ~= prefix then break end
+  end
+  idx_sort(out)
+  for k = #out, want + 1, -1 do out[k] = nil end
+  return out
+end
