@@ -146,6 +146,7 @@ local nviews = tonumber(nextarg())
 
 local call = redis.call
 local floor = math.floor
+local sfmt = string.format
 local desc = order == 'desc'
 
 local views = {}
@@ -442,7 +443,7 @@ end
 -- against the bounds; prefetch the keys derive reads; err when the event
 -- is refused. nil when an event at Redis's now falls in no listed period.
 local function target_list(at, esegs)
-  local tl = {segs = esegs, view_of = {}, period_of = {}, mirror_of = {}, board_of = {}, n = 0,
+  local tl = {segs = esegs, view_of = {}, period_of = {}, mirror_of = {}, board_of = {}, unit_of = {}, n = 0,
               answer = {}, carried = {}, checks = {}, prefetch = {}}
   for _, sb in ipairs(esegs) do tl.carried[sb.name] = sb.value end
   if at == '' then
@@ -992,7 +993,7 @@ end
 -- view's answer of the current event.
 local touched, touched_list = {}, {}
 local name_pending = {}
-local ans_value, ans_rank, ans_set = {}, {}, {}
+local ans_value, ans_rank, ans_set, ans_out = {}, {}, {}, {}
 
 -- An event's plan, one entry per target k, in arrays reused across events:
 -- this is the hot path, and every table it does not allocate is time Redis
@@ -1074,6 +1075,7 @@ end
 -- (else nil), and whether the member is new in the all view.
 local function plan(member, value, et, tl, pure_after)
   local view_of, period_of, mirror_of, board_of = tl.view_of, tl.period_of, tl.mirror_of, tl.board_of
+  local unit_of = tl.unit_of
   local new_in_all = false
   for k = 1, tl.n do
     local view = views[view_of[k]]
@@ -1087,16 +1089,24 @@ local function plan(member, value, et, tl, pure_after)
       -- This loop runs per event and target: the code lookup, split and
       -- value_of are written out here rather than called.
       local span = view.span
-      local unit = floor(et / view.unit) - per.base
+      -- Every event of a target list has its time (tl.t), so a target's
+      -- time unit is computed once per list.
+      local unit = unit_of[k]
+      if not unit then
+        unit = floor(et / view.unit) - per.base
+        unit_of[k] = unit
+      end
       local pc = codes[per]
       local old = pc and pc[member]
       if old == nil then old = code_of(per, member) end
       if not old and per == tl.all then new_in_all = true end
       local nv, nt, change, ov
       if old then
-        local q = floor(old / span)
-        local r = old - q * span
-        if r < 0 then q = q - 1; r = r + span elseif r >= span then q = q + 1; r = r - span end
+        -- split(old, span) with % (no function call): r is corrected by
+        -- one span where the division rounded across, then q is exact.
+        local r = old % span
+        if r < 0 then r = r + span elseif r >= span then r = r - span end
+        local q = (old - r) / span
         if desc then ov = view.hi - q else ov = view.lo + q end
         nv, nt, change = ov, r, false
         if policy == 'increment' then
@@ -1228,8 +1238,10 @@ local function write_plan(member, et, tl)
         pending[per] = p
         pending_list[#pending_list + 1] = per
       end
+      -- The code goes to ZADD as '%d' text: Redis 7.0 renders a Lua
+      -- number argument with %.17g, several times dearer per code.
       local np = #p
-      p[np + 1] = code
+      p[np + 1] = sfmt('%d', code)
       p[np + 2] = member
       if exact then
         call('HSET', per.xkey, per.xtag and member .. per.xtag or member, et)
@@ -1249,9 +1261,12 @@ local function write_plan(member, et, tl)
       if plan_present[k] then
         ans_value[v] = plan_value[k]
         local rank = 0
-        if ranks or (per == view.cur and old and code < old and
-            (not top_code(per) or code <= top_code(per))) then
+        if ranks then
           rank = rank_of(per, member, code)
+        elseif per == view.cur and old and code < old then
+          local t = top[per]
+          if t == nil then t = top_code(per) end
+          if not t or code <= t then rank = rank_of(per, member, code) end
         end
         if ranks then ans_rank[v] = rank else ans_rank[v] = 0 end
         if per == view.cur and rank > 0 and rank <= moves_top and old and code < old then
@@ -1278,8 +1293,7 @@ local function answer(member, et, tl)
       if views[v].kind ~= 'h' then period_ids[#period_ids + 1] = tl.answer[v].id end
     end
   end
-  local res = {1, 0, et, pl}
-  local n = 4
+  local res, n = ans_out, 0
   for v = 1, nviews do
     local view = views[v]
     if view.kind ~= 'h' then
@@ -1303,7 +1317,9 @@ local function answer(member, et, tl)
       end
     end
   end
-  return res
+  -- One constructor sizes the reply at once: a table grown an entry at a
+  -- time is rehashed as it grows, per event.
+  return {1, 0, et, pl, unpack(res, 1, n)}
 end
 
 -- index_names keeps the names hash and the search index ni up to date
