@@ -442,6 +442,7 @@ end
 -- answer[v] the period that answers for view v; checks the windows checked
 -- against the bounds; prefetch the keys derive reads; err when the event
 -- is refused. nil when an event at Redis's now falls in no listed period.
+local tl_view, tl_period, tl_mirror, tl_board, tl_unit = {}, {}, {}, {}, {}
 local function target_list(at, esegs)
   local tl = {segs = esegs, view_of = {}, period_of = {}, mirror_of = {}, board_of = {}, unit_of = {}, n = 0,
               answer = {}, carried = {}, checks = {}, prefetch = {}}
@@ -456,7 +457,12 @@ local function target_list(at, esegs)
     end
   end
   local t = tl.t
-  local view_of, period_of, mirror_of, board_of = tl.view_of, tl.period_of, tl.mirror_of, tl.board_of
+  -- The targets are gathered in arrays reused across lists and copied
+  -- into tables of their final size at the end: a table grown an entry at
+  -- a time is rehashed as it grows, and events naming segment values
+  -- often have a list each. A board's own target has mirror and board
+  -- false.
+  local view_of, period_of, mirror_of, board_of = tl_view, tl_period, tl_mirror, tl_board
   local checks, prefetch = tl.checks, tl.prefetch
   local n = 0
   for v = 1, nviews do
@@ -479,7 +485,7 @@ local function target_list(at, esegs)
         local m = nil
         if ready(per) then
           n = n + 1
-          view_of[n], period_of[n] = v, per
+          view_of[n], period_of[n], mirror_of[n], board_of[n] = v, per, false, false
           m = n
           checks[#checks + 1] = {v = v, j = j, k = n}
         else
@@ -515,7 +521,7 @@ local function target_list(at, esegs)
         return tl
       end
       n = n + 1
-      view_of[n], period_of[n] = v, found
+      view_of[n], period_of[n], mirror_of[n], board_of[n] = v, found, false, false
       local m = n
       if view.name == 'all' then tl.all = found end
       for _, sb in ipairs(esegs) do
@@ -529,10 +535,16 @@ local function target_list(at, esegs)
   -- (or in one not begun) counts in the views alone.
   if league and t >= league.cur.s and t < league.cur.e then
     n = n + 1
-    view_of[n], period_of[n] = league.vi, league.cur
+    view_of[n], period_of[n], mirror_of[n], board_of[n] = league.vi, league.cur, false, false
     tl.lg = n
   end
   tl.n = n
+  -- Every event of the list has its time t: each target's time unit is
+  -- computed here, once.
+  for k = 1, n do tl_unit[k] = floor(t / views[view_of[k]].unit) - period_of[k].base end
+  tl.view_of, tl.period_of = {unpack(view_of, 1, n)}, {unpack(period_of, 1, n)}
+  tl.mirror_of, tl.board_of = {unpack(mirror_of, 1, n)}, {unpack(board_of, 1, n)}
+  tl.unit_of = {unpack(tl_unit, 1, n)}
   return tl
 end
 
@@ -685,12 +697,17 @@ local moves = {} -- per view: the overtakes of this batch, oldest first
 
 -- The batch's sorted-set state, kept in Lua. codes[per][member] is the
 -- member's code in that period key (false: absent) once read or written.
--- Writes to a period key are queued (pending[per]: code, member pairs)
--- and sent as one ZADD when something must read the key's order (a rank,
--- a neighbour) and at the end: a member's own code is always read from
--- codes first, so queued writes never hide it. Codes go to ZADD as Lua
--- numbers: Redis renders them with %.17g, exact for integers below 2^53.
+-- Writes to a period key are queued (pending[per]: code, member pairs,
+-- the first pending[per].n entries; the table is kept across flushes, as
+-- a ranked batch flushes once per event) and sent as one ZADD when
+-- something must read the key's order (a rank, a neighbour) and at the
+-- end: a member's own code is always read from codes first, so queued
+-- writes never hide it. Codes go to ZADD as '%d' text (exact for integers
+-- below 2^53): Redis 7.0 renders a Lua number argument with %.17g, several
+-- times dearer; the segment boards' copies of a code, queued right after
+-- it, reuse its text (last_code, last_text).
 local codes, pending, pending_list = {}, {}, {}
+local last_code, last_text = nil, nil
 local function codes_of(per)
   local c = codes[per]
   if not c then
@@ -714,18 +731,19 @@ end
 -- it now holds only those.
 local function flush(per)
   local p = pending[per]
-  if p then
-    pending[per] = nil
-    local added = call('ZADD', per.zkey, unpack(p))
+  local np = p and p.n or 0
+  if np > 0 then
+    p.n = 0
+    local added = call('ZADD', per.zkey, unpack(p, 1, np))
     if per.seg and not per.checked then
       per.checked = true
       -- A key this ZADD created gained every member it was sent; fewer
       -- added (and no member sent twice) means it held some before, and
       -- no ZCARD is needed to tell.
-      local pairs_sent = #p / 2
+      local pairs_sent = np / 2
       if added > 0 and added < pairs_sent then
         local seen, distinct = {}, 0
-        for k = 2, #p, 2 do
+        for k = 2, np, 2 do
           if not seen[p[k]] then
             seen[p[k]] = true
             distinct = distinct + 1
@@ -1089,13 +1107,7 @@ local function plan(member, value, et, tl, pure_after)
       -- This loop runs per event and target: the code lookup, split and
       -- value_of are written out here rather than called.
       local span = view.span
-      -- Every event of a target list has its time (tl.t), so a target's
-      -- time unit is computed once per list.
       local unit = unit_of[k]
-      if not unit then
-        unit = floor(et / view.unit) - per.base
-        unit_of[k] = unit
-      end
       local pc = codes[per]
       local old = pc and pc[member]
       if old == nil then old = code_of(per, member) end
@@ -1234,15 +1246,15 @@ local function write_plan(member, et, tl)
       pc[member] = code
       local p = pending[per]
       if not p then
-        p = {}
+        p = {n = 0}
         pending[per] = p
         pending_list[#pending_list + 1] = per
       end
-      -- The code goes to ZADD as '%d' text: Redis 7.0 renders a Lua
-      -- number argument with %.17g, several times dearer per code.
-      local np = #p
-      p[np + 1] = sfmt('%d', code)
+      local np = p.n
+      if code ~= last_code then last_code, last_text = code, sfmt('%d', code) end
+      p[np + 1] = last_text
       p[np + 2] = member
+      p.n = np + 2
       if exact then
         call('HSET', per.xkey, per.xtag and member .. per.xtag or member, et)
       end
