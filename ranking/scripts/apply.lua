@@ -103,18 +103,19 @@
 -- view's current period is kept as an overtake.
 --
 -- Cost: the board's own period keys, and the keys that derive its unbuilt
--- windows, read the batch's members with one ZMSCORE per key; every key's writes are queued and sent as one
--- multi-pair ZADD per key when its order must be read (a rank, an
--- overtake) and at the end. Ranks: with ranks 0 no rank is read, except
--- for an overtake: a member that rose in a view's current period gets its
--- exact rank only when its new code is not worse than the code at rank
--- moves_top (read once per batch and view, kept as a bound while members
--- enter the top, read again after a write takes one out of it); a worse
--- code ranks below moves_top. A segment board's period key gets its
--- expiry and registry entry in the batch that creates it; the batch's
--- segment values are looked up in their names' indexes with one ZMSCORE
--- per name. The batch's idempotency records are read with one MGET, none
--- when no event carries an id.
+-- windows, read the batch's members with one ZMSCORE per key; every key's
+-- writes are queued and sent as one multi-pair ZADD per key (codes as
+-- '%d' text) when its order must be read (a rank, an overtake) and at the
+-- end. Ranks: with ranks 0 no rank is read, except for an overtake: a
+-- member that rose in a view's current period gets its exact rank only
+-- when its new code is not worse than the code at rank moves_top (read
+-- once per batch and view, kept as a bound while members enter the top,
+-- read again after a write takes one out of it); a worse code ranks below
+-- moves_top. A segment board's period key gets its expiry and registry
+-- entry in the batch that creates it; the batch's registry entries go in
+-- one ZADD; the batch's segment values are looked up in their names'
+-- indexes with one ZMSCORE per name. The batch's idempotency records are
+-- read with one MGET, none when no event carries an id.
 
 local i = 1
 local function nextarg()
@@ -1207,8 +1208,8 @@ end
 local function overtake(view, per, member, code, old, rank, et)
   local was = call('ZCOUNT', per.zkey, '-inf', '(' .. fmt(old))
   if was <= rank then return end
-  local at = call('ZCOUNT', per.zkey, '-inf', fmt(code))
-  local behind = call('ZRANGE', per.zkey, at, at)[1]
+  -- The first member with a worse code, in one call.
+  local behind = call('ZRANGE', per.zkey, '(' .. fmt(code), '+inf', 'BYSCORE', 'LIMIT', 0, 1)[1]
   if behind and behind ~= member then
     local mv = moves[view]
     if not mv then
@@ -1503,7 +1504,7 @@ local function finish()
     -- Entries of expired periods go as writes come, so the registry stays
     -- as small as the retained data without waiting for a removal.
     call('ZREMRANGEBYSCORE', reg, '-inf', '(' .. fmt(now))
-    local changed = {}
+    local changed, entries = {}, {}
     for _, per in ipairs(touched_list) do
       if per.seg and not per.created then
         -- A segment board's period key gets its expiry and registry entry
@@ -1513,14 +1514,18 @@ local function finish()
       elseif per.exp > 0 then
         call('PEXPIREAT', per.zkey, fmt(per.exp))
         if exact then call('PEXPIREAT', per.xkey, fmt(per.exp)) end
-        call('ZADD', reg, fmt(per.exp), per.suffix)
+        entries[#entries + 1] = fmt(per.exp)
+        entries[#entries + 1] = per.suffix
       else
-        call('ZADD', reg, 'inf', per.suffix)
+        entries[#entries + 1] = 'inf'
+        entries[#entries + 1] = per.suffix
       end
       if string.sub(per.suffix, 1, 1) ~= '~' then
         changed[#changed + 1] = per.suffix
       end
     end
+    -- One ZADD for the batch's registry entries.
+    if #entries > 0 then call('ZADD', reg, unpack(entries)) end
     publish(channel, board, changed)
   end
 end
