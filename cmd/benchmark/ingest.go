@@ -18,9 +18,13 @@ import (
 )
 
 const (
-	benchBoard   = "points"
-	benchConfig  = "boards: [{id: points, views: [hour, day, week, month, all]}, {id: pseg, segments: [country, team], views: [hour, day, week, month, all]}]\n"
-	segBoard     = "pseg" // the board the segment comparison writes to
+	benchBoard  = "points"
+	benchConfig = "boards: [{id: points, views: [hour, day, week, month, all]}, {id: pseg, segments: [country, team], views: [hour, day, week, month, all]}, {id: pseg2, segments: [country, team], views: [hour, day, week, month, all]}]\n"
+	// The boards the segment comparison writes to, without and with
+	// segment values: one each, as an event without segment values ends a
+	// member's purity (see apply.lua) and the two take turns on one data set.
+	segBoard     = "pseg"
+	segBoard2    = "pseg2"
 	benchPrefix  = "bench:"
 	ingestBatch  = 100     // events per Apply call and per pipeline
 	ingestIDs    = 100_000 // distinct members the events are drawn from
@@ -149,7 +153,11 @@ func runSegmentIngest(ctx context.Context, e *env, store *ranking.Store, members
 				name: fmt.Sprintf("ingest_%dseg", nseg),
 				desc: fmt.Sprintf("Store.Apply, %d events per call, %d segment values per event (country of %d, team of %d)", ingestBatch, nseg, benchCountries, benchTeams),
 			}
-			newWork := segmentWork(store, segBoard, nseg)
+			board := segBoard
+			if nseg > 0 {
+				board = segBoard2
+			}
+			newWork := segmentWork(store, board, nseg)
 			if floor {
 				c.name = fmt.Sprintf("floor_%dseg", nseg)
 				c.desc = "the floor script (see floor.go), the same events and segment values"

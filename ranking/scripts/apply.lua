@@ -1023,9 +1023,10 @@ local ans_value, ans_rank, ans_set, ans_out = {}, {}, {}, {}
 local plan_code, plan_value, plan_change, plan_present, plan_old, plan_old_value = {}, {}, {}, {}, {}, {}
 
 -- period_ids lists the answered periods of the reply, one id per answered
--- view for each target list (or replay): an event answers where its list
--- starts, instead of repeating the ids every event of a list shares.
-local period_ids = {}
+-- view for each event time (pl_of_t: where its ids start) or replay: an
+-- event answers where its ids start, instead of repeating the ids every
+-- event of that time shares.
+local period_ids, pl_of_t = {}, {}
 
 -- replay answers a repeated idempotency id: same content answers the
 -- current state in the original periods; different content is a conflict.
@@ -1300,11 +1301,17 @@ end
 local function answer(member, et, tl)
   local pl = tl.pl
   if not pl then
-    pl = #period_ids + 1
-    tl.pl = pl
-    for v = 1, nviews do
-      if views[v].kind ~= 'h' then period_ids[#period_ids + 1] = tl.answer[v].id end
+    -- The answered periods depend on the event time only (segment boards
+    -- share the board's periods): lists of one time share their ids.
+    pl = pl_of_t[tl.t]
+    if not pl then
+      pl = #period_ids + 1
+      pl_of_t[tl.t] = pl
+      for v = 1, nviews do
+        if views[v].kind ~= 'h' then period_ids[#period_ids + 1] = tl.answer[v].id end
+      end
     end
+    tl.pl = pl
   end
   local res, n = ans_out, 0
   for v = 1, nviews do
