@@ -1,12 +1,15 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -15,9 +18,13 @@ import (
 )
 
 const (
-	benchBoard   = "points"
-	benchConfig  = "boards: [{id: points, views: [hour, day, week, month, all]}, {id: pseg, segments: [country, team], views: [hour, day, week, month, all]}]\n"
-	segBoard     = "pseg" // the board the segment comparison writes to
+	benchBoard  = "points"
+	benchConfig = "boards: [{id: points, views: [hour, day, week, month, all]}, {id: pseg, segments: [country, team], views: [hour, day, week, month, all]}, {id: pseg2, segments: [country, team], views: [hour, day, week, month, all]}]\n"
+	// The boards the segment comparison writes to, without and with
+	// segment values: one each, as an event without segment values ends a
+	// member's purity (see apply.lua) and the two take turns on one data set.
+	segBoard     = "pseg"
+	segBoard2    = "pseg2"
 	benchPrefix  = "bench:"
 	ingestBatch  = 100     // events per Apply call and per pipeline
 	ingestIDs    = 100_000 // distinct members the events are drawn from
@@ -121,35 +128,95 @@ const (
 	benchTeams     = 50
 )
 
+// segmentRounds is how many slices each contender of the segment
+// comparison takes, in turns (see runSegmentIngest).
+const segmentRounds = 5
+
 // runSegmentIngest compares events/s into a board with segments, without
 // and with 2 segment values per event (each a segment board of 5 views
 // updated in the same script call), each beside the floor script with the
-// same events. Two rounds, best of each, so the first measurement's warm-up
-// does not bias the ratio.
+// same events. The ratios divide rates measured at different moments of a
+// shared machine, so the four contenders take turns in segmentRounds
+// slices (2 x -duration each in all, as the pages suite does), on one
+// data set that grows through the turns: a slow spell, or a larger set,
+// weighs on all of them alike. Each writer keeps its event stream across
+// its slices.
 func runSegmentIngest(ctx context.Context, e *env, store *ranking.Store, members []string) error {
-	rates, cpu := map[string]float64{}, map[string]float64{}
-	for _, nseg := range []int{0, 2, 0, 2} {
+	type segContender struct {
+		name, desc string
+		works      []work // one per writer
+	}
+	var cs []segContender
+	for _, nseg := range []int{0, 2} {
 		for _, floor := range []bool{false, true} {
-			name := fmt.Sprintf("ingest_%dseg", nseg)
-			desc := fmt.Sprintf("Store.Apply, %d events per call, %d segment values per event (country of %d, team of %d)", ingestBatch, nseg, benchCountries, benchTeams)
-			newWork := segmentWork(store, segBoard, nseg)
+			c := segContender{
+				name: fmt.Sprintf("ingest_%dseg", nseg),
+				desc: fmt.Sprintf("Store.Apply, %d events per call, %d segment values per event (country of %d, team of %d)", ingestBatch, nseg, benchCountries, benchTeams),
+			}
+			board := segBoard
+			if nseg > 0 {
+				board = segBoard2
+			}
+			newWork := segmentWork(store, board, nseg)
 			if floor {
-				name = fmt.Sprintf("floor_%dseg", nseg)
-				desc = "the floor script (see floor.go), the same events and segment values"
+				c.name = fmt.Sprintf("floor_%dseg", nseg)
+				c.desc = "the floor script (see floor.go), the same events and segment values"
 				newWork = floorWork(e.rdb, nseg)
 			}
-			e.logf("- %s: %s", name, desc)
-			m, err := e.measure(ctx, name, func(writer int) work {
-				return newWork(newEventGen(members, uint64(writer)))
-			})
+			for w := range e.opts.writers {
+				c.works = append(c.works, newWork(newEventGen(members, uint64(w))))
+			}
+			cs = append(cs, c)
+		}
+	}
+	if err := e.rdb.FlushAll(ctx).Err(); err != nil {
+		return fmt.Errorf("segments: flushall: %w", err)
+	}
+	for _, c := range cs {
+		e.logf("- %s: %s", c.name, c.desc)
+		if _, err := drive(ctx, e.opts.writers, warmupFor(e.opts.duration), func(w int) work { return c.works[w] }); err != nil {
+			return fmt.Errorf("%s: warm-up: %w", c.name, err)
+		}
+	}
+	totals := map[string]measurement{}
+	slice := 2 * e.opts.duration / segmentRounds
+	for range segmentRounds {
+		for _, c := range cs {
+			if err := e.rdb.ConfigResetStat(ctx).Err(); err != nil {
+				return fmt.Errorf("%s: config resetstat: %w", c.name, err)
+			}
+			cpu0, err := redisCPU(ctx, e.rdb)
 			if err != nil {
 				return err
 			}
-			rates[name] = max(rates[name], m.eventsPerSecond())
-			if c := m.redisUSPerEvent(); cpu[name] == 0 || c < cpu[name] {
-				cpu[name] = c
+			res, err := drive(ctx, e.opts.writers, slice, func(w int) work { return c.works[w] })
+			if err != nil {
+				return fmt.Errorf("%s: %w", c.name, err)
 			}
+			cpu1, err := redisCPU(ctx, e.rdb)
+			if err != nil {
+				return err
+			}
+			m := totals[c.name]
+			m.events += res.events
+			m.calls += res.calls
+			m.elapsed += res.elapsed
+			m.latencies = append(m.latencies, res.latencies...)
+			m.redisCPU += cpu1 - cpu0
+			stats, err := commandStats(ctx, e.rdb)
+			if err != nil {
+				return err
+			}
+			m.commands = addCommandStats(m.commands, stats)
+			totals[c.name] = m
 		}
+	}
+	rates, cpu := map[string]float64{}, map[string]float64{}
+	for _, c := range cs {
+		m := totals[c.name]
+		e.logMeasurement(c.name, m)
+		rates[c.name] = m.eventsPerSecond()
+		cpu[c.name] = m.redisUSPerEvent()
 	}
 	e.out.bench("ingest_0seg_events_per_s", rates["ingest_0seg"], "events/s")
 	e.out.bench("ingest_2seg_events_per_s", rates["ingest_2seg"], "events/s")
@@ -407,4 +474,23 @@ func (vk *viewKeys) at(now time.Time) []string {
 		vk.prefix + "all:all",
 	}
 	return vk.keys
+}
+
+// addCommandStats adds the calls of b to a, averaging each command's
+// time per call over both.
+func addCommandStats(a, b []commandStat) []commandStat {
+	for _, x := range b {
+		i := slices.IndexFunc(a, func(y commandStat) bool { return y.name == x.name })
+		if i < 0 {
+			a = append(a, x)
+			continue
+		}
+		calls := a[i].calls + x.calls
+		a[i].usecPerCall = divide(a[i].usecPerCall*float64(a[i].calls)+x.usecPerCall*float64(x.calls), float64(calls))
+		a[i].calls = calls
+	}
+	slices.SortFunc(a, func(x, y commandStat) int {
+		return cmp.Or(cmp.Compare(y.calls, x.calls), strings.Compare(x.name, y.name))
+	})
+	return a
 }

@@ -103,18 +103,19 @@
 -- view's current period is kept as an overtake.
 --
 -- Cost: the board's own period keys, and the keys that derive its unbuilt
--- windows, read the batch's members with one ZMSCORE per key; every key's writes are queued and sent as one
--- multi-pair ZADD per key when its order must be read (a rank, an
--- overtake) and at the end. Ranks: with ranks 0 no rank is read, except
--- for an overtake: a member that rose in a view's current period gets its
--- exact rank only when its new code is not worse than the code at rank
--- moves_top (read once per batch and view, kept as a bound while members
--- enter the top, read again after a write takes one out of it); a worse
--- code ranks below moves_top. A segment board's period key gets its
--- expiry and registry entry in the batch that creates it; the batch's
--- segment values are looked up in their names' indexes with one ZMSCORE
--- per name. The batch's idempotency records are read with one MGET, none
--- when no event carries an id.
+-- windows, read the batch's members with one ZMSCORE per key; every key's
+-- writes are queued and sent as one multi-pair ZADD per key (codes as
+-- '%d' text) when its order must be read (a rank, an overtake) and at the
+-- end. Ranks: with ranks 0 no rank is read, except for an overtake: a
+-- member that rose in a view's current period gets its exact rank only
+-- when its new code is not worse than the code at rank moves_top (read
+-- once per batch and view, kept as a bound while members enter the top,
+-- read again after a write takes one out of it); a worse code ranks below
+-- moves_top. A segment board's period key gets its expiry and registry
+-- entry in the batch that creates it; the batch's registry entries go in
+-- one ZADD; the batch's segment values are looked up in their names'
+-- indexes with one ZMSCORE per name. The batch's idempotency records are
+-- read with one MGET, none when no event carries an id.
 
 local i = 1
 local function nextarg()
@@ -147,6 +148,7 @@ local nviews = tonumber(nextarg())
 
 local call = redis.call
 local floor = math.floor
+local sfmt = string.format
 local desc = order == 'desc'
 
 local views = {}
@@ -442,8 +444,9 @@ end
 -- answer[v] the period that answers for view v; checks the windows checked
 -- against the bounds; prefetch the keys derive reads; err when the event
 -- is refused. nil when an event at Redis's now falls in no listed period.
+local tl_view, tl_period, tl_mirror, tl_board, tl_unit = {}, {}, {}, {}, {}
 local function target_list(at, esegs)
-  local tl = {segs = esegs, view_of = {}, period_of = {}, mirror_of = {}, board_of = {}, n = 0,
+  local tl = {segs = esegs, view_of = {}, period_of = {}, mirror_of = {}, board_of = {}, unit_of = {}, n = 0,
               answer = {}, carried = {}, checks = {}, prefetch = {}}
   for _, sb in ipairs(esegs) do tl.carried[sb.name] = sb.value end
   if at == '' then
@@ -456,7 +459,12 @@ local function target_list(at, esegs)
     end
   end
   local t = tl.t
-  local view_of, period_of, mirror_of, board_of = tl.view_of, tl.period_of, tl.mirror_of, tl.board_of
+  -- The targets are gathered in arrays reused across lists and copied
+  -- into tables of their final size at the end: a table grown an entry at
+  -- a time is rehashed as it grows, and events naming segment values
+  -- often have a list each. A board's own target has mirror and board
+  -- false.
+  local view_of, period_of, mirror_of, board_of = tl_view, tl_period, tl_mirror, tl_board
   local checks, prefetch = tl.checks, tl.prefetch
   local n = 0
   for v = 1, nviews do
@@ -479,7 +487,7 @@ local function target_list(at, esegs)
         local m = nil
         if ready(per) then
           n = n + 1
-          view_of[n], period_of[n] = v, per
+          view_of[n], period_of[n], mirror_of[n], board_of[n] = v, per, false, false
           m = n
           checks[#checks + 1] = {v = v, j = j, k = n}
         else
@@ -515,7 +523,7 @@ local function target_list(at, esegs)
         return tl
       end
       n = n + 1
-      view_of[n], period_of[n] = v, found
+      view_of[n], period_of[n], mirror_of[n], board_of[n] = v, found, false, false
       local m = n
       if view.name == 'all' then tl.all = found end
       for _, sb in ipairs(esegs) do
@@ -529,10 +537,16 @@ local function target_list(at, esegs)
   -- (or in one not begun) counts in the views alone.
   if league and t >= league.cur.s and t < league.cur.e then
     n = n + 1
-    view_of[n], period_of[n] = league.vi, league.cur
+    view_of[n], period_of[n], mirror_of[n], board_of[n] = league.vi, league.cur, false, false
     tl.lg = n
   end
   tl.n = n
+  -- Every event of the list has its time t: each target's time unit is
+  -- computed here, once.
+  for k = 1, n do tl_unit[k] = floor(t / views[view_of[k]].unit) - period_of[k].base end
+  tl.view_of, tl.period_of = {unpack(view_of, 1, n)}, {unpack(period_of, 1, n)}
+  tl.mirror_of, tl.board_of = {unpack(mirror_of, 1, n)}, {unpack(board_of, 1, n)}
+  tl.unit_of = {unpack(tl_unit, 1, n)}
   return tl
 end
 
@@ -685,12 +699,17 @@ local moves = {} -- per view: the overtakes of this batch, oldest first
 
 -- The batch's sorted-set state, kept in Lua. codes[per][member] is the
 -- member's code in that period key (false: absent) once read or written.
--- Writes to a period key are queued (pending[per]: code, member pairs)
--- and sent as one ZADD when something must read the key's order (a rank,
--- a neighbour) and at the end: a member's own code is always read from
--- codes first, so queued writes never hide it. Codes go to ZADD as Lua
--- numbers: Redis renders them with %.17g, exact for integers below 2^53.
+-- Writes to a period key are queued (pending[per]: code, member pairs,
+-- the first pending[per].n entries; the table is kept across flushes, as
+-- a ranked batch flushes once per event) and sent as one ZADD when
+-- something must read the key's order (a rank, a neighbour) and at the
+-- end: a member's own code is always read from codes first, so queued
+-- writes never hide it. Codes go to ZADD as '%d' text (exact for integers
+-- below 2^53): Redis 7.0 renders a Lua number argument with %.17g, several
+-- times dearer; the segment boards' copies of a code, queued right after
+-- it, reuse its text (last_code, last_text).
 local codes, pending, pending_list = {}, {}, {}
+local last_code, last_text = nil, nil
 local function codes_of(per)
   local c = codes[per]
   if not c then
@@ -714,18 +733,19 @@ end
 -- it now holds only those.
 local function flush(per)
   local p = pending[per]
-  if p then
-    pending[per] = nil
-    local added = call('ZADD', per.zkey, unpack(p))
+  local np = p and p.n or 0
+  if np > 0 then
+    p.n = 0
+    local added = call('ZADD', per.zkey, unpack(p, 1, np))
     if per.seg and not per.checked then
       per.checked = true
       -- A key this ZADD created gained every member it was sent; fewer
       -- added (and no member sent twice) means it held some before, and
       -- no ZCARD is needed to tell.
-      local pairs_sent = #p / 2
+      local pairs_sent = np / 2
       if added > 0 and added < pairs_sent then
         local seen, distinct = {}, 0
-        for k = 2, #p, 2 do
+        for k = 2, np, 2 do
           if not seen[p[k]] then
             seen[p[k]] = true
             distinct = distinct + 1
@@ -993,7 +1013,7 @@ end
 -- view's answer of the current event.
 local touched, touched_list = {}, {}
 local name_pending = {}
-local ans_value, ans_rank, ans_set = {}, {}, {}
+local ans_value, ans_rank, ans_set, ans_out = {}, {}, {}, {}
 
 -- An event's plan, one entry per target k, in arrays reused across events:
 -- this is the hot path, and every table it does not allocate is time Redis
@@ -1004,9 +1024,10 @@ local ans_value, ans_rank, ans_set = {}, {}, {}
 local plan_code, plan_value, plan_change, plan_present, plan_old, plan_old_value = {}, {}, {}, {}, {}, {}
 
 -- period_ids lists the answered periods of the reply, one id per answered
--- view for each target list (or replay): an event answers where its list
--- starts, instead of repeating the ids every event of a list shares.
-local period_ids = {}
+-- view for each event time (pl_of_t: where its ids start) or replay: an
+-- event answers where its ids start, instead of repeating the ids every
+-- event of that time shares.
+local period_ids, pl_of_t = {}, {}
 
 -- replay answers a repeated idempotency id: same content answers the
 -- current state in the original periods; different content is a conflict.
@@ -1075,6 +1096,7 @@ end
 -- (else nil), and whether the member is new in the all view.
 local function plan(member, value, et, tl, pure_after)
   local view_of, period_of, mirror_of, board_of = tl.view_of, tl.period_of, tl.mirror_of, tl.board_of
+  local unit_of = tl.unit_of
   local new_in_all = false
   for k = 1, tl.n do
     local view = views[view_of[k]]
@@ -1088,16 +1110,18 @@ local function plan(member, value, et, tl, pure_after)
       -- This loop runs per event and target: the code lookup, split and
       -- value_of are written out here rather than called.
       local span = view.span
-      local unit = floor(et / view.unit) - per.base
+      local unit = unit_of[k]
       local pc = codes[per]
       local old = pc and pc[member]
       if old == nil then old = code_of(per, member) end
       if not old and per == tl.all then new_in_all = true end
       local nv, nt, change, ov
       if old then
-        local q = floor(old / span)
-        local r = old - q * span
-        if r < 0 then q = q - 1; r = r + span elseif r >= span then q = q + 1; r = r - span end
+        -- split(old, span) with % (no function call): r is corrected by
+        -- one span where the division rounded across, then q is exact.
+        local r = old % span
+        if r < 0 then r = r + span elseif r >= span then r = r - span end
+        local q = (old - r) / span
         if desc then ov = view.hi - q else ov = view.lo + q end
         nv, nt, change = ov, r, false
         if policy == 'increment' then
@@ -1186,8 +1210,8 @@ end
 local function overtake(view, per, member, code, old, rank, et)
   local was = call('ZCOUNT', per.zkey, '-inf', '(' .. fmt(old))
   if was <= rank then return end
-  local at = call('ZCOUNT', per.zkey, '-inf', fmt(code))
-  local behind = call('ZRANGE', per.zkey, at, at)[1]
+  -- The first member with a worse code, in one call.
+  local behind = call('ZRANGE', per.zkey, '(' .. fmt(code), '+inf', 'BYSCORE', 'LIMIT', 0, 1)[1]
   if behind and behind ~= member then
     local mv = moves[view]
     if not mv then
@@ -1225,13 +1249,15 @@ local function write_plan(member, et, tl)
       pc[member] = code
       local p = pending[per]
       if not p then
-        p = {}
+        p = {n = 0}
         pending[per] = p
         pending_list[#pending_list + 1] = per
       end
-      local np = #p
-      p[np + 1] = code
+      local np = p.n
+      if code ~= last_code then last_code, last_text = code, sfmt('%d', code) end
+      p[np + 1] = last_text
       p[np + 2] = member
+      p.n = np + 2
       if exact then
         call('HSET', per.xkey, per.xtag and member .. per.xtag or member, et)
       end
@@ -1250,9 +1276,12 @@ local function write_plan(member, et, tl)
       if plan_present[k] then
         ans_value[v] = plan_value[k]
         local rank = 0
-        if ranks or (per == view.cur and old and code < old and
-            (not top_code(per) or code <= top_code(per))) then
+        if ranks then
           rank = rank_of(per, member, code)
+        elseif per == view.cur and old and code < old then
+          local t = top[per]
+          if t == nil then t = top_code(per) end
+          if not t or code <= t then rank = rank_of(per, member, code) end
         end
         if ranks then ans_rank[v] = rank else ans_rank[v] = 0 end
         if per == view.cur and rank > 0 and rank <= moves_top and old and code < old then
@@ -1273,14 +1302,19 @@ end
 local function answer(member, et, tl)
   local pl = tl.pl
   if not pl then
-    pl = #period_ids + 1
-    tl.pl = pl
-    for v = 1, nviews do
-      if views[v].kind ~= 'h' then period_ids[#period_ids + 1] = tl.answer[v].id end
+    -- The answered periods depend on the event time only (segment boards
+    -- share the board's periods): lists of one time share their ids.
+    pl = pl_of_t[tl.t]
+    if not pl then
+      pl = #period_ids + 1
+      pl_of_t[tl.t] = pl
+      for v = 1, nviews do
+        if views[v].kind ~= 'h' then period_ids[#period_ids + 1] = tl.answer[v].id end
+      end
     end
+    tl.pl = pl
   end
-  local res = {1, 0, et, pl}
-  local n = 4
+  local res, n = ans_out, 0
   for v = 1, nviews do
     local view = views[v]
     if view.kind ~= 'h' then
@@ -1304,7 +1338,9 @@ local function answer(member, et, tl)
       end
     end
   end
-  return res
+  -- One constructor sizes the reply at once: a table grown an entry at a
+  -- time is rehashed as it grows, per event.
+  return {1, 0, et, pl, unpack(res, 1, n)}
 end
 
 -- index_names keeps the names hash and the search index ni up to date
@@ -1476,7 +1512,7 @@ local function finish()
     -- Entries of expired periods go as writes come, so the registry stays
     -- as small as the retained data without waiting for a removal.
     call('ZREMRANGEBYSCORE', reg, '-inf', '(' .. fmt(now))
-    local changed = {}
+    local changed, entries = {}, {}
     for _, per in ipairs(touched_list) do
       if per.seg and not per.created then
         -- A segment board's period key gets its expiry and registry entry
@@ -1486,14 +1522,18 @@ local function finish()
       elseif per.exp > 0 then
         call('PEXPIREAT', per.zkey, fmt(per.exp))
         if exact then call('PEXPIREAT', per.xkey, fmt(per.exp)) end
-        call('ZADD', reg, fmt(per.exp), per.suffix)
+        entries[#entries + 1] = fmt(per.exp)
+        entries[#entries + 1] = per.suffix
       else
-        call('ZADD', reg, 'inf', per.suffix)
+        entries[#entries + 1] = 'inf'
+        entries[#entries + 1] = per.suffix
       end
       if string.sub(per.suffix, 1, 1) ~= '~' then
         changed[#changed + 1] = per.suffix
       end
     end
+    -- One ZADD for the batch's registry entries.
+    if #entries > 0 then call('ZADD', reg, unpack(entries)) end
     publish(channel, board, changed)
   end
 end
