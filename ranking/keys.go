@@ -52,8 +52,8 @@ import (
 //	                                                      entries <folded id>\0<member> from it up to the next
 //	                                                      bound, in the order they came, each as \n<entry>\n with
 //	                                                      the newlines shared, one per member (added when it
-//	                                                      enters the all view, or on every write on boards
-//	                                                      without one); a block over 1 KB is sorted and cut in
+//	                                                      enters the all view, or a period on boards without
+//	                                                      one); a block over 1 KB is sorted and cut in
 //	                                                      two, one (but the first) under 256 bytes joins the one
 //	                                                      before (lib.lua idx_*); never expires
 //	<prefix>{<board>}:nx                         zset     the id index's block bounds but "", all scores 0; never

@@ -1093,11 +1093,14 @@ end
 
 -- plan computes every target's new code into the plan arrays, writing
 -- nothing. It returns the refusal when a score would leave its bounds
--- (else nil), and whether the member is new in the all view.
+-- (else nil), and whether the member's id entry may be missing from the
+-- id index: it is new in the all view, or, on a board without one, in a
+-- period (the entry goes only with a removal or once no retained period
+-- holds the member).
 local function plan(member, value, et, tl, pure_after)
   local view_of, period_of, mirror_of, board_of = tl.view_of, tl.period_of, tl.mirror_of, tl.board_of
   local unit_of = tl.unit_of
-  local new_in_all = false
+  local id_new = false
   for k = 1, tl.n do
     local view = views[view_of[k]]
     local per = period_of[k]
@@ -1114,7 +1117,7 @@ local function plan(member, value, et, tl, pure_after)
       local pc = codes[per]
       local old = pc and pc[member]
       if old == nil then old = code_of(per, member) end
-      if not old and per == tl.all then new_in_all = true end
+      if not old and (per == tl.all or not tl.all) then id_new = true end
       local nv, nt, change, ov
       if old then
         -- split(old, span) with % (no function call): r is corrected by
@@ -1155,7 +1158,7 @@ local function plan(member, value, et, tl, pure_after)
         if nv < view.lo or nv > view.hi then
           return {0, 'invalid_argument', "the member's net change on " .. per.id .. ' would be ' ..
             fmt_score(nv, decimals) .. ', outside ±' .. fmt_score(view.hi, decimals) ..
-            ' that rolling windows can hold', et}, new_in_all
+            ' that rolling windows can hold', et}, id_new
         end
       elseif view.kind == 'l' then
         -- A round holds fewer events than the views (none of a closed
@@ -1163,7 +1166,7 @@ local function plan(member, value, et, tl, pure_after)
         -- refusing an event the views take.
         if nv < vmin then nv = vmin elseif nv > vmax then nv = vmax end
       elseif view.kind ~= 'w' and (change or old) and (nv < vmin or nv > vmax) then
-        return out_of_range(view, nv, et), new_in_all
+        return out_of_range(view, nv, et), id_new
       end
       plan_old_value[k] = ov or 0
       if span == 1 then nt = 0 end
@@ -1178,7 +1181,7 @@ local function plan(member, value, et, tl, pure_after)
       plan_old[k] = old
     end
   end
-  return nil, new_in_all
+  return nil, id_new
 end
 
 -- check_windows checks every window holding the event's day, built or
@@ -1345,13 +1348,13 @@ end
 
 -- index_names keeps the names hash and the search index ni up to date
 -- with an applied event.
-local function index_names(e, new_in_all, tl)
+local function index_names(e, id_new)
   local member = ev_member[e]
   -- The id's entry, in the id index (lib.lua's idx_add): when the member
-  -- enters the all view (new, or back after a removal); boards without an
-  -- all view add it every time. Members from before the index are added
-  -- to ni by Store.IndexMemberIDs.
-  if new_in_all or not tl.all then
+  -- enters the all view (new, or back after a removal) or, on a board
+  -- without one, a period (see plan). Members from before the index are
+  -- added to ni by Store.IndexMemberIDs.
+  if id_new then
     idx_add(id_bounds, id_blocks, ev_member_fold[e] .. '\0' .. member)
   end
   local name = ev_name[e]
@@ -1369,7 +1372,7 @@ local function index_names(e, new_in_all, tl)
       call('ZREM', name_index, got[2] .. '\0' .. member)
     end
     call('HSET', names_key, member, name, member .. '\0k', ev_name_fold[e])
-    name_pending[#name_pending + 1] = 0
+    name_pending[#name_pending + 1] = '0'
     name_pending[#name_pending + 1] = ev_name_fold[e] .. '\0' .. member
   end
 end
@@ -1470,7 +1473,7 @@ local function apply_event(e)
   -- Compute every target's new code first; write only if all are in range.
   local pure_after, latest, old_rec, old_pure
   if sm_key then pure_after, latest, old_rec, old_pure = purity(member, tl) end
-  local refused, new_in_all = plan(member, value, et, tl, pure_after)
+  local refused, id_new = plan(member, value, et, tl, pure_after)
   if not refused and value ~= 0 and tl.checks[1] then
     refused = check_windows(member, value, et, tl, pure_after)
   end
@@ -1479,7 +1482,7 @@ local function apply_event(e)
   local lg = tl.lg
   if lg and plan_present[lg] and not plan_old[lg] and lm_rec[member] ~= nil then place(member, e) end
   local res = answer(member, et, tl)
-  index_names(e, new_in_all, tl)
+  index_names(e, id_new)
   if sm_key then record_segments(member, tl, latest, pure_after, old_rec, old_pure) end
   if idkey then remember_id(e, idkey, tl) end
   return res
