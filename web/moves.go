@@ -71,6 +71,9 @@ func (s *Server) ticker(ctx context.Context, store movesReader, b *ranking.Board
 	if err != nil {
 		return nil, err
 	}
+	// The page cache hands the same list to every page of the tick: sort a
+	// copy.
+	moves = slices.Clone(moves)
 	tickerOrder(moves)
 	out := make([]views.Overtake, 0, len(moves))
 	for _, m := range moves {
