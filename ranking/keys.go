@@ -44,20 +44,10 @@ import (
 //	<prefix>{<board>}:n                          hash     member -> display name (latest given wins); <member>\0k
 //	                                                      -> the name folded for search; never expires
 //	<prefix>{<board>}:ni                         zset     name search index, all scores 0: <folded text>\0<member>
-//	                                                      for each member's display name, and for the ids of
-//	                                                      members from before the id index (nb), which search
-//	                                                      reads as well; never expires; a shard's indexes its
-//	                                                      members, searched all at once and merged by entry
-//	<prefix>{<board>}:nb                         hash     id index: block's lower bound ("" for the first) -> the
-//	                                                      entries <folded id>\0<member> from it up to the next
-//	                                                      bound, in the order they came, each as \n<entry>\n with
-//	                                                      the newlines shared, one per member (added when it
-//	                                                      enters the all view, or a period on boards without
-//	                                                      one); a block over 1 KB is sorted and cut in
-//	                                                      two, one (but the first) under 256 bytes joins the one
-//	                                                      before (lib.lua idx_*); never expires
-//	<prefix>{<board>}:nx                         zset     the id index's block bounds but "", all scores 0; never
-//	                                                      expires
+//	                                                      for each member's id (added when it enters the all view,
+//	                                                      or a period on boards without one) and display
+//	                                                      name; never expires; a shard's indexes its members,
+//	                                                      searched all at once and merged by entry
 //	<prefix>{<board>}:ni:ids                     string   "1" once the one-time backfill of older ids into ni is
 //	                                                      done; never expires
 //	<prefix>{<board>}:e:<id>                     string   idempotency record: member\nvalue\nat NUL view\tperiod
@@ -217,13 +207,6 @@ func (k boardKeys) names() string { return string(k) + "n" }
 
 // nameIndex is the name search index.
 func (k boardKeys) nameIndex() string { return string(k) + "ni" }
-
-// idBounds lists the lower bounds of the id index's blocks ("nx").
-func (k boardKeys) idBounds() string { return string(k) + "nx" }
-
-// idBlocks holds the id index's blocks, members' search entries of their
-// ids packed by neighbours ("nb").
-func (k boardKeys) idBlocks() string { return string(k) + "nb" }
 
 // nameIndexBackfilled marks the backfill of member ids into nameIndex done.
 func (k boardKeys) nameIndexBackfilled() string { return string(k) + "ni:ids" }

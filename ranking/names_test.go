@@ -3,7 +3,6 @@ package ranking_test
 import (
 	"context"
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -165,9 +164,8 @@ func TestIndexMemberIDs(t *testing.T) {
 	if got := mustSearch(t, s, "alp"); len(got) != 2 {
 		t.Fatalf("indexed on write: %v", got)
 	}
-	// As data from before the index: no entries (neither in ni nor in
-	// the id blocks).
-	if err := rdb.Del(ctx, s.Prefix()+"{g}:ni", s.Prefix()+"{g}:nb", s.Prefix()+"{g}:nx").Err(); err != nil {
+	// As data from before the index: no entries.
+	if err := rdb.Del(ctx, s.Prefix()+"{g}:ni").Err(); err != nil {
 		t.Fatal(err)
 	}
 	if got := mustSearch(t, s, "alp"); len(got) != 0 {
@@ -190,195 +188,5 @@ func TestIndexMemberIDs(t *testing.T) {
 	}
 	if got := mustSearch(t, s, "beta"); len(got) != 1 {
 		t.Fatalf("back after removal: %v", got)
-	}
-}
-
-// TestSearchIDsAfterRemovals: removals thin the id index's blocks, which
-// then join their neighbours; every id left is still found, in order.
-func TestSearchIDsAfterRemovals(t *testing.T) {
-	ranking.GuardKeys(t)
-	ctx := context.Background()
-	s := newStore(t, redistest.Client(t), MustConfig(t, "boards: [{id: g, views: [all]}]\n"), nil)
-	var batch []ranking.Event
-	for i := range 1000 {
-		batch = append(batch, ranking.Event{Member: fmt.Sprintf("p%04d", i), Value: 1})
-	}
-	if _, err := s.Apply(ctx, "g", batch, ranking.ApplyOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	var left []string
-	for i := range 1000 {
-		m := fmt.Sprintf("p%04d", i)
-		if i%37 == 0 {
-			left = append(left, m)
-			continue
-		}
-		if _, err := s.RemoveMember(ctx, "g", m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := s.SearchMembers(ctx, "g", "p")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var members []string
-	for _, g := range got {
-		members = append(members, g.Member)
-	}
-	if want := left[:ranking.MaxSearchResults]; !slices.Equal(members, want) {
-		t.Errorf("after removals:\n got %v\nwant %v", members, want)
-	}
-}
-
-// TestSearchIDsModel: random arrivals, returns and removals of ids that
-// share long prefixes split and join the id index's blocks many times;
-// after each round every block holds only entries between its bound and
-// the next, and every prefix search answers what a sort of the live ids'
-// folded entries does.
-func TestSearchIDsModel(t *testing.T) {
-	for _, tc := range []struct{ name, config string }{
-		{"all view", "boards: [{id: g, views: [all]}]\n"},
-		{"no all view", "boards: [{id: g, views: [day]}]\n"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ranking.GuardKeys(t)
-			ctx := context.Background()
-			rdb := redistest.Client(t)
-			s := newStore(t, rdb, MustConfig(t, tc.config), nil)
-			rnd := rand.New(rand.NewPCG(28, 2))
-			stems := []string{"aa", "ab", "a日", "øb", "b-", "Éa"}
-			letters := []string{"a", "b", "ø", "日", "-", "0", "1"}
-			newID := func() string {
-				var b strings.Builder
-				b.WriteString(stems[rnd.IntN(len(stems))])
-				for range 4 + rnd.IntN(40) {
-					b.WriteString(letters[rnd.IntN(len(letters))])
-				}
-				return b.String()
-			}
-			live := map[string]bool{}
-			var gone []string
-			for round := range 8 {
-				var batch []ranking.Event
-				for range 400 {
-					m := newID()
-					if len(gone) > 0 && rnd.IntN(5) == 0 {
-						m = gone[rnd.IntN(len(gone))] // back after its removal
-					} else if len(live) > 0 && rnd.IntN(5) == 0 {
-						for l := range live { // a write of a member already there
-							m = l
-							break
-						}
-					}
-					live[m] = true
-					batch = append(batch, ranking.Event{Member: m, Value: 1})
-					if len(batch) == 100 {
-						if _, err := s.Apply(ctx, "g", batch, ranking.ApplyOptions{}); err != nil {
-							t.Fatal(err)
-						}
-						batch = batch[:0]
-					}
-				}
-				ids := slices.Sorted(maps.Keys(live))
-				rnd.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
-				for _, m := range ids[:len(ids)*(3+round%3)/10] {
-					if ok, err := s.RemoveMember(ctx, "g", m); err != nil || !ok {
-						t.Fatal(m, ok, err)
-					}
-					delete(live, m)
-					gone = append(gone, m)
-				}
-				checkIDBlocks(t, rdb, s.Prefix()+"{g}:", live)
-				queries := map[string]bool{"a": true, "ø": true, "É": true, "aa": true, "z": true}
-				for m := range live {
-					if len(queries) >= 80 {
-						break
-					}
-					r := []rune(m)
-					queries[string(r[:min(len(r), 1+rnd.IntN(8))])] = true
-				}
-				for q := range queries {
-					got := mustSearch(t, s, q)
-					var members []string
-					for _, g := range got {
-						members = append(members, g.Member)
-					}
-					if want := searchIDsModel(live, q); !slices.Equal(members, want) {
-						t.Fatalf("round %d, q %q:\n got %q\nwant %q", round, q, members, want)
-					}
-				}
-			}
-		})
-	}
-}
-
-// searchIDsModel is the first MaxSearchResults live ids whose folded form
-// starts with q's, in the byte order of their search entries.
-func searchIDsModel(live map[string]bool, q string) []string {
-	fq := ranking.SearchFold(q)
-	var entries []string
-	for m := range live {
-		if f := ranking.SearchFold(m); strings.HasPrefix(f, fq) {
-			entries = append(entries, f+"\x00"+m)
-		}
-	}
-	slices.Sort(entries)
-	var out []string
-	for _, e := range entries[:min(len(entries), ranking.MaxSearchResults)] {
-		_, m, _ := strings.Cut(e, "\x00")
-		out = append(out, m)
-	}
-	return out
-}
-
-// checkIDBlocks: the id index holds each live member's entry once, every
-// block is "\n"-delimited and non-empty, its entries lie between its
-// bound and the next, and nx lists exactly the bounds but "".
-func checkIDBlocks(t *testing.T, rdb redis.UniversalClient, base string, live map[string]bool) {
-	t.Helper()
-	ctx := context.Background()
-	blocks, err := rdb.HGetAll(ctx, base+"nb").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bounds, err := rdb.ZRange(ctx, base+"nx", 0, -1).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fields []string
-	for b := range blocks {
-		if b != "" {
-			fields = append(fields, b)
-		}
-	}
-	slices.Sort(fields)
-	if !slices.Equal(fields, bounds) {
-		t.Fatalf("nx %q, nb's bounds %q", bounds, fields)
-	}
-	all := append([]string{""}, bounds...)
-	var entries []string
-	for i, b := range all {
-		bl, ok := blocks[b]
-		if !ok {
-			continue
-		}
-		if len(bl) < 2 || bl[0] != '\n' || bl[len(bl)-1] != '\n' {
-			t.Fatalf("block %q: %q", b, bl)
-		}
-		for _, e := range strings.Split(bl[1:len(bl)-1], "\n") {
-			if e < b || (i+1 < len(all) && e >= all[i+1]) {
-				t.Fatalf("entry %q in block %q, next bound %q", e, b, all[min(i+1, len(all)-1)])
-			}
-			entries = append(entries, e)
-		}
-	}
-	var want []string
-	for m := range live {
-		want = append(want, ranking.SearchFold(m)+"\x00"+m)
-	}
-	slices.Sort(entries)
-	slices.Sort(want)
-	if !slices.Equal(entries, want) {
-		t.Fatalf("%d entries in the id index, want %d", len(entries), len(want))
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -69,19 +68,6 @@ func memberTraces(t *testing.T, rdb redis.UniversalClient, prefix, member string
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The id index's blocks (nb) are the same index, packed.
-	blocks, err := rdb.HVals(ctx, prefix+"nb").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, bl := range blocks {
-		for _, e := range strings.Split(bl, "\n") {
-			if e != "" {
-				entries = append(entries, e)
-			}
-		}
-	}
-	slices.Sort(entries)
 	for _, e := range entries {
 		if _, m, _ := strings.Cut(e, "\x00"); m == member {
 			out = append(out, "ni:"+e)

@@ -6,8 +6,8 @@
 -- Go       apply_proto.go: applyRequest, decodeApply
 -- KEYS     (every key shares the board's hash tag, so the script runs on
 --          one cluster node)
---   1 the names hash n, 2 the registry k, 3 the search index ni, 4 the id
---   index's bounds nx, 5 its blocks nb, then per view and period row in
+--   1 the names hash n, 2 the registry k, 3 the search index ni, then per
+--   view and period row in
 --   ARGV order: z:<view>:<period>, x:<view>:<period> (only when exact_times
 --   is 1), r:<view>:<period> (only for kind "w"), then per segment board
 --   (below) and per view and period row: z:<view>@<name>=<value>:<period>
@@ -124,8 +124,7 @@ local function nextarg()
   return v
 end
 local names_key, reg, name_index = KEYS[1], KEYS[2], KEYS[3]
-local id_bounds, id_blocks = KEYS[4], KEYS[5]
-local ki = 6
+local ki = 4
 local function nextkey()
   local k = KEYS[ki]
   ki = ki + 1
@@ -1350,12 +1349,12 @@ end
 -- with an applied event.
 local function index_names(e, id_new)
   local member = ev_member[e]
-  -- The id's entry, in the id index (lib.lua's idx_add): when the member
-  -- enters the all view (new, or back after a removal) or, on a board
-  -- without one, a period (see plan). Members from before the index are
-  -- added to ni by Store.IndexMemberIDs.
+  -- The id's entry: when the member enters the all view (new, or back
+  -- after a removal) or, on a board without one, a period (see plan).
+  -- Members from before the index are added by Store.IndexMemberIDs.
   if id_new then
-    idx_add(id_bounds, id_blocks, ev_member_fold[e] .. '\0' .. member)
+    name_pending[#name_pending + 1] = '0'
+    name_pending[#name_pending + 1] = ev_member_fold[e] .. '\0' .. member
   end
   local name = ev_name[e]
   if name == '' then return end
