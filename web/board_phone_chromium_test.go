@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"net/http/httptest"
@@ -176,8 +177,12 @@ boards:
 		}
 		browsertest.Run(t, tab, "view", chromedp.Evaluate[bool](`(e => { e.value = "all"; return e.dispatchEvent(new Event("change", {bubbles: true})) })(document.querySelector("select[name=view]"))`))
 		testsupport.WaitFor(t, "the all-time builder", func() bool {
-			loc := browsertest.Run(t, tab, "location", chromedp.Evaluate[string](`location.pathname + location.search`))
-			return strings.HasPrefix(loc, "/boards/points/all/widget?") && strings.Contains(loc, "me=m03")
+			// The change navigates: a read while the page is replaced fails
+			// and is asked again.
+			ctx, cancel := context.WithTimeout(tab, browsertest.Step)
+			defer cancel()
+			loc, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname + location.search`))
+			return err == nil && strings.HasPrefix(loc, "/boards/points/all/widget?") && strings.Contains(loc, "me=m03")
 		})
 	})
 
