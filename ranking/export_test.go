@@ -169,3 +169,6 @@ func CompactIndexStep(ctx context.Context, s *Store, board string, i, count, thr
 	}
 	return s.compactStep(ctx, s.shardKeys(b, i), count, threshold, blockBytes)
 }
+
+// IndexCompactCount is the most entries one compaction call moves.
+const IndexCompactCount = indexCompactCount
