@@ -23,7 +23,7 @@ local n = redis.call('ZCARD', ni)
 if n < threshold or n == 0 then return {0, n} end
 local entries = redis.call('ZRANGE', ni, 0, count - 1)
 idx_merge(nx, nb, entries, max)
-for k = 1, #entries, 1000 do
-  redis.call('ZREM', ni, unpack(entries, k, math.min(k + 999, #entries)))
-end
+-- By rank rather than ZREM: ZREMRANGEBYRANK also shrinks ni's hash table,
+-- which ZREM leaves at its largest size (8 bytes per entry ever held).
+redis.call('ZREMRANGEBYRANK', ni, 0, #entries - 1)
 return {#entries, n - #entries}
