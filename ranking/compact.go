@@ -17,7 +17,8 @@ const (
 	// per board (per shard); what is left waits for the next pass.
 	IndexCompactCallsPerPass = 20
 	// indexCompactCount is the most entries one call moves, which bounds
-	// the blocks it reads and writes.
+	// the blocks it reads and writes (a remainder under the threshold
+	// goes with them, so that ni goes).
 	indexCompactCount = 512
 	// indexCompactThreshold is the fewest entries in ni a call moves: a
 	// sorted set of fewer is a listpack, as compact as a block.
