@@ -488,7 +488,7 @@ func (r *reshardRun) copyKey(ctx context.Context, i int, key, suffix string) err
 		}
 	case kindIndexBlocks:
 		// The new shard's ni takes the moving entries: search reads both.
-		return r.scanIDBlocks(ctx, key, func(p redis.Pipeliner, entries []string) {
+		return r.scanIndexBlocks(ctx, key, func(p redis.Pipeliner, entries []string) {
 			for _, e := range entries {
 				if j, move := target(memberOf(kindIndex, e)); move {
 					p.ZAdd(ctx, string(s.shardKeys(r.new, j))+"ni", redis.Z{Member: e})
@@ -557,9 +557,9 @@ func (r *reshardRun) keepCommonMarkers(ctx context.Context) error {
 	return nil
 }
 
-// scanIDBlocks hands fn the entries of the search index's blocks in key, an
+// scanIndexBlocks hands fn the entries of the search index's blocks in key, an
 // HSCAN page at a time, in one pipeline.
-func (r *reshardRun) scanIDBlocks(ctx context.Context, key string, fn func(p redis.Pipeliner, entries []string)) error {
+func (r *reshardRun) scanIndexBlocks(ctx context.Context, key string, fn func(p redis.Pipeliner, entries []string)) error {
 	var cursor uint64
 	for {
 		kv, next, err := r.s.rdb.HScan(ctx, key, cursor, "", reshardEntriesPage).Result()
@@ -737,7 +737,7 @@ func (r *reshardRun) deleteKey(ctx context.Context, i int, key, suffix string) e
 	case kindIndexBlocks:
 		// What stays goes to ni, as the copy put what moved; the blocks go.
 		ni := string(s.shardKeys(r.new, j)) + "ni"
-		if err := r.scanIDBlocks(ctx, key, func(p redis.Pipeliner, entries []string) {
+		if err := r.scanIndexBlocks(ctx, key, func(p redis.Pipeliner, entries []string) {
 			for _, e := range entries {
 				if stays(memberOf(kindIndex, e)) {
 					p.ZAdd(ctx, ni, redis.Z{Member: e})
@@ -826,7 +826,7 @@ func (r *reshardRun) sums(ctx context.Context, l *Board) (map[string]*keySum, er
 					continue
 				}
 				if kind == kindIndexBlocks {
-					suffix = "ni" // the copy moves id entries from blocks to ni
+					suffix = "ni" // the copy moves the blocks' entries to ni
 				}
 				ks := out[suffix]
 				if ks == nil {
@@ -856,7 +856,7 @@ func (r *reshardRun) sumKey(ctx context.Context, key string, kind, i, n int, ks 
 		ks.seen = map[string]bool{}
 	}
 	if kind == kindIndexBlocks {
-		return r.scanIDBlocks(ctx, key, func(_ redis.Pipeliner, entries []string) {
+		return r.scanIndexBlocks(ctx, key, func(_ redis.Pipeliner, entries []string) {
 			for _, e := range entries {
 				if ShardOf(memberOf(kindIndex, e), n) == i && !ks.seen[e] {
 					ks.seen[e] = true
