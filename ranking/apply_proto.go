@@ -39,9 +39,9 @@ func (s *Store) applyRequest(b *Board, shard int, events []Event, idx []int, now
 	if b.hasWindows() {
 		views = append(views[:len(views):len(views)], dayTotals)
 	}
-	keys = make([]string, 3, 3+len(views)*8+len(idx))
+	keys = make([]string, 5, 5+len(views)*8+len(idx))
 	k := s.shardKeys(b, shard)
-	keys[0], keys[1], keys[2] = k.names(), k.registry(), k.nameIndex()
+	keys[0], keys[1], keys[2], keys[3], keys[4] = k.names(), k.registry(), k.nameIndex(), k.indexBounds(), k.indexBlocks()
 	args = make([]any, 0, 16+len(views)*24+len(idx)*5)
 	args = append(args, string(b.Update), string(b.Ties), string(b.Order), itoa(b.Min), itoa(b.Max),
 		itoa(b.Lateness.Milliseconds()), itoa(DedupeWindow.Milliseconds()), s.Channel(), b.ID, boolArg(exact), itoa(int64(b.Decimals)), boolArg(!opts.NoRanks), itoa(int64(len(views))))

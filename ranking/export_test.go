@@ -30,7 +30,7 @@ func GuardKeys(tb interface{ Cleanup(func()) }) {
 		{&applyScript, applyLua}, {&readScript, readLua}, {&ensureScript, ensureLua}, {&removeScript, removeLua},
 		{&cardScript, cardLua}, {&limitScript, limitLua}, {&deadScript, deadLua},
 		{&recordScript, recordLua}, {&relayScript, relayLua}, {&amendScript, amendLua},
-		{&searchScript, searchLua}, {&sweepScript, sweepLua},
+		{&searchScript, searchLua}, {&sweepScript, sweepLua}, {&compactScript, compactLua},
 		{&hookClaimScript, hookClaimLua}, {&hookDoneScript, hookDoneLua}, {&hookRetryScript, hookRetryLua},
 		{&cohortScript, cohortLua}, {&decideScript, decideLua}, {&leagueRecordScript, leagueRecordLua},
 		{&leagueAmendScript, leagueAmendLua},
@@ -158,3 +158,17 @@ func (s *Store) AmendLeagueCohorts(ctx context.Context, boardID, member string, 
 	}
 	return s.amendCohorts(ctx, b, member, removedMS)
 }
+
+// CompactIndexStep runs one compact.lua call on shard i of board (0 on a
+// board of one shard) with the given count, threshold and block size, so
+// that tests cut blocks small.
+func CompactIndexStep(ctx context.Context, s *Store, board string, i, count, threshold, blockBytes int) (moved, left int, err error) {
+	b, err := s.board(board)
+	if err != nil {
+		return 0, 0, err
+	}
+	return s.compactStep(ctx, s.shardKeys(b, i), count, threshold, blockBytes)
+}
+
+// IndexCompactCount is the most entries one compaction call moves.
+const IndexCompactCount = indexCompactCount

@@ -43,11 +43,19 @@ import (
 //	                                                      already expired; never expires
 //	<prefix>{<board>}:n                          hash     member -> display name (latest given wins); <member>\0k
 //	                                                      -> the name folded for search; never expires
-//	<prefix>{<board>}:ni                         zset     name search index, all scores 0: <folded text>\0<member>
-//	                                                      for each member's id (added when it enters the all view,
-//	                                                      or a period on boards without one) and display
-//	                                                      name; never expires; a shard's indexes its members,
+//	<prefix>{<board>}:ni                         zset     name search index's recent entries, all scores 0:
+//	                                                      <folded text>\0<member> for each member's id (added when
+//	                                                      it enters the all view, or a period on boards without
+//	                                                      one) and display name, until compact.lua moves them to
+//	                                                      nb; never expires; a shard's indexes its members,
 //	                                                      searched all at once and merged by entry
+//	<prefix>{<board>}:nb                         hash     the search index's blocks: lower bound ("" for the
+//	                                                      first) -> the entries from it up to the next bound,
+//	                                                      unsorted, each as \n<entry>\n with the newlines shared;
+//	                                                      a block over 1 KB is sorted and cut, one (but the
+//	                                                      first) under 256 bytes joins the one before (lib.lua
+//	                                                      idx_*); never expires
+//	<prefix>{<board>}:nx                         zset     the blocks' bounds but "", all scores 0; never expires
 //	<prefix>{<board>}:ni:ids                     string   "1" once the one-time backfill of older ids into ni is
 //	                                                      done; never expires
 //	<prefix>{<board>}:e:<id>                     string   idempotency record: member\nvalue\nat NUL view\tperiod
@@ -207,6 +215,13 @@ func (k boardKeys) names() string { return string(k) + "n" }
 
 // nameIndex is the name search index.
 func (k boardKeys) nameIndex() string { return string(k) + "ni" }
+
+// indexBounds lists the lower bounds of the search index's blocks ("nx").
+func (k boardKeys) indexBounds() string { return string(k) + "nx" }
+
+// indexBlocks holds the search index's blocks, entries packed by
+// neighbours ("nb").
+func (k boardKeys) indexBlocks() string { return string(k) + "nb" }
 
 // nameIndexBackfilled marks the backfill of member ids into nameIndex done.
 func (k boardKeys) nameIndexBackfilled() string { return string(k) + "ni:ids" }

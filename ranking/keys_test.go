@@ -72,6 +72,19 @@ boards:
 			if err := s.PrepareTomorrow(ctx); err != nil {
 				t.Fatal(err)
 			}
+			// Search entries in blocks: compaction, a rename that takes the
+			// old name's entry out of a block, a search.
+			for _, board := range []string{"inc", "latest"} {
+				if _, _, err := ranking.CompactIndexStep(ctx, s, board, 0, 100, 0, 1024); err != nil {
+					t.Fatalf("%s compact: %v", board, err)
+				}
+				if _, err := s.Write(ctx, board, ranking.Event{Member: "a", Value: 1, Name: "Anna"}); err != nil {
+					t.Fatalf("%s rename: %v", board, err)
+				}
+				if _, err := s.SearchMembers(ctx, board, "a"); err != nil {
+					t.Fatalf("%s search: %v", board, err)
+				}
+			}
 			for _, board := range []string{"inc", "latest"} {
 				if ok, err := s.RemoveMember(ctx, board, "a"); err != nil || !ok {
 					t.Fatalf("%s remove: %v %v", board, ok, err)

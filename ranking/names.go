@@ -16,10 +16,12 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// Name search (contract 11): every board keeps a lexicographic index `ni`
-// of "<folded text>\x00<member>" entries, one for each member's id and one
-// for its display name, written by apply.lua with the name and dropped by
-// remove.lua. A prefix search is one ZRANGE BYLEX, bounded whatever the
+// Name search (contract 11): every board keeps an index of
+// "<folded text>\x00<member>" entries, one for each member's id and one
+// for its display name, written by apply.lua to the sorted set ni, moved
+// by compact.lua (compact.go) into blocks packed by neighbours (nb, nx:
+// lib.lua's idx_*), and dropped by remove.lua. A prefix search is one
+// ZRANGE BYLEX of ni merged with a few blocks, bounded whatever the
 // board's size; on a sharded board, one per shard, sent at once.
 
 //go:embed scripts/search.lua
@@ -74,7 +76,8 @@ func (s *Store) SearchMembers(ctx context.Context, boardID, q string) ([]MemberN
 	if b.Sharded() {
 		return s.searchShards(ctx, b, f)
 	}
-	raw, err := s.readsOf(b).run(ctx, searchScript, []string{s.keysOf(b).nameIndex(), s.keysOf(b).names()}, f, MaxSearchResults).Slice()
+	k := s.keysOf(b)
+	raw, err := s.readsOf(b).run(ctx, searchScript, []string{k.nameIndex(), k.names(), k.indexBounds(), k.indexBlocks()}, f, MaxSearchResults).Slice()
 	if err != nil {
 		return nil, wrapRedis(err)
 	}
@@ -104,7 +107,7 @@ func (s *Store) searchShards(ctx context.Context, b *Board, f string) ([]MemberN
 		go func() {
 			defer wg.Done()
 			k := s.shardKeys(b, i)
-			raw, err := searchScript.Run(ctx, s.rdb, []string{k.nameIndex(), k.names()}, f, MaxSearchResults, "1").Slice()
+			raw, err := searchScript.Run(ctx, s.rdb, []string{k.nameIndex(), k.names(), k.indexBounds(), k.indexBlocks()}, f, MaxSearchResults, "1").Slice()
 			if err != nil {
 				errs[i] = wrapRedis(err)
 				return

@@ -3,6 +3,7 @@ package ranking_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -71,6 +72,17 @@ func TestSearchMembers(t *testing.T) {
 			}
 			if len(batch) > 0 {
 				flush()
+			}
+			// Compaction has moved the first half of the entries into
+			// blocks: searches merge both.
+			for {
+				moved, left, err := ranking.CompactIndexStep(ctx, s, "g", 0, 500, 0, 1024)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if moved == 0 || left < be.n*9/10 {
+					break
+				}
 			}
 			folded := map[string]string{} // member -> its folded name
 			for m, n := range names {
@@ -164,8 +176,9 @@ func TestIndexMemberIDs(t *testing.T) {
 	if got := mustSearch(t, s, "alp"); len(got) != 2 {
 		t.Fatalf("indexed on write: %v", got)
 	}
-	// As data from before the index: no entries.
-	if err := rdb.Del(ctx, s.Prefix()+"{g}:ni").Err(); err != nil {
+	// As data from before the index: no entries (neither in ni nor in
+	// the blocks).
+	if err := rdb.Del(ctx, s.Prefix()+"{g}:ni", s.Prefix()+"{g}:nb", s.Prefix()+"{g}:nx").Err(); err != nil {
 		t.Fatal(err)
 	}
 	if got := mustSearch(t, s, "alp"); len(got) != 0 {
@@ -188,5 +201,261 @@ func TestIndexMemberIDs(t *testing.T) {
 	}
 	if got := mustSearch(t, s, "beta"); len(got) != 1 {
 		t.Fatalf("back after removal: %v", got)
+	}
+}
+
+// compactAll runs compaction steps of board g until ni is empty, cutting
+// blocks above blockBytes.
+func compactAll(t *testing.T, s *ranking.Store, blockBytes int) {
+	t.Helper()
+	for {
+		moved, left, err := ranking.CompactIndexStep(context.Background(), s, "g", 0, 500, 0, blockBytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if left == 0 || moved == 0 {
+			return
+		}
+	}
+}
+
+// TestSearchIDsAfterRemovals: removals thin the index's blocks, which
+// then join their neighbours; every id left is still found, in order.
+func TestSearchIDsAfterRemovals(t *testing.T) {
+	ranking.GuardKeys(t)
+	ctx := context.Background()
+	s := newStore(t, redistest.Client(t), MustConfig(t, "boards: [{id: g, views: [all]}]\n"), nil)
+	var batch []ranking.Event
+	for i := range 1000 {
+		batch = append(batch, ranking.Event{Member: fmt.Sprintf("p%04d", i), Value: 1})
+	}
+	if _, err := s.Apply(ctx, "g", batch, ranking.ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	compactAll(t, s, 1024)
+	var left []string
+	for i := range 1000 {
+		m := fmt.Sprintf("p%04d", i)
+		if i%37 == 0 {
+			left = append(left, m)
+			continue
+		}
+		if _, err := s.RemoveMember(ctx, "g", m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.SearchMembers(ctx, "g", "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var members []string
+	for _, g := range got {
+		members = append(members, g.Member)
+	}
+	if want := left[:ranking.MaxSearchResults]; !slices.Equal(members, want) {
+		t.Errorf("after removals:\n got %v\nwant %v", members, want)
+	}
+}
+
+// TestSearchIndexModel: random arrivals, returns, renames and removals of
+// members whose ids and names share long prefixes, with compaction steps
+// of random size at random points into small blocks, split and join the
+// blocks many times; after each round ni and the blocks hold exactly the
+// live entries, every block only entries between its bound and the next,
+// and every prefix search answers what a sort of the live entries does.
+func TestSearchIndexModel(t *testing.T) {
+	for _, tc := range []struct{ name, config string }{
+		{"all view", "boards: [{id: g, views: [all]}]\n"},
+		{"no all view", "boards: [{id: g, views: [day]}]\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ranking.GuardKeys(t)
+			ctx := context.Background()
+			rdb := redistest.Client(t)
+			s := newStore(t, rdb, MustConfig(t, tc.config), nil)
+			rnd := rand.New(rand.NewPCG(28, 2))
+			stems := []string{"aa", "ab", "a日", "øb", "b-", "Éa"}
+			letters := []string{"a", "b", "ø", "日", "-", "0", "1"}
+			text := func(stem string) string {
+				var b strings.Builder
+				b.WriteString(stem)
+				for range 4 + rnd.IntN(40) {
+					b.WriteString(letters[rnd.IntN(len(letters))])
+				}
+				return b.String()
+			}
+			// Names start like ids ("AB…" folds to "ab…") so that both
+			// kinds of entry interleave in the blocks.
+			newName := func() string { return strings.ToUpper(text(stems[rnd.IntN(len(stems))])) + " n" }
+			live := map[string]string{} // member -> its display name ("" for none)
+			var gone []string
+			compact := func() {
+				if rnd.IntN(3) > 0 {
+					return
+				}
+				for range 1 + rnd.IntN(2) {
+					if _, _, err := ranking.CompactIndexStep(ctx, s, "g", 0, 1+rnd.IntN(80), rnd.IntN(60), 48+rnd.IntN(200)); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			for round := range 8 {
+				var batch []ranking.Event
+				for range 400 {
+					m := text(stems[rnd.IntN(len(stems))])
+					if len(gone) > 0 && rnd.IntN(5) == 0 {
+						m = gone[rnd.IntN(len(gone))] // back after its removal
+					} else if len(live) > 0 && rnd.IntN(4) == 0 {
+						for l := range live { // a write of a member already there
+							m = l
+							break
+						}
+					}
+					ev := ranking.Event{Member: m, Value: 1}
+					if rnd.IntN(2) == 0 {
+						ev.Name = newName()
+						if old := live[m]; old != "" && rnd.IntN(3) == 0 {
+							ev.Name = old // the same name again
+						}
+					}
+					if _, ok := live[m]; !ok || ev.Name != "" {
+						live[m] = ev.Name
+					}
+					batch = append(batch, ev)
+					if len(batch) == 100 {
+						if _, err := s.Apply(ctx, "g", batch, ranking.ApplyOptions{}); err != nil {
+							t.Fatal(err)
+						}
+						batch = batch[:0]
+						compact()
+					}
+				}
+				ids := slices.Sorted(maps.Keys(live))
+				rnd.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+				for k, m := range ids[:len(ids)*(3+round%3)/10] {
+					if ok, err := s.RemoveMember(ctx, "g", m); err != nil || !ok {
+						t.Fatal(m, ok, err)
+					}
+					delete(live, m)
+					gone = append(gone, m)
+					if k%20 == 0 {
+						compact()
+					}
+				}
+				entries := searchEntries(live)
+				checkIndex(t, rdb, s.Prefix()+"{g}:", entries)
+				queries := map[string]bool{"a": true, "ø": true, "É": true, "aa": true, "z": true}
+				for m, name := range live {
+					if len(queries) >= 80 {
+						break
+					}
+					for _, w := range []string{m, name} {
+						if w == "" {
+							continue
+						}
+						r := []rune(w)
+						queries[string(r[:min(len(r), 1+rnd.IntN(8))])] = true
+					}
+				}
+				for q := range queries {
+					got := mustSearch(t, s, q)
+					var members []string
+					for _, g := range got {
+						members = append(members, g.Member)
+					}
+					if want := searchModel(entries, q); !slices.Equal(members, want) {
+						t.Fatalf("round %d, q %q:\n got %q\nwant %q", round, q, members, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// searchEntries is the sorted search entries of the live members (member
+// -> display name): one for the id, one for a name.
+func searchEntries(live map[string]string) []string {
+	var out []string
+	for m, name := range live {
+		out = append(out, ranking.SearchFold(m)+"\x00"+m)
+		if name != "" {
+			out = append(out, ranking.SearchFold(name)+"\x00"+m)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// searchModel is the first MaxSearchResults members by their first entry
+// (of the sorted entries) starting with q folded.
+func searchModel(entries []string, q string) []string {
+	fq := ranking.SearchFold(q)
+	var out []string
+	seen := map[string]bool{}
+	for _, e := range entries {
+		_, m, _ := strings.Cut(e, "\x00")
+		if strings.HasPrefix(e, fq) && !seen[m] && len(out) < ranking.MaxSearchResults {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// checkIndex: ni and the blocks together hold exactly want (sorted), the
+// blocks each entry once; every block is "\n"-delimited and non-empty, its
+// entries lie between its bound and the next, and nx lists exactly the
+// bounds but "".
+func checkIndex(t *testing.T, rdb redis.UniversalClient, base string, want []string) {
+	t.Helper()
+	ctx := context.Background()
+	blocks, err := rdb.HGetAll(ctx, base+"nb").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bounds, err := rdb.ZRange(ctx, base+"nx", 0, -1).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields []string
+	for b := range blocks {
+		if b != "" {
+			fields = append(fields, b)
+		}
+	}
+	slices.Sort(fields)
+	if !slices.Equal(fields, bounds) {
+		t.Fatalf("nx %q, nb's bounds %q", bounds, fields)
+	}
+	all := append([]string{""}, bounds...)
+	var entries []string
+	for i, b := range all {
+		bl, ok := blocks[b]
+		if !ok {
+			continue
+		}
+		if len(bl) < 2 || bl[0] != '\n' || bl[len(bl)-1] != '\n' {
+			t.Fatalf("block %q: %q", b, bl)
+		}
+		for _, e := range strings.Split(bl[1:len(bl)-1], "\n") {
+			if e < b || (i+1 < len(all) && e >= all[i+1]) {
+				t.Fatalf("entry %q in block %q, next bound %q", e, b, all[min(i+1, len(all)-1)])
+			}
+			entries = append(entries, e)
+		}
+	}
+	slices.Sort(entries)
+	if n := len(entries); n != len(slices.Compact(slices.Clone(entries))) {
+		t.Fatalf("an entry twice in the blocks")
+	}
+	ni, err := rdb.ZRange(ctx, base+"ni", 0, -1).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries = append(entries, ni...)
+	slices.Sort(entries)
+	entries = slices.Compact(entries)
+	if !slices.Equal(entries, want) {
+		t.Fatalf("%d entries in ni and the blocks, want %d", len(entries), len(want))
 	}
 }

@@ -18,9 +18,10 @@ var removeScript = newScript(removeLua)
 // declared. listed is the count of the member's results index, read on a
 // sharded board's own tag ("" on a board of one shard: the script counts).
 func (s *Store) removeRequest(b *Board, member string, entries []string, listed string) (keys []string, args []any) {
-	keys = make([]string, 6, 6+2*len(entries))
+	keys = make([]string, 6, 8+2*len(entries))
 	k := s.memberKeys(b, member)
 	keys[0], keys[1], keys[2], keys[3], keys[4], keys[5] = k.registry(), k.names(), k.outbox(), k.memberResults(member), k.nameIndex(), k.finalVersion()
+	keys = append(keys, k.indexBounds(), k.indexBlocks())
 	args = make([]any, 0, 5+len(entries))
 	args = append(args, member, s.Channel(), b.ID, foldSearch(member), listed)
 	for _, e := range entries {

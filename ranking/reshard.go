@@ -318,16 +318,18 @@ func (r *reshardRun) walk(ctx context.Context, phase string, shard int, cursor u
 
 // Kinds of key, by what follows "<prefix>{<tag>}:".
 const (
-	kindBoard   = iota // about the board as a whole: stays under {<board>}
-	kindZMember        // zset, element = member (z:)
-	kindHMember        // hash, field = member or member\0... (x:, sm)
-	kindNames          // hash, field = member or member\0k (n)
-	kindIndex          // zset, element = text\0member (ni)
-	kindIDRec          // string, value = member\n... (e:)
-	kindUnion          // about a shard as a whole: to every new shard (k, r:, seg:, ni:ids)
-	kindSnap           // a day's snapshot (snap:, snapz:, snapn:): rebuilt by snapshots
-	kindSweep          // the sweep's position (sw): dropped
-	kindOutbox         // a shard's outbox (out): member.removed entries
+	kindBoard       = iota // about the board as a whole: stays under {<board>}
+	kindZMember            // zset, element = member (z:)
+	kindHMember            // hash, field = member or member\0... (x:, sm)
+	kindNames              // hash, field = member or member\0k (n)
+	kindIndex              // zset, element = text\0member (ni)
+	kindIndexBlocks        // hash, value = text\0member lines (nb): copied to ni
+	kindIndexBounds        // zset of nb's bounds (nx): dropped with nb
+	kindIDRec              // string, value = member\n... (e:)
+	kindUnion              // about a shard as a whole: to every new shard (k, r:, seg:, ni:ids)
+	kindSnap               // a day's snapshot (snap:, snapz:, snapn:): rebuilt by snapshots
+	kindSweep              // the sweep's position (sw): dropped
+	kindOutbox             // a shard's outbox (out): member.removed entries
 )
 
 // kindOf classifies a key suffix; ok false for one reshard does not know.
@@ -345,6 +347,10 @@ func (r *reshardRun) kindOf(suffix string, boardTag bool) (kind int, ok bool) {
 			return kindUnion, true
 		}
 		return kindIndex, true
+	case "nb":
+		return kindIndexBlocks, true
+	case "nx":
+		return kindIndexBounds, true
 	case "e":
 		return kindIDRec, true
 	case "k", "r", "seg":
@@ -390,7 +396,7 @@ func (r *reshardRun) copyKey(ctx context.Context, i int, key, suffix string) err
 	if !ok {
 		return Errorf(EINTERNAL, "board %q: key %q is of no kind reshard knows; nothing deleted, the old layout is intact", r.b.ID, key)
 	}
-	if kind == kindBoard || kind == kindSnap || kind == kindSweep {
+	if kind == kindBoard || kind == kindSnap || kind == kindSweep || kind == kindIndexBounds {
 		return nil
 	}
 	pttl, err := s.rdb.PTTL(ctx, key).Result()
@@ -480,6 +486,15 @@ func (r *reshardRun) copyKey(ctx context.Context, i int, key, suffix string) err
 				return nil
 			}
 		}
+	case kindIndexBlocks:
+		// The new shard's ni takes the moving entries: search reads both.
+		return r.scanIndexBlocks(ctx, key, func(p redis.Pipeliner, entries []string) {
+			for _, e := range entries {
+				if j, move := target(memberOf(kindIndex, e)); move {
+					p.ZAdd(ctx, string(s.shardKeys(r.new, j))+"ni", redis.Z{Member: e})
+				}
+			}
+		})
 	case kindIDRec:
 		v, err := s.rdb.Get(ctx, key).Result()
 		if errors.Is(err, redis.Nil) {
@@ -540,6 +555,38 @@ func (r *reshardRun) keepCommonMarkers(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// scanIndexBlocks hands fn the entries of the search index's blocks in key, an
+// HSCAN page at a time, in one pipeline.
+func (r *reshardRun) scanIndexBlocks(ctx context.Context, key string, fn func(p redis.Pipeliner, entries []string)) error {
+	var cursor uint64
+	for {
+		kv, next, err := r.s.rdb.HScan(ctx, key, cursor, "", reshardEntriesPage).Result()
+		if err != nil {
+			return wrapRedis(err)
+		}
+		var entries []string
+		for q := 1; q < len(kv); q += 2 {
+			// A block is "\n<entry>\n<entry>\n": the empty ends are no entries.
+			for _, e := range strings.Split(kv[q], "\n") {
+				if e != "" {
+					entries = append(entries, e)
+				}
+			}
+		}
+		if len(entries) > 0 {
+			if _, err := r.s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+				fn(p, entries)
+				return nil
+			}); err != nil {
+				return wrapRedis(err)
+			}
+		}
+		if cursor = next; cursor == 0 {
+			return nil
+		}
+	}
 }
 
 // scanZ hands fn key's entries a ZSCAN page at a time, in one pipeline.
@@ -685,7 +732,20 @@ func (r *reshardRun) deleteKey(ctx context.Context, i int, key, suffix string) e
 	// A tag both layouts use: keep what the new layout puts here.
 	stays := func(m string) bool { return ShardOf(m, r.new.Shards) == j }
 	switch kind {
-	case kindSweep:
+	case kindSweep, kindIndexBounds:
+		return wrapRedis(s.rdb.Unlink(ctx, key).Err())
+	case kindIndexBlocks:
+		// What stays goes to ni, as the copy put what moved; the blocks go.
+		ni := string(s.shardKeys(r.new, j)) + "ni"
+		if err := r.scanIndexBlocks(ctx, key, func(p redis.Pipeliner, entries []string) {
+			for _, e := range entries {
+				if stays(memberOf(kindIndex, e)) {
+					p.ZAdd(ctx, ni, redis.Z{Member: e})
+				}
+			}
+		}); err != nil {
+			return err
+		}
 		return wrapRedis(s.rdb.Unlink(ctx, key).Err())
 	case kindZMember, kindIndex:
 		return r.dropEntries(ctx, key, true, func(f string) bool { return !stays(memberOf(kind, f)) })
@@ -734,6 +794,9 @@ func (r *reshardRun) deleteKey(ctx context.Context, i int, key, suffix string) e
 type keySum struct {
 	n   int64
 	sum *big.Float
+	// seen: the search entries counted, once each, as a member's id may
+	// be both in ni and in the search index's blocks.
+	seen map[string]bool
 }
 
 // sums counts the entries of every key of layout l that holds members
@@ -759,8 +822,11 @@ func (r *reshardRun) sums(ctx context.Context, l *Board) (map[string]*keySum, er
 			for _, key := range slices.Compact(keys) {
 				suffix := strings.TrimPrefix(key, base)
 				kind, _ := r.kindOf(suffix, tag == r.b.ID)
-				if kind != kindZMember && kind != kindIndex && kind != kindHMember && kind != kindNames {
+				if kind != kindZMember && kind != kindIndex && kind != kindHMember && kind != kindNames && kind != kindIndexBlocks {
 					continue
+				}
+				if kind == kindIndexBlocks {
+					suffix = "ni" // the copy moves the blocks' entries to ni
 				}
 				ks := out[suffix]
 				if ks == nil {
@@ -786,13 +852,31 @@ func (r *reshardRun) sums(ctx context.Context, l *Board) (map[string]*keySum, er
 
 // sumKey adds key's entries owned by shard i of n to ks.
 func (r *reshardRun) sumKey(ctx context.Context, key string, kind, i, n int, ks *keySum) error {
+	if ks.seen == nil {
+		ks.seen = map[string]bool{}
+	}
+	if kind == kindIndexBlocks {
+		return r.scanIndexBlocks(ctx, key, func(_ redis.Pipeliner, entries []string) {
+			for _, e := range entries {
+				if ShardOf(memberOf(kindIndex, e), n) == i && !ks.seen[e] {
+					ks.seen[e] = true
+					ks.n++
+				}
+			}
+		})
+	}
 	if kind == kindZMember || kind == kindIndex {
 		return r.scanZ(ctx, key, func(_ redis.Pipeliner, zs []redis.Z) {
 			for _, z := range zs {
-				if ShardOf(memberOf(kind, z.Member.(string)), n) == i {
-					ks.n++
-					ks.sum.Add(ks.sum, big.NewFloat(z.Score))
+				e := z.Member.(string)
+				if ShardOf(memberOf(kind, e), n) != i || (kind == kindIndex && ks.seen[e]) {
+					continue
 				}
+				if kind == kindIndex {
+					ks.seen[e] = true
+				}
+				ks.n++
+				ks.sum.Add(ks.sum, big.NewFloat(z.Score))
 			}
 		})
 	}

@@ -36,7 +36,7 @@ const (
 // SweepReport is what one Sweep pass did.
 type SweepReport struct {
 	Forgotten int // members forgotten (one met in n and then in ni counts twice)
-	Cycles    int // walks over n, ni and sm that ended in the pass (one per shard)
+	Cycles    int // walks over n, ni, sm and nb that ended in the pass (one per shard)
 }
 
 // RunSweeper runs Sweep every interval until ctx ends (first at once),

@@ -16,8 +16,8 @@ var sweepScript = newScript(sweepLua)
 // whose keys k builds: the z key of every declared registry entry, and the
 // watched entries.
 func (s *Store) sweepRequest(k boardKeys, plan sweepPlan, count int) (keys []string, args []any) {
-	keys = make([]string, 0, 5+len(plan.declared))
-	keys = append(keys, k.sweep(), k.names(), k.nameIndex(), k.memberSegments(), k.registry())
+	keys = make([]string, 0, 7+len(plan.declared))
+	keys = append(keys, k.sweep(), k.names(), k.nameIndex(), k.memberSegments(), k.registry(), k.indexBounds(), k.indexBlocks())
 	for _, e := range plan.declared {
 		keys = append(keys, k.registered(e))
 	}
@@ -34,7 +34,7 @@ type sweepReply struct {
 	stale     bool // nothing changed: the registry or the clock moved on
 	met       int  // distinct members looked up
 	forgotten int  // members forgotten
-	cycled    bool // the call ended a walk over n, ni and sm
+	cycled    bool // the call ended a walk over n, ni, sm and nb
 }
 
 // decodeSweep decodes sweep.lua's {status, phase, met, forgotten, cycled}.

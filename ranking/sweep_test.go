@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -68,6 +69,21 @@ func memberTraces(t *testing.T, rdb redis.UniversalClient, prefix, member string
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The blocks (nb) are the same index, packed.
+	blocks, err := rdb.HVals(ctx, prefix+"nb").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bl := range blocks {
+		for _, e := range strings.Split(bl, "\n") {
+			if e != "" {
+				entries = append(entries, e)
+			}
+		}
+	}
+	// An id entry written again is in ni and the blocks until compaction.
+	slices.Sort(entries)
+	entries = slices.Compact(entries)
 	for _, e := range entries {
 		if _, m, _ := strings.Cut(e, "\x00"); m == member {
 			out = append(out, "ni:"+e)
@@ -119,6 +135,10 @@ func TestSweepForgetsMembersWithoutScores(t *testing.T) {
 				ranking.Event{Member: "carol", Value: 1, At: t0.Add(-47 * time.Hour), Segments: team})
 			apply("h", ranking.Event{Member: "bob", Name: "Bob Now", Value: 1, Segments: team})
 			apply("a", ranking.Event{Member: "dave", Name: "Dave All", Value: 1, At: t0.Add(-47 * time.Hour)})
+			// The search entries are in the blocks, as compaction leaves them.
+			if _, _, err := ranking.CompactIndexStep(ctx, s, "h", 0, 100, 0, 1024); err != nil {
+				t.Fatal(err)
+			}
 
 			// Nothing has expired: nobody is forgotten.
 			if n := mustSweepCycles(t, s, 1); n != 0 {
@@ -273,6 +293,20 @@ func TestSweepRacesWrites(t *testing.T) {
 							return
 						}
 						last[ev.Member] = ev.Name
+					}
+				}
+			})
+			// Compaction moves the search entries into small blocks meanwhile.
+			sweepers.Go(func() {
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					if _, _, err := ranking.CompactIndexStep(ctx, s, "r", 0, 8, 0, 64); err != nil {
+						errs <- err
+						return
 					}
 				}
 			})

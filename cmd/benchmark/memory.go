@@ -22,14 +22,18 @@ const (
 
 // footprint is what one data set cost Redis.
 type footprint struct {
-	bytes   int64 // data memory after the load minus before
-	keys    int64 // DBSIZE
-	entries int64 // sorted-set entries under the measured keys
+	bytes   int64         // data memory after the load minus before
+	before  int64         // data memory before the load
+	keys    int64         // DBSIZE
+	entries int64         // sorted-set entries under the measured keys
+	cpu     time.Duration // Redis CPU time of the load
 }
 
 // runMemory loads the same members with the same values into the 5-view
 // board through Store.Apply and into five plain sorted sets, and compares
-// the Redis memory per member per view.
+// the Redis memory per member per view: right after the load, and after
+// the search index's compaction has run to the end, as the background
+// pass does within minutes (the steady state).
 func runMemory(ctx context.Context, e *env) error {
 	n := e.opts.members
 	ids := memberIDs(n)
@@ -51,6 +55,18 @@ func runMemory(ctx context.Context, e *env) error {
 	if err != nil {
 		return fmt.Errorf("standings load: %w", err)
 	}
+
+	uncompacted := std.bytes
+	moved, compactCPU, err := compactAll(ctx, e, store)
+	if err != nil {
+		return fmt.Errorf("standings compaction: %w", err)
+	}
+	after, err := e.dataMemory(ctx)
+	if err != nil {
+		return err
+	}
+	std.bytes = after - std.before
+	e.logf("  compaction moved %d search entries into blocks; used_memory -> %d (%+d bytes)", moved, after, std.bytes-uncompacted)
 
 	if err := e.keyBreakdown(ctx, benchPrefix+"{"+benchBoard+"}:", n, std.bytes); err != nil {
 		return fmt.Errorf("standings breakdown: %w", err)
@@ -76,7 +92,35 @@ func runMemory(ctx context.Context, e *env) error {
 	e.out.bench("memory_bytes_per_member_view", stdPer, "bytes")
 	e.out.bench("plain_zset_bytes_per_member_view", plainPer, "bytes")
 	e.out.ratio("memory_vs_plain", divide(stdPer, plainPer))
+	e.out.ratio("memory_vs_plain_uncompacted", divide(float64(uncompacted)/float64(want), plainPer))
+	e.out.bench("memory_load_redis_us_per_member", divide(float64(std.cpu.Microseconds()), float64(n)), "us")
+	e.out.bench("index_compact_redis_us_per_entry", divide(float64(compactCPU.Microseconds()), float64(moved)), "us")
 	return nil
+}
+
+// compactAll runs passes of the search index's compaction until one moves
+// nothing, and returns the entries moved and the Redis CPU time taken.
+func compactAll(ctx context.Context, e *env, store *ranking.Store) (int, time.Duration, error) {
+	cpu0, err := redisCPU(ctx, e.rdb)
+	if err != nil {
+		return 0, 0, err
+	}
+	moved := 0
+	for {
+		rep, err := store.CompactIndex(ctx)
+		if err != nil {
+			return 0, 0, err
+		}
+		if rep.Moved == 0 {
+			break
+		}
+		moved += rep.Moved
+	}
+	cpu1, err := redisCPU(ctx, e.rdb)
+	if err != nil {
+		return 0, 0, err
+	}
+	return moved, cpu1 - cpu0, nil
 }
 
 // keyBreakdown says where a board's bytes go: per key type ("z_hour" for
@@ -151,16 +195,24 @@ func (e *env) loadFootprint(ctx context.Context, warm func(context.Context) erro
 	if err != nil {
 		return footprint{}, err
 	}
+	cpu0, err := redisCPU(ctx, e.rdb)
+	if err != nil {
+		return footprint{}, err
+	}
 	t0 := time.Now()
 	if err := e.inBatches(ctx, n, memoryBatch, load); err != nil {
 		return footprint{}, err
 	}
 	took := time.Since(t0)
+	cpu1, err := redisCPU(ctx, e.rdb)
+	if err != nil {
+		return footprint{}, err
+	}
 	after, err := e.dataMemory(ctx)
 	if err != nil {
 		return footprint{}, err
 	}
-	fp := footprint{bytes: after - before}
+	fp := footprint{bytes: after - before, before: before, cpu: cpu1 - cpu0}
 	if fp.keys, err = e.rdb.DBSize(ctx).Result(); err != nil {
 		return footprint{}, err
 	}

@@ -301,6 +301,13 @@ func (m *Main) Run(ctx context.Context) error {
 			m.Logger.Error("forgetting members without scores", "err", err)
 		})
 	})
+	wg.Go(func() {
+		// Search entries move from ni into packed blocks in bounded steps;
+		// every instance may run it, each step is atomic.
+		m.Store.RunIndexCompactor(bg, 10*time.Second, func(err error) {
+			m.Logger.Error("compacting the search index", "err", err)
+		})
+	})
 	// Ingest streams: every instance joins the consumer group under a name
 	// of its own, so a dead instance's entries are claimed by the others.
 	wg.Go(func() {

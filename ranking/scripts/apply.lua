@@ -6,8 +6,8 @@
 -- Go       apply_proto.go: applyRequest, decodeApply
 -- KEYS     (every key shares the board's hash tag, so the script runs on
 --          one cluster node)
---   1 the names hash n, 2 the registry k, 3 the search index ni, then per
---   view and period row in
+--   1 the names hash n, 2 the registry k, 3 the search index ni, 4 its
+--   blocks' bounds nx, 5 its blocks nb, then per view and period row in
 --   ARGV order: z:<view>:<period>, x:<view>:<period> (only when exact_times
 --   is 1), r:<view>:<period> (only for kind "w"), then per segment board
 --   (below) and per view and period row: z:<view>@<name>=<value>:<period>
@@ -124,7 +124,8 @@ local function nextarg()
   return v
 end
 local names_key, reg, name_index = KEYS[1], KEYS[2], KEYS[3]
-local ki = 4
+local index_bounds, index_blocks = KEYS[4], KEYS[5]
+local ki = 6
 local function nextkey()
   local k = KEYS[ki]
   ki = ki + 1
@@ -1349,18 +1350,19 @@ end
 -- with an applied event.
 local function index_names(e, id_new)
   local member = ev_member[e]
-  -- The id's entry: when the member enters the all view (new, or back
-  -- after a removal) or, on a board without one, a period (see plan).
-  -- Members from before the index are added by Store.IndexMemberIDs.
+  -- The id's entry, to ni (compact.lua later moves it to the blocks):
+  -- when the member enters the all view (new, or back after a removal)
+  -- or, on a board without one, a period (see plan). Members from before
+  -- the index are added by Store.IndexMemberIDs.
   if id_new then
     name_pending[#name_pending + 1] = '0'
     name_pending[#name_pending + 1] = ev_member_fold[e] .. '\0' .. member
   end
   local name = ev_name[e]
   if name == '' then return end
-  -- The search index follows the name: the old name's entry goes (its
-  -- folded form is kept beside it, "<member>\0k", as Lua cannot fold),
-  -- the new one comes.
+  -- The search index follows the name: the old name's entry goes, from
+  -- ni or else from the blocks (its folded form is kept beside it,
+  -- "<member>\0k", as Lua cannot fold), the new one comes.
   local got = call('HMGET', names_key, member, member .. '\0k')
   if got[1] ~= name then
     if got[2] then
@@ -1368,7 +1370,8 @@ local function index_names(e, id_new)
         call('ZADD', name_index, unpack(name_pending))
         name_pending = {}
       end
-      call('ZREM', name_index, got[2] .. '\0' .. member)
+      local old = got[2] .. '\0' .. member
+      if call('ZREM', name_index, old) == 0 then idx_del(index_bounds, index_blocks, old) end
     end
     call('HSET', names_key, member, name, member .. '\0k', ev_name_fold[e])
     name_pending[#name_pending + 1] = '0'

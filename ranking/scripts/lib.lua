@@ -195,3 +195,178 @@ local function decide_cohort(zkey, mkey, fkey, level, c, ntiers, promote, demote
   redis.call('HINCRBY', fkey, 'nd:' .. level, demoted)
   return n
 end
+
+-- The search index's blocks: entries "<folded text>\0<member>" (a
+-- member's id and its display name) packed with their neighbours, because
+-- one skiplist entry per member costs several times the entry's own bytes.
+-- apply.lua writes new entries to the sorted set ni, the buffer that
+-- compact.lua moves into the blocks in bounded steps; search reads both.
+-- The hash nb maps a block's lower bound to the block (the first block's
+-- bound is "", every other's is listed in the sorted set nx, score 0); a
+-- block holds the entries from its bound up to the next bound, unsorted,
+-- each written "\n<entry>\n" with the newlines shared (ids and names hold
+-- no control characters), so that one plain find in C tells whether an
+-- entry is there. A block over idx_max bytes is sorted and cut; one under
+-- a quarter of that (but the first) joins the block before it, so a
+-- prefix's first matches lie in a few.
+local idx_max = 1024
+
+-- idx_bound is the bound of the block that holds entry or prefix e.
+local function idx_bound(nx, e)
+  local got = redis.call('ZREVRANGEBYLEX', nx, '[' .. e, '-', 'LIMIT', 0, 1)
+  return got[1] or ''
+end
+
+-- idx_keys gives each of lines (at least one) two numbers holding its 6
+-- bytes after the prefix all share and the 6 after those (a missing byte
+-- below every byte): they order lines as their bytes do, but for ties,
+-- and Lua compares numbers in C, whereas its < on strings follows the
+-- locale and bytes_less is a loop of Lua.
+local function idx_keys(lines)
+  local first = lines[1]
+  local c, pre = #first, first
+  for k = 2, #lines do
+    local l = lines[k]
+    while c > 0 and string.sub(l, 1, c) ~= pre do
+      c = c - 1
+      pre = string.sub(first, 1, c)
+    end
+  end
+  local k1, k2 = {}, {}
+  for k = 1, #lines do
+    local a1, a2, a3, a4, a5, a6, b1, b2, b3, b4, b5, b6 = string.byte(lines[k], c + 1, c + 12)
+    k1[k] = ((((((a1 or -1) + 1) * 257 + (a2 or -1) + 1) * 257 + (a3 or -1) + 1) * 257
+      + (a4 or -1) + 1) * 257 + (a5 or -1) + 1) * 257 + (a6 or -1) + 1
+    k2[k] = ((((((b1 or -1) + 1) * 257 + (b2 or -1) + 1) * 257 + (b3 or -1) + 1) * 257
+      + (b4 or -1) + 1) * 257 + (b5 or -1) + 1) * 257 + (b6 or -1) + 1
+  end
+  return k1, k2
+end
+
+-- idx_sort puts entries in byte order, by their keys and bytes_less for
+-- the ties.
+local function idx_sort(lines)
+  if #lines < 2 then return end
+  local a1, a2 = idx_keys(lines)
+  local k1, k2 = {}, {}
+  for k, l in ipairs(lines) do k1[l], k2[l] = a1[k], a2[k] end
+  table.sort(lines, function(a, b)
+    local x, y = k1[a], k1[b]
+    if x ~= y then return x < y end
+    x, y = k2[a], k2[b]
+    if x ~= y then return x < y end
+    return bytes_less(a, b)
+  end)
+end
+
+-- idx_put writes block bound as s; one over max bytes (idx_max when nil)
+-- of more than one entry is sorted and cut into blocks of about max / 2
+-- bytes, so that the next entries fit without a cut, each but the first
+-- bounded by its least entry.
+local function idx_put(nx, nb, bound, s, max)
+  max = max or idx_max
+  if #s <= max then
+    redis.call('HSET', nb, bound, s)
+    return
+  end
+  local lines = {}
+  for l in string.gmatch(s, '[^\n]+') do lines[#lines + 1] = l end
+  if #lines < 2 then
+    redis.call('HSET', nb, bound, s)
+    return
+  end
+  idx_sort(lines)
+  local target = #s / math.max(2, math.floor(2 * #s / max))
+  local blocks, bounds = {}, {}
+  local piece, size, b = {}, 1, bound
+  for k, l in ipairs(lines) do
+    piece[#piece + 1] = l
+    size = size + #l + 1
+    if size >= target and k < #lines then
+      blocks[#blocks + 1] = b
+      blocks[#blocks + 1] = '\n' .. table.concat(piece, '\n') .. '\n'
+      b = lines[k + 1]
+      bounds[#bounds + 1] = 0
+      bounds[#bounds + 1] = b
+      piece, size = {}, 1
+    end
+  end
+  blocks[#blocks + 1] = b
+  blocks[#blocks + 1] = '\n' .. table.concat(piece, '\n') .. '\n'
+  redis.call('HSET', nb, unpack(blocks))
+  if #bounds > 0 then redis.call('ZADD', nx, unpack(bounds)) end
+end
+
+-- idx_merge puts entries (in byte order, as ZRANGE gives them) in the
+-- blocks, once each: one read and one write per block they fall in.
+local function idx_merge(nx, nb, entries, max)
+  local i, n = 1, #entries
+  while i <= n do
+    local bound = idx_bound(nx, entries[i])
+    local next_bound = redis.call('ZRANGEBYLEX', nx, '(' .. entries[i], '+', 'LIMIT', 0, 1)[1]
+    local s = redis.call('HGET', nb, bound) or '\n'
+    local parts = {s}
+    while i <= n and (not next_bound or bytes_less(entries[i], next_bound)) do
+      local e = entries[i]
+      if not string.find(s, '\n' .. e .. '\n', 1, true) then parts[#parts + 1] = e .. '\n' end
+      i = i + 1
+    end
+    if #parts > 1 then idx_put(nx, nb, bound, table.concat(parts), max) end
+  end
+end
+
+-- idx_del takes entry e out of the blocks; a block left under a quarter
+-- of idx_max bytes joins the one before it. It returns whether e was
+-- there.
+local function idx_del(nx, nb, e)
+  local bound = idx_bound(nx, e)
+  local s = redis.call('HGET', nb, bound)
+  if not s then return false end
+  local at = string.find(s, '\n' .. e .. '\n', 1, true)
+  if not at then return false end
+  s = string.sub(s, 1, at) .. string.sub(s, at + #e + 2)
+  if bound == '' or #s >= idx_max / 4 then
+    if #s > 1 then
+      redis.call('HSET', nb, bound, s)
+    else
+      redis.call('HDEL', nb, bound)
+    end
+    return true
+  end
+  redis.call('HDEL', nb, bound)
+  redis.call('ZREM', nx, bound)
+  local prev = redis.call('ZREVRANGEBYLEX', nx, '(' .. bound, '-', 'LIMIT', 0, 1)[1] or ''
+  local before = redis.call('HGET', nb, prev) or '\n'
+  if #s > 1 then before = before .. string.sub(s, 2) end
+  if #before > 1 then idx_put(nx, nb, prev, before) end
+  return true
+end
+
+-- idx_find returns the first want entries of the blocks starting with
+-- prefix, in byte order: it reads the block holding prefix and the ones
+-- after it whose bound starts with prefix (each holds only matches, at
+-- least one), until it has want: at most want + 1 blocks.
+local function idx_find(nx, nb, prefix, want)
+  local out = {}
+  local pat = '\n' .. prefix
+  local bound = idx_bound(nx, prefix)
+  for _ = 1, want + 1 do
+    local s = redis.call('HGET', nb, bound)
+    if s then
+      local at = string.find(s, pat, 1, true)
+      while at do
+        local stop = string.find(s, '\n', at + 1, true)
+        out[#out + 1] = string.sub(s, at + 1, stop - 1)
+        at = string.find(s, pat, stop, true)
+      end
+    end
+    if #out >= want then break end
+    local lo = '(' .. bound
+    if bound == '' then lo = '-' end
+    bound = redis.call('ZRANGEBYLEX', nx, lo, '+', 'LIMIT', 0, 1)[1]
+    if not bound or string.sub(bound, 1, #prefix) ~= prefix then break end
+  end
+  idx_sort(out)
+  for k = #out, want + 1, -1 do out[k] = nil end
+  return out
+end

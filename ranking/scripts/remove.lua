@@ -24,8 +24,9 @@
 --          (on a shard: unused), 5 the search index ni, 6 the final
 --          periods' version fv (INCR when it exists and the member left
 --          some period: rank cards' kept chart points of the old version
---          are no longer used), then
---          per declared entry: z:<entry>, x:<entry>; on a league board
+--          are no longer used), 7 the search index's block bounds nx,
+--          8 its blocks nb, then per declared entry: z:<entry>,
+--          x:<entry>; on a league board
 --          then lm:<member> and, per declared entry ~lg:<round> in order,
 --          lg:<round>:m and lg:<round>:f
 -- ARGV     member, channel, board id, the member id folded for search,
@@ -40,7 +41,7 @@ local member, channel, board, member_fold = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local now = redis_now()
 local declared = {}
 for k = 6, #ARGV do
-  declared[ARGV[k]] = 2 * (k - 6) + 7 -- index of its z key
+  declared[ARGV[k]] = 2 * (k - 6) + 9 -- index of its z key
 end
 redis.call('ZREMRANGEBYSCORE', reg, '-inf', '(' .. fmt(now))
 local entries = redis.call('ZRANGE', reg, 0, -1)
@@ -63,7 +64,7 @@ for _, entry in ipairs(entries) do
 end
 -- League: the member's record goes, and its seat in each round: left out
 -- of every cohort not decided yet, and of the counts.
-local lk = 7 + 2 * (#ARGV - 5)
+local lk = 9 + 2 * (#ARGV - 5)
 if KEYS[lk] then
   redis.call('DEL', KEYS[lk])
   local j = lk + 1
@@ -83,9 +84,14 @@ if KEYS[lk] then
   end
 end
 if removed > 0 and redis.call('EXISTS', fv) == 1 then redis.call('INCR', fv) end
+-- The search entries: the name's is in ni or the blocks, the id's may be
+-- in both (a write puts it in ni again when the member enters a period).
 local name_fold = redis.call('HGET', names, member .. '\0k')
-if name_fold then redis.call('ZREM', ni, name_fold .. '\0' .. member) end
+if name_fold and redis.call('ZREM', ni, name_fold .. '\0' .. member) == 0 then
+  idx_del(KEYS[7], KEYS[8], name_fold .. '\0' .. member)
+end
 redis.call('ZREM', ni, member_fold .. '\0' .. member)
+idx_del(KEYS[7], KEYS[8], member_fold .. '\0' .. member)
 redis.call('HDEL', names, member, member .. '\0k')
 local listed = tonumber(ARGV[5])
 if ARGV[5] == '' then listed = redis.call('ZCARD', rm) end
