@@ -14,11 +14,12 @@ var compactLua string
 var compactScript = newScript(compactLua)
 
 // compactRequest builds KEYS and ARGV for compact.lua on the index whose
-// keys k builds: move up to count entries once ni holds threshold, into
-// blocks cut above blockBytes.
-func compactRequest(k boardKeys, count, threshold, blockBytes int) (keys []string, args []any) {
-	return []string{k.nameIndex(), k.indexBounds(), k.indexBlocks()},
-		[]any{strconv.Itoa(count), strconv.Itoa(threshold), strconv.Itoa(blockBytes)}
+// keys k builds: move up to count entries once ni holds threshold and
+// perBlock entries per block, into blocks cut above blockBytes, writing
+// at most blocks blocks.
+func compactRequest(k boardKeys, count, threshold, blockBytes, blocks, perBlock int) (keys []string, args []any) {
+	return []string{k.nameIndex(), k.indexBounds(), k.indexBlocks(), k.indexCursor()},
+		[]any{strconv.Itoa(count), strconv.Itoa(threshold), strconv.Itoa(blockBytes), strconv.Itoa(blocks), strconv.Itoa(perBlock)}
 }
 
 // decodeCompact decodes compact.lua's {moved, left}.

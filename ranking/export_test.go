@@ -160,15 +160,19 @@ func (s *Store) AmendLeagueCohorts(ctx context.Context, boardID, member string, 
 }
 
 // CompactIndexStep runs one compact.lua call on shard i of board (0 on a
-// board of one shard) with the given count, threshold and block size, so
-// that tests cut blocks small.
-func CompactIndexStep(ctx context.Context, s *Store, board string, i, count, threshold, blockBytes int) (moved, left int, err error) {
+// board of one shard) with the given count, threshold, block size and
+// most blocks written, so that tests cut blocks small.
+func CompactIndexStep(ctx context.Context, s *Store, board string, i, count, threshold, blockBytes, blocks int) (moved, left int, err error) {
 	b, err := s.board(board)
 	if err != nil {
 		return 0, 0, err
 	}
-	return s.compactStep(ctx, s.shardKeys(b, i), count, threshold, blockBytes)
+	return s.compactStep(ctx, s.shardKeys(b, i), count, threshold, blockBytes, blocks, 0)
 }
 
 // IndexCompactCount is the most entries one compaction call moves.
 const IndexCompactCount = indexCompactCount
+
+// IndexCompactPerBlock is the entries per block ni holds before a pass
+// moves any.
+const IndexCompactPerBlock = indexCompactPerBlock

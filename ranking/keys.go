@@ -56,6 +56,9 @@ import (
 //	                                                      first) under 256 bytes joins the one before (lib.lua
 //	                                                      idx_*); never expires
 //	<prefix>{<board>}:nx                         zset     the blocks' bounds but "", all scores 0; never expires
+//	<prefix>{<board>}:nc                         string   compaction's position in ni: the last entry it moved (the
+//	                                                      next call moves the entries after it, from the first
+//	                                                      again past the last); never expires
 //	<prefix>{<board>}:ni:ids                     string   "1" once the one-time backfill of older ids into ni is
 //	                                                      done; never expires
 //	<prefix>{<board>}:e:<id>                     string   idempotency record: member\nvalue\nat NUL view\tperiod
@@ -68,7 +71,7 @@ import (
 //	                                                      the board's order of names (for its rank card); never
 //	                                                      expires
 //	<prefix>{<board>}:sw                         hash     position of the member sweep's walk: phase (1 n, 2 ni,
-//	                                                      3 sm) and that structure's SCAN cursor; a day after the
+//	                                                      3 sm, 4 nb) and that structure's SCAN cursor; a day after the
 //	                                                      last step
 //	<prefix>{<board>}:snap:<view>:<day>          hash     the all view's best SnapshotTop ranks at the start of a day
 //	                                                      (local; member -> rank; field \0 = how many were
@@ -222,6 +225,9 @@ func (k boardKeys) indexBounds() string { return string(k) + "nx" }
 // indexBlocks holds the search index's blocks, entries packed by
 // neighbours ("nb").
 func (k boardKeys) indexBlocks() string { return string(k) + "nb" }
+
+// indexCursor is the search index compaction's position in ni ("nc").
+func (k boardKeys) indexCursor() string { return string(k) + "nc" }
 
 // nameIndexBackfilled marks the backfill of member ids into nameIndex done.
 func (k boardKeys) nameIndexBackfilled() string { return string(k) + "ni:ids" }

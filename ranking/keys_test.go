@@ -75,7 +75,7 @@ boards:
 			// Search entries in blocks: compaction, a rename that takes the
 			// old name's entry out of a block, a search.
 			for _, board := range []string{"inc", "latest"} {
-				if _, _, err := ranking.CompactIndexStep(ctx, s, board, 0, 100, 0, 1024); err != nil {
+				if _, _, err := ranking.CompactIndexStep(ctx, s, board, 0, 100, 0, 1024, 64); err != nil {
 					t.Fatalf("%s compact: %v", board, err)
 				}
 				if _, err := s.Write(ctx, board, ranking.Event{Member: "a", Value: 1, Name: "Anna"}); err != nil {

@@ -76,7 +76,7 @@ func TestSearchMembers(t *testing.T) {
 			// Compaction has moved the first half of the entries into
 			// blocks: searches merge both.
 			for {
-				moved, left, err := ranking.CompactIndexStep(ctx, s, "g", 0, 500, 0, 1024)
+				moved, left, err := ranking.CompactIndexStep(ctx, s, "g", 0, 500, 0, 1024, 64)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -209,7 +209,7 @@ func TestIndexMemberIDs(t *testing.T) {
 func compactAll(t *testing.T, s *ranking.Store, blockBytes int) {
 	t.Helper()
 	for {
-		moved, left, err := ranking.CompactIndexStep(context.Background(), s, "g", 0, 500, 0, blockBytes)
+		moved, left, err := ranking.CompactIndexStep(context.Background(), s, "g", 0, 500, 0, blockBytes, 64)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -294,7 +294,7 @@ func TestSearchIndexModel(t *testing.T) {
 					return
 				}
 				for range 1 + rnd.IntN(2) {
-					if _, _, err := ranking.CompactIndexStep(ctx, s, "g", 0, 1+rnd.IntN(80), rnd.IntN(60), 48+rnd.IntN(200)); err != nil {
+					if _, _, err := ranking.CompactIndexStep(ctx, s, "g", 0, 1+rnd.IntN(80), rnd.IntN(60), 48+rnd.IntN(200), 1+rnd.IntN(6)); err != nil {
 						t.Fatal(err)
 					}
 				}

@@ -328,7 +328,7 @@ const (
 	kindIDRec              // string, value = member\n... (e:)
 	kindUnion              // about a shard as a whole: to every new shard (k, r:, seg:, ni:ids)
 	kindSnap               // a day's snapshot (snap:, snapz:, snapn:): rebuilt by snapshots
-	kindSweep              // the sweep's position (sw): dropped
+	kindSweep              // the sweep's and compaction's positions (sw, nc): dropped
 	kindOutbox             // a shard's outbox (out): member.removed entries
 )
 
@@ -357,7 +357,7 @@ func (r *reshardRun) kindOf(suffix string, boardTag bool) (kind int, ok bool) {
 		return kindUnion, true
 	case "snap", "snapz", "snapn":
 		return kindSnap, true
-	case "sw":
+	case "sw", "nc":
 		return kindSweep, true
 	case "out":
 		if boardTag {

@@ -85,7 +85,7 @@ func reshardModel(t *testing.T, rdb redis.UniversalClient, events int, now func(
 			// Half of the search entries are in small blocks, as
 			// compaction leaves them: the move takes both.
 			for i := range shards {
-				if _, _, err := ranking.CompactIndexStep(ctx, w.store, id, i, 40, 0, 64); err != nil {
+				if _, _, err := ranking.CompactIndexStep(ctx, w.store, id, i, 40, 0, 64, 64); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -136,7 +136,7 @@ func TestSweepForgetsMembersWithoutScores(t *testing.T) {
 			apply("h", ranking.Event{Member: "bob", Name: "Bob Now", Value: 1, Segments: team})
 			apply("a", ranking.Event{Member: "dave", Name: "Dave All", Value: 1, At: t0.Add(-47 * time.Hour)})
 			// The search entries are in the blocks, as compaction leaves them.
-			if _, _, err := ranking.CompactIndexStep(ctx, s, "h", 0, 100, 0, 1024); err != nil {
+			if _, _, err := ranking.CompactIndexStep(ctx, s, "h", 0, 100, 0, 1024, 64); err != nil {
 				t.Fatal(err)
 			}
 
@@ -304,7 +304,7 @@ func TestSweepRacesWrites(t *testing.T) {
 						return
 					default:
 					}
-					if _, _, err := ranking.CompactIndexStep(ctx, s, "r", 0, 8, 0, 64); err != nil {
+					if _, _, err := ranking.CompactIndexStep(ctx, s, "r", 0, 8, 0, 64, 64); err != nil {
 						errs <- err
 						return
 					}

@@ -56,6 +56,7 @@ func TestSuitesPrintEveryResult(t *testing.T) {
 		"BENCH memory_bytes_per_member_view", "BENCH plain_zset_bytes_per_member_view",
 		"RATIO memory_vs_plain", "RATIO memory_vs_plain_uncompacted",
 		"BENCH memory_load_redis_us_per_member", "BENCH index_compact_redis_us_per_entry",
+		"BENCH index_compact_scattered_redis_us_per_entry", "BENCH index_compact_call_max_us",
 		"BENCH window_7d_events_per_s", "BENCH window_30d_events_per_s", "BENCH window_90d_events_per_s",
 		"RATIO window_30d_vs_7d", "RATIO window_90d_vs_7d",
 		"BENCH healthz_rps", "BENCH board_page_rps", "BENCH board_page_unshared_rps", "BENCH board_page_304_rps", "BENCH rank_card_rps",

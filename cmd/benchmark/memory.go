@@ -72,6 +72,10 @@ func runMemory(ctx context.Context, e *env) error {
 		return fmt.Errorf("standings breakdown: %w", err)
 	}
 
+	if err := e.scatteredCompaction(ctx, store, ids); err != nil {
+		return fmt.Errorf("standings scattered compaction: %w", err)
+	}
+
 	e.logf("- plain: the same members and values, ZADD of %d into %d plain keys, pipelined", memoryBatch, views)
 	plainLoad := func(ctx context.Context, lo, hi int) error { return zaddMembers(ctx, e.rdb, ids[lo:hi], values[lo:hi]) }
 	plain, err := e.loadFootprint(ctx, nil, plainLoad, n, "plain:*")
@@ -121,6 +125,82 @@ func compactAll(ctx context.Context, e *env, store *ranking.Store) (int, time.Du
 		return 0, 0, err
 	}
 	return moved, cpu1 - cpu0, nil
+}
+
+// scatteredCompaction measures compaction in its steady state: members new
+// after the index was packed, with ids between the packed ones, so that
+// each block a call writes takes a few, unlike the load's sorted bulk. Two
+// rounds of 2 new members per block each, the first to walk compaction's
+// cursor round (past the load's last entries, which stay in ni), the second
+// measured: Redis's CPU per entry moved and the longest compact.lua call
+// (SLOWLOG), which is how long one step keeps every other command on that
+// Redis waiting.
+func (e *env) scatteredCompaction(ctx context.Context, store *ranking.Store, ids []string) error {
+	blocks, err := e.rdb.HLen(ctx, benchPrefix+"{"+benchBoard+"}:nb").Result()
+	if err != nil {
+		return err
+	}
+	k := min(max(int(2*blocks), 1), len(ids))
+	step := len(ids) / k
+	round := func(suffix string) (int, time.Duration, error) {
+		fresh := make([]string, k)
+		values := make([]int64, k)
+		for i := range fresh {
+			fresh[i] = ids[i*step] + suffix
+			values[i] = 1
+		}
+		for lo := 0; lo < k; lo += memoryBatch {
+			hi := min(lo+memoryBatch, k)
+			if err := applyMembers(ctx, store, fresh[lo:hi], values[lo:hi]); err != nil {
+				return 0, 0, err
+			}
+		}
+		return compactAll(ctx, e, store)
+	}
+	e.logf("- standings: 2 rounds of %d new members between the packed ones (%d blocks), each compacted", k, blocks)
+	if _, _, err := round("a"); err != nil {
+		return err
+	}
+	old, err := e.rdb.ConfigGet(ctx, "slowlog-log-slower-than").Result()
+	if err != nil {
+		return err
+	}
+	if err := e.rdb.ConfigSet(ctx, "slowlog-log-slower-than", "0").Err(); err != nil {
+		return err
+	}
+	defer e.rdb.ConfigSet(context.WithoutCancel(ctx), "slowlog-log-slower-than", old["slowlog-log-slower-than"])
+	if err := e.rdb.ConfigSet(ctx, "slowlog-max-len", "100000").Err(); err != nil {
+		return err
+	}
+	if err := e.rdb.Do(ctx, "slowlog", "reset").Err(); err != nil {
+		return err
+	}
+	// The round's writes run scripts too: only the calls after the last
+	// write are compaction's.
+	moved, cpu, err := round("b")
+	if err != nil {
+		return err
+	}
+	logs, err := e.rdb.SlowLogGet(ctx, -1).Result()
+	if err != nil {
+		return err
+	}
+	var longest time.Duration
+	calls := 0
+	for _, l := range logs { // newest first
+		if len(l.Args) < 2 || !strings.EqualFold(l.Args[0], "evalsha") {
+			continue
+		}
+		if l.Args[1] != ranking.CompactScriptHash() {
+			break
+		}
+		calls++
+		longest = max(longest, l.Duration)
+	}
+	e.logf("  moved %d entries in %d calls", moved, calls)
+	e.out.bench("index_compact_scattered_redis_us_per_entry", divide(float64(cpu.Microseconds()), float64(moved)), "us")
+	e.out.bench("index_compact_call_max_us", float64(longest.Microseconds()), "us")
+	return nil
 }
 
 // keyBreakdown says where a board's bytes go: per key type ("z_hour" for

@@ -298,10 +298,14 @@ local function idx_put(nx, nb, bound, s, max)
 end
 
 -- idx_merge puts entries (in byte order, as ZRANGE gives them) in the
--- blocks, once each: one read and one write per block they fall in.
-local function idx_merge(nx, nb, entries, max)
-  local i, n = 1, #entries
-  while i <= n do
+-- blocks, once each: one read and one write per block they fall in. It
+-- stops after blocks blocks (its work is per block: entries that fall in
+-- blocks of their own cost one each) and returns how many of the first
+-- entries it put.
+local function idx_merge(nx, nb, entries, max, blocks)
+  local i, n, touched = 1, #entries, 0
+  while i <= n and touched < blocks do
+    touched = touched + 1
     local bound = idx_bound(nx, entries[i])
     local next_bound = redis.call('ZRANGEBYLEX', nx, '(' .. entries[i], '+', 'LIMIT', 0, 1)[1]
     local s = redis.call('HGET', nb, bound) or '\n'
@@ -313,6 +317,7 @@ local function idx_merge(nx, nb, entries, max)
     end
     if #parts > 1 then idx_put(nx, nb, bound, table.concat(parts), max) end
   end
+  return i - 1
 end
 
 -- idx_del takes entry e out of the blocks; a block left under a quarter
