@@ -382,6 +382,8 @@ webhooks:
 	must("report", err)
 	_, err = s.Sweep(ctx)
 	must("sweep", err)
+	_, err = s.CompactIndex(ctx)
+	must("compact", err)
 
 	// The shard count record, a move stopped at its first step, and an
 	// instance's word that it serves the boards.
