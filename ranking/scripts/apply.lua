@@ -222,7 +222,8 @@ end
 -- Segment boards: each has every view's period rows of the board (same
 -- periods, own keys). segrow(sb, v, j) mirrors views[v].periods[j]; rows
 -- are made when first used (a batch may name many segment boards, each
--- touching few of its rows).
+-- touching few of its rows) and listed in seg_rows.
+local seg_rows = {}
 local nsegs = tonumber(nextarg())
 local segs = {}
 local seg_keys, voff = 0, {} -- keys per segment board; offset of each view's
@@ -234,6 +235,7 @@ for v = 1, nviews do
 end
 for g = 1, nsegs do
   segs[g] = {tag = nextarg(), name = nextarg(), value = nextarg(), k0 = ki, rows = {}}
+  segs[g].xtag = '\0' .. segs[g].tag
   ki = ki + seg_keys
   for v = 1, nviews do segs[g].rows[v] = {} end
 end
@@ -253,8 +255,9 @@ local function segrow(sb, v, j)
   -- "<member>\0@<name>=<value>": member ids hold no NUL, so no field of
   -- the board itself looks like one of a segment board.
   per.xkey = bp.xkey
-  per.xtag = '\0' .. sb.tag
+  per.xtag = sb.xtag
   sb.rows[v][j] = per
+  seg_rows[#seg_rows + 1] = per
   return per
 end
 -- The member record (sm) and the values index of each segment name.
@@ -727,33 +730,12 @@ local function code_of(per, member)
   end
   return code
 end
--- A segment board's period key gets its expiry and registry entry when
--- this batch creates it: its first ZADD of the batch added members and
--- it now holds only those.
 local function flush(per)
   local p = pending[per]
   local np = p and p.n or 0
   if np > 0 then
     p.n = 0
-    local added = call('ZADD', per.zkey, unpack(p, 1, np))
-    if per.seg and not per.checked then
-      per.checked = true
-      -- A key this ZADD created gained every member it was sent; fewer
-      -- added (and no member sent twice) means it held some before, and
-      -- no ZCARD is needed to tell.
-      local pairs_sent = np / 2
-      if added > 0 and added < pairs_sent then
-        local seen, distinct = {}, 0
-        for k = 2, np, 2 do
-          if not seen[p[k]] then
-            seen[p[k]] = true
-            distinct = distinct + 1
-          end
-        end
-        pairs_sent = distinct
-      end
-      per.created = added > 0 and added == pairs_sent and call('ZCARD', per.zkey) == added
-    end
+    call('ZADD', per.zkey, unpack(p, 1, np))
   end
 end
 
@@ -852,6 +834,30 @@ if league then
   end
   if #needs > 0 then return {-3, now, unpack(needs)} end
   if #undecided > 0 then return {-4, now, unpack(undecided)} end
+end
+
+-- The segment boards' period keys the batch may write (every target row
+-- is made by now) are asked whether they exist before anything is written
+-- (per.created: the batch creates it, so it gets its expiry and registry
+-- entry in finish). One EXISTS answers for a whole range when all or none
+-- of it exist, the usual case; a mixed range is split in halves, so only
+-- a batch that creates keys asks more than once per chunk.
+do
+  local list = seg_rows
+  local function check(lo, hi)
+    local ks = {}
+    for k = lo, hi do ks[k - lo + 1] = list[k].zkey end
+    local n = call('EXISTS', unpack(ks))
+    if n == 0 or n == hi - lo + 1 then
+      for k = lo, hi do list[k].created = n == 0 end
+    else
+      local mid = floor((lo + hi) / 2)
+      check(lo, mid)
+      check(mid + 1, hi)
+    end
+  end
+  -- Chunks keep unpack well within Lua's stack.
+  for lo = 1, #list, 1000 do check(lo, math.min(lo + 999, #list)) end
 end
 
 -- Codes count from the best end of each view's own value range [lo, hi]
