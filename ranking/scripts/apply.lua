@@ -112,7 +112,8 @@
 -- once per batch and view, kept as a bound while members enter the top,
 -- read again after a write takes one out of it); a worse code ranks below
 -- moves_top. A segment board's period key gets its expiry and registry
--- entry in the batch that creates it; the batch's registry entries go in
+-- entry in the batch that creates it (one EXISTS over the batch's segment
+-- keys, before any write, tells which); the batch's registry entries go in
 -- one ZADD; the batch's segment values are looked up in their names'
 -- indexes with one ZMSCORE per name. The batch's idempotency records are
 -- read with one MGET, none when no event carries an id.
