@@ -553,6 +553,70 @@ local function target_list(at, esegs)
   return tl
 end
 
+-- Without windows, a list's shape depends only on the event time and how
+-- many segment boards the event names: per view the board's target, then
+-- one per segment board (the same row, of its own keys), the round last.
+-- seg_list builds the list of esegs from the board's own list at that
+-- time (base) and the shape for #esegs, made once per base: events naming
+-- segment values mostly differ in their values, so each has its own list,
+-- and resolving one view by view is most of such an event's work.
+local has_windows = false
+for v = 1, nviews do
+  if views[v].kind == 'w' then has_windows = true end
+end
+-- seg_shape lists, per target of the shape, its view, its mirror (the
+-- index of the board's target of the same row; false for the board's
+-- own), its time unit, its segment board's index in esegs (0: the
+-- board's own) and the index of the row's target in base.
+local function seg_shape(base, nseg)
+  local view_of, mirror_of, unit_of, g_of, m_of = {}, {}, {}, {}, {}
+  local n, lg = 0, nil
+  for m = 1, base.n do
+    n = n + 1
+    local b = n
+    view_of[n], mirror_of[n], unit_of[n], g_of[n], m_of[n] = base.view_of[m], false, base.unit_of[m], 0, m
+    if m == base.lg then
+      lg = n
+    else
+      for g = 1, nseg do
+        n = n + 1
+        view_of[n], mirror_of[n], unit_of[n], g_of[n], m_of[n] = base.view_of[m], b, base.unit_of[m], g, m
+      end
+    end
+  end
+  return {n = n, lg = lg, view_of = view_of, mirror_of = mirror_of, unit_of = unit_of, g_of = g_of, m_of = m_of}
+end
+local function seg_list(base, esegs)
+  local nseg = #esegs
+  local shapes = base.shapes
+  if not shapes then
+    shapes = {}
+    base.shapes = shapes
+  end
+  local sh = shapes[nseg]
+  if not sh then
+    sh = seg_shape(base, nseg)
+    shapes[nseg] = sh
+  end
+  local n, g_of, m_of, view_of, bp = sh.n, sh.g_of, sh.m_of, sh.view_of, base.period_of
+  -- Copies sized at once, then overwritten.
+  local period_of, board_of = {unpack(m_of, 1, n)}, {unpack(g_of, 1, n)}
+  for k = 1, n do
+    local per, g = bp[m_of[k]], g_of[k]
+    if g == 0 then
+      period_of[k], board_of[k] = per, false
+    else
+      local sb, v = esegs[g], view_of[k]
+      period_of[k], board_of[k] = sb.rows[v][per.j] or segrow(sb, v, per.j), sb
+    end
+  end
+  local carried = {}
+  for _, sb in ipairs(esegs) do carried[sb.name] = sb.value end
+  return {segs = esegs, carried = carried, t = base.t, n = n, lg = sh.lg, all = base.all, answer = base.answer,
+          view_of = view_of, period_of = period_of, mirror_of = sh.mirror_of, board_of = board_of,
+          unit_of = sh.unit_of, checks = base.checks, prefetch = base.prefetch}
+end
+
 -- read_events reads every event's arguments and resolves its target list;
 -- false when one at Redis's now falls in no listed period.
 local function read_events()
@@ -576,7 +640,18 @@ local function read_events()
     end
     local tl = lists[tkey]
     if not tl then
-      tl = target_list(at, esegs)
+      local base = nil
+      if nseg > 0 and not has_windows then
+        -- The board's own list of the time, kept as the list of events
+        -- naming no segment value.
+        base = lists[at]
+        if not base then
+          base = target_list(at, nosegs)
+          if not base then return false end
+          lists[at] = base
+        end
+      end
+      if base and not base.err then tl = seg_list(base, esegs) else tl = target_list(at, esegs) end
       if not tl then return false end
       lists[tkey] = tl
     end
