@@ -1089,10 +1089,9 @@ local function parse_rec(rec)
   return latest
 end
 
--- The batch's bookkeeping: the period keys written (for expiry, registry
--- and the change message), the search index entries to add, and each
--- view's answer of the current event.
-local touched, touched_list = {}, {}
+-- The batch's bookkeeping: the search index entries to add and each
+-- view's answer of the current event (the period keys written, for
+-- expiry, registry and the change message, are pending_list).
 local name_pending = {}
 local ans_value, ans_rank, ans_set, ans_out = {}, {}, {}, {}
 
@@ -1152,15 +1151,19 @@ end
 -- it starts with a member's first event on the board (known by an absent
 -- record and no score in the all view) and a name leaves it for good with
 -- the first event that does not carry the same value.
+local no_names = {} -- pure in no name; never written
 local function purity(member, tl)
   if not sm_key then return nil, nil, nil, nil end
   local old_rec, old_pure = sm_rec[member], sm_pure[member]
   local carried, pure_after, latest = tl.carried, {}, nil
   if not old_rec then
+    -- Without a record, the latest values are the carried ones: the list's
+    -- own table serves (record_segments sets only those same values), as
+    -- it does for the pure names of a member new to the board.
     if #tl.segs > 0 and tl.all and not code_of(tl.all, member) then
-      for nm, val in pairs(carried) do pure_after[nm] = val end
+      return carried, carried, old_rec, old_pure
     end
-    latest = {}
+    return no_names, carried, old_rec, old_pure
   else
     latest = parse_rec(old_rec)
     if old_pure ~= '' then
@@ -1187,9 +1190,9 @@ local function plan(member, value, et, tl, pure_after)
     local per = period_of[k]
     local m, sb = mirror_of[k], board_of[k]
     if m and pure_after[sb.name] then
-      plan_code[k], plan_value[k] = plan_code[m], plan_value[m]
-      plan_change[k], plan_present[k] = plan_change[m], plan_present[m]
-      plan_old[k] = false
+      -- Only the write reads a mirrored target's plan: a segment board
+      -- answers nothing, and a pure name's windows are the board's.
+      plan_code[k], plan_change[k] = plan_code[m], plan_change[m]
     else
       -- This loop runs per event and target: the code lookup, split and
       -- value_of are written out here rather than called.
@@ -1310,15 +1313,16 @@ end
 -- (ans_*) from the target that answers it, reading a rank where one is
 -- answered or an overtake may have happened.
 local function write_plan(member, et, tl)
-  local view_of, period_of, answer = tl.view_of, tl.period_of, tl.answer
+  local view_of, period_of, answer, board_of = tl.view_of, tl.period_of, tl.answer, tl.board_of
   for k = 1, tl.n do
     local per = period_of[k]
     local code = plan_code[k]
-    local old = plan_old[k]
-    local v = view_of[k]
-    local view = views[v]
+    -- A segment board's target is written only: it answers nothing and is
+    -- no view's current period.
+    local own = not board_of[k]
     if plan_change[k] then
-      if not ranks and per == view.cur then
+      if own and not ranks and per == views[view_of[k]].cur then
+        local old = plan_old[k]
         -- top[per] stays a bound (every code worse than it ranks below
         -- moves_top) while at least moves_top codes are at most it: a
         -- write that enters the top or moves within it keeps that true,
@@ -1350,12 +1354,10 @@ local function write_plan(member, et, tl)
         per.fresh = nil
         ready_cache[per] = true
       end
-      if not touched[per] then
-        touched[per] = true
-        touched_list[#touched_list + 1] = per
-      end
     end
-    if per == answer[v] and view.kind ~= 'h' then
+    local v = own and view_of[k]
+    if own and per == answer[v] and views[v].kind ~= 'h' then
+      local view, old = views[v], plan_old[k]
       ans_set[v] = true
       if plan_present[k] then
         ans_value[v] = plan_value[k]
@@ -1458,17 +1460,9 @@ local function index_names(e, id_new)
   end
 end
 
--- record_segments notes the values seen, and the member's latest value of
--- each name ("name=value" lines, in the board's order of names) for its
--- card, with the names it is pure in (see Mirrors).
-local function record_segments(member, tl, latest, pure_after, old_rec, old_pure)
-  for _, sb in ipairs(tl.segs) do
-    if not sb.known then
-      call('ZADD', index_key[sb.name], 0, sb.value)
-      sb.known = true
-    end
-    latest[sb.name] = sb.value
-  end
+-- rec_lines renders a member record's two fields: "name=value" lines of
+-- the latest values, in the board's order of names, and the pure names.
+local function rec_lines(latest, pure_after)
   local rec, pure = '', ''
   for _, nm in ipairs(seg_names) do
     local val = latest[nm]
@@ -1478,6 +1472,37 @@ local function record_segments(member, tl, latest, pure_after, old_rec, old_pure
     if pure_after[nm] then
       if pure == '' then pure = nm else pure = pure .. '\n' .. nm end
     end
+  end
+  return rec, pure
+end
+
+-- record_segments notes the values seen, and the member's latest value of
+-- each name for its card, with the names it is pure in (see Mirrors).
+local function record_segments(member, tl, latest, pure_after, old_rec, old_pure)
+  for _, sb in ipairs(tl.segs) do
+    if not sb.known then
+      call('ZADD', index_key[sb.name], 0, sb.value)
+      sb.known = true
+    end
+    latest[sb.name] = sb.value
+  end
+  local rec, pure
+  if not old_rec then
+    -- Both lines depend on the list alone then (latest is tl.carried, see
+    -- purity): made once per list and purity.
+    local memo = tl.new_rec
+    if not memo then
+      memo = {}
+      tl.new_rec = memo
+    end
+    local m = memo[pure_after]
+    if not m then
+      m = {rec_lines(latest, pure_after)}
+      memo[pure_after] = m
+    end
+    rec, pure = m[1], m[2]
+  else
+    rec, pure = rec_lines(latest, pure_after)
   end
   if rec ~= (old_rec or '') or pure ~= old_pure then
     sm_rec[member], sm_pure[member] = rec, pure
@@ -1592,12 +1617,12 @@ local function finish()
     call('LTRIM', view.mvkey, 0, moves_top - 1)
   end
 
-  if #touched_list > 0 then
+  if #pending_list > 0 then
     -- Entries of expired periods go as writes come, so the registry stays
     -- as small as the retained data without waiting for a removal.
     call('ZREMRANGEBYSCORE', reg, '-inf', '(' .. fmt(now))
     local changed, entries = {}, {}
-    for _, per in ipairs(touched_list) do
+    for _, per in ipairs(pending_list) do
       if per.seg and not per.created then
         -- A segment board's period key gets its expiry and registry entry
         -- once, when it is created (the exact-time hash is the board's),
