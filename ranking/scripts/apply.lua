@@ -244,19 +244,21 @@ local function segrow(sb, v, j)
   local per = sb.rows[v][j]
   if per then return per end
   local view, bp = views[v], views[v].periods[j]
-  per = {id = bp.id, s = bp.s, e = bp.e, base = bp.base, exp = bp.exp, last = bp.last, j = j, seg = true}
-  per.suffix = view.name .. sb.tag .. ':' .. bp.id
+  local zkey, rkey
   if view.kind == 'w' then
     local k = sb.k0 + voff[v] + 2 * (j - 1)
-    per.zkey, per.rkey = KEYS[k], KEYS[k + 1]
+    zkey, rkey = KEYS[k], KEYS[k + 1]
   else
-    per.zkey = KEYS[sb.k0 + voff[v] + j - 1]
+    zkey = KEYS[sb.k0 + voff[v] + j - 1]
   end
   -- Exact times share the board's hash, under the field
   -- "<member>\0@<name>=<value>": member ids hold no NUL, so no field of
-  -- the board itself looks like one of a segment board.
-  per.xkey = bp.xkey
-  per.xtag = sb.xtag
+  -- the board itself looks like one of a segment board. Every field is
+  -- in the constructor, which sizes the table once (fresh and created are
+  -- set later).
+  per = {id = bp.id, s = bp.s, e = bp.e, base = bp.base, exp = bp.exp, last = bp.last, j = j, seg = true,
+         suffix = view.name .. sb.tag .. ':' .. bp.id, zkey = zkey, rkey = rkey, xkey = bp.xkey,
+         xtag = sb.xtag, fresh = false, created = false}
   sb.rows[v][j] = per
   seg_rows[#seg_rows + 1] = per
   return per
@@ -610,15 +612,22 @@ local function seg_list(base, esegs)
       period_of[k], board_of[k] = sb.rows[v][per.j] or segrow(sb, v, per.j), sb
     end
   end
-  local carried = {}
-  for _, sb in ipairs(esegs) do carried[sb.name] = sb.value end
+  local carried
+  if nseg == 2 then -- sized at once, as the usual count
+    carried = {[esegs[1].name] = esegs[1].value, [esegs[2].name] = esegs[2].value}
+  else
+    carried = {}
+    for _, sb in ipairs(esegs) do carried[sb.name] = sb.value end
+  end
   return {segs = esegs, carried = carried, t = base.t, n = n, lg = sh.lg, all = base.all, answer = base.answer,
           view_of = view_of, period_of = period_of, mirror_of = sh.mirror_of, board_of = board_of,
-          unit_of = sh.unit_of, checks = base.checks, prefetch = base.prefetch}
+          unit_of = sh.unit_of, checks = base.checks, prefetch = base.prefetch, pl = false,
+          new_pure = false, new_none = false}
 end
 
 -- read_events reads every event's arguments and resolves its target list;
 -- false when one at Redis's now falls in no listed period.
+local seg_scratch = {}
 local function read_events()
   local lists, nosegs = {}, {}
   local a = i
@@ -628,18 +637,22 @@ local function read_events()
       ARGV[a], tonumber(ARGV[a + 1]), at, ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6]
     local nseg = tonumber(ARGV[a + 7])
     a = a + 8
-    local tkey, esegs = at, nosegs
-    if nseg > 0 then
-      esegs = {}
-      for g = 1, nseg do
-        local sg = ARGV[a]
-        esegs[g] = segs[tonumber(sg)]
-        tkey = tkey .. ',' .. sg
-        a = a + 1
-      end
+    -- The list's key, in one concatenation for the usual counts.
+    local tkey = at
+    if nseg == 1 then
+      tkey = at .. ',' .. ARGV[a]
+    elseif nseg == 2 then
+      tkey = at .. ',' .. ARGV[a] .. ',' .. ARGV[a + 1]
+    else
+      for g = 1, nseg do tkey = tkey .. ',' .. ARGV[a + g - 1] end
     end
     local tl = lists[tkey]
     if not tl then
+      local esegs = nosegs
+      if nseg > 0 then
+        for g = 1, nseg do seg_scratch[g] = segs[tonumber(ARGV[a + g - 1])] end
+        esegs = {unpack(seg_scratch, 1, nseg)}
+      end
       local base = nil
       if nseg > 0 and not has_windows then
         -- The board's own list of the time, kept as the list of events
@@ -655,6 +668,7 @@ local function read_events()
       if not tl then return false end
       lists[tkey] = tl
     end
+    a = a + nseg
     ev_targets[e] = tl
     if league then ev_lmkey[e] = nextkey() end
     if ev_id[e] ~= '' then ev_idkey[e] = nextkey() end
@@ -1332,12 +1346,14 @@ local function write_plan(member, et, tl)
         if t ~= nil and not (t and (code <= t or not old or old > t)) then top[per] = nil end
       end
       -- write(per, member, code), written out: it runs per event and target.
+      -- New tables are made with room for their first entries: a segment
+      -- board's key gets one or two members a batch, and every growth of
+      -- a table is a rehash.
       local pc = codes[per]
-      if not pc then pc = codes_of(per) end
-      pc[member] = code
+      if pc then pc[member] = code else codes[per] = {[member] = code} end
       local p = pending[per]
       if not p then
-        p = {n = 0}
+        p = {false, false, false, false, n = 0}
         pending[per] = p
         pending_list[#pending_list + 1] = per
       end
@@ -1488,17 +1504,14 @@ local function record_segments(member, tl, latest, pure_after, old_rec, old_pure
   end
   local rec, pure
   if not old_rec then
-    -- Both lines depend on the list alone then (latest is tl.carried, see
-    -- purity): made once per list and purity.
-    local memo = tl.new_rec
-    if not memo then
-      memo = {}
-      tl.new_rec = memo
-    end
-    local m = memo[pure_after]
+    -- Both lines depend on the list alone then (latest is tl.carried and
+    -- pure_after it or no_names, see purity): made once per list and case.
+    local none = pure_after == no_names
+    local m
+    if none then m = tl.new_none else m = tl.new_pure end
     if not m then
       m = {rec_lines(latest, pure_after)}
-      memo[pure_after] = m
+      if none then tl.new_none = m else tl.new_pure = m end
     end
     rec, pure = m[1], m[2]
   else
