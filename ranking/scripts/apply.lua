@@ -569,13 +569,15 @@ end
 -- seg_shape lists, per target of the shape, its view, its mirror (the
 -- index of the board's target of the same row; false for the board's
 -- own), its time unit, its segment board's index in esegs (0: the
--- board's own) and the index of the row's target in base.
+-- board's own) and the index of the row's target in base; and own, the
+-- board's targets (each but the round's followed by its segment boards').
 local function seg_shape(base, nseg)
-  local view_of, mirror_of, unit_of, g_of, m_of = {}, {}, {}, {}, {}
+  local view_of, mirror_of, unit_of, g_of, m_of, own = {}, {}, {}, {}, {}, {}
   local n, lg = 0, nil
   for m = 1, base.n do
     n = n + 1
     local b = n
+    own[m] = n
     view_of[n], mirror_of[n], unit_of[n], g_of[n], m_of[n] = base.view_of[m], false, base.unit_of[m], 0, m
     if m == base.lg then
       lg = n
@@ -586,7 +588,8 @@ local function seg_shape(base, nseg)
       end
     end
   end
-  return {n = n, lg = lg, view_of = view_of, mirror_of = mirror_of, unit_of = unit_of, g_of = g_of, m_of = m_of}
+  return {n = n, lg = lg, view_of = view_of, mirror_of = mirror_of, unit_of = unit_of, g_of = g_of, m_of = m_of,
+          own = own, nown = base.n}
 end
 local function seg_list(base, esegs)
   local nseg = #esegs
@@ -622,7 +625,7 @@ local function seg_list(base, esegs)
   return {segs = esegs, carried = carried, t = base.t, n = n, lg = sh.lg, all = base.all, answer = base.answer,
           view_of = view_of, period_of = period_of, mirror_of = sh.mirror_of, board_of = board_of,
           unit_of = sh.unit_of, checks = base.checks, prefetch = base.prefetch, pl = false,
-          new_pure = false, new_none = false}
+          new_pure = false, new_none = false, own = sh.own, nown = sh.nown}
 end
 
 -- read_events reads every event's arguments and resolves its target list;
@@ -850,7 +853,11 @@ do
     local tl = ev_targets[e]
     if not tl.err then
       local member, board_of, period_of = ev_member[e], tl.board_of, tl.period_of
-      for k = 1, tl.n do
+      local own, n = tl.own, tl.n
+      if own then n = tl.nown end
+      for x = 1, n do
+        local k = x
+        if own then k = own[x] end
         if not board_of[k] then
           -- wanted(period_of[k], member), written out: per event and target.
           local per = period_of[k]
@@ -1195,11 +1202,15 @@ end
 -- id index: it is new in the all view, or, on a board without one, in a
 -- period (the entry goes only with a removal or once no retained period
 -- holds the member).
-local function plan(member, value, et, tl, pure_after)
+local function plan(member, value, et, tl, pure_after, mirrored)
   local view_of, period_of, mirror_of, board_of = tl.view_of, tl.period_of, tl.mirror_of, tl.board_of
   local unit_of = tl.unit_of
   local id_new = false
-  for k = 1, tl.n do
+  local own, n = nil, tl.n
+  if mirrored then own, n = tl.own, tl.nown end
+  for x = 1, n do
+    local k = x
+    if own then k = own[x] end
     local view = views[view_of[k]]
     local per = period_of[k]
     local m, sb = mirror_of[k], board_of[k]
@@ -1326,16 +1337,20 @@ end
 -- write_plan queues the plan's changed codes, and fills each view's answer
 -- (ans_*) from the target that answers it, reading a rank where one is
 -- answered or an overtake may have happened.
-local function write_plan(member, et, tl)
+local function write_plan(member, et, tl, mirrored)
   local view_of, period_of, answer, board_of = tl.view_of, tl.period_of, tl.answer, tl.board_of
-  for k = 1, tl.n do
+  local own, n, nseg, lg = nil, tl.n, #tl.segs, tl.lg
+  if mirrored then own, n = tl.own, tl.nown end
+  for x = 1, n do
+    local k = x
+    if own then k = own[x] end
     local per = period_of[k]
     local code = plan_code[k]
     -- A segment board's target is written only: it answers nothing and is
     -- no view's current period.
-    local own = not board_of[k]
+    local mine = not board_of[k]
     if plan_change[k] then
-      if own and not ranks and per == views[view_of[k]].cur then
+      if mine and not ranks and per == views[view_of[k]].cur then
         local old = plan_old[k]
         -- top[per] stays a bound (every code worse than it ranks below
         -- moves_top) while at least moves_top codes are at most it: a
@@ -1370,9 +1385,29 @@ local function write_plan(member, et, tl)
         per.fresh = nil
         ready_cache[per] = true
       end
+      if own and k ~= lg then
+        -- Mirrored: the same write to the row's segment boards, which
+        -- follow it in the list (no windows, so none is fresh).
+        for g = k + 1, k + nseg do
+          local sper = period_of[g]
+          local sc = codes[sper]
+          if sc then sc[member] = code else codes[sper] = {[member] = code} end
+          local sp = pending[sper]
+          if not sp then
+            sp = {false, false, false, false, n = 0}
+            pending[sper] = sp
+            pending_list[#pending_list + 1] = sper
+          end
+          local ns = sp.n
+          sp[ns + 1] = last_text
+          sp[ns + 2] = member
+          sp.n = ns + 2
+          if exact then call('HSET', sper.xkey, member .. sper.xtag, et) end
+        end
+      end
     end
-    local v = own and view_of[k]
-    if own and per == answer[v] and views[v].kind ~= 'h' then
+    local v = mine and view_of[k]
+    if mine and per == answer[v] and views[v].kind ~= 'h' then
       local view, old = views[v], plan_old[k]
       ans_set[v] = true
       if plan_present[k] then
@@ -1592,12 +1627,25 @@ local function apply_event(e)
   -- Compute every target's new code first; write only if all are in range.
   local pure_after, latest, old_rec, old_pure
   if sm_key then pure_after, latest, old_rec, old_pure = purity(member, tl) end
-  local refused, id_new = plan(member, value, et, tl, pure_after)
+  -- Mirrored: the list is a shape's (seg_list) and the member is pure in
+  -- every name it carries, so plan and write_plan go through the board's
+  -- targets only and write each one's code to its segment boards too.
+  local mirrored = false
+  if tl.own and pure_after then
+    mirrored = pure_after == tl.carried
+    if not mirrored then
+      mirrored = true
+      for _, sb in ipairs(tl.segs) do
+        if not pure_after[sb.name] then mirrored = false end
+      end
+    end
+  end
+  local refused, id_new = plan(member, value, et, tl, pure_after, mirrored)
   if not refused and value ~= 0 and tl.checks[1] then
     refused = check_windows(member, value, et, tl, pure_after)
   end
   if refused then return refused end
-  write_plan(member, et, tl)
+  write_plan(member, et, tl, mirrored)
   local lg = tl.lg
   if lg and plan_present[lg] and not plan_old[lg] and lm_rec[member] ~= nil then place(member, e) end
   local res = answer(member, et, tl)
