@@ -1159,6 +1159,44 @@ local function replay(e, record, et)
   return res
 end
 
+local no_names = {} -- pure in no name; never written
+
+-- rec_lines renders a member record's two fields: "name=value" lines of
+-- the latest values, in the board's order of names, and the pure names.
+local function rec_lines(latest, pure_after)
+  local rec, pure = '', ''
+  for _, nm in ipairs(seg_names) do
+    local val = latest[nm]
+    if val then
+      if rec == '' then rec = nm .. '=' .. val else rec = rec .. '\n' .. nm .. '=' .. val end
+    end
+    if pure_after[nm] then
+      if pure == '' then pure = nm else pure = pure .. '\n' .. nm end
+    end
+  end
+  return rec, pure
+end
+
+-- new_lines is rec_lines of a member whose latest values are the list's
+-- carried ones, pure in none of them (no_names) or in all (carried): made
+-- once per list.
+local function new_lines(tl, pure_after)
+  if pure_after == no_names then
+    local m = tl.new_none
+    if not m then
+      m = {rec_lines(tl.carried, no_names)}
+      tl.new_none = m
+    end
+    return m
+  end
+  local m = tl.new_pure
+  if not m then
+    m = {rec_lines(tl.carried, tl.carried)}
+    tl.new_pure = m
+  end
+  return m
+end
+
 -- purity returns the segment names the member stays pure in after an
 -- event with the target list tl (see Mirrors), its latest values before
 -- it, and its record and pure names as read; all nil without segments.
@@ -1172,11 +1210,10 @@ end
 -- it starts with a member's first event on the board (known by an absent
 -- record and no score in the all view) and a name leaves it for good with
 -- the first event that does not carry the same value.
-local no_names = {} -- pure in no name; never written
 local function purity(member, tl)
   if not sm_key then return nil, nil, nil, nil end
   local old_rec, old_pure = sm_rec[member], sm_pure[member]
-  local carried, pure_after, latest = tl.carried, {}, nil
+  local carried = tl.carried
   if not old_rec then
     -- Without a record, the latest values are the carried ones: the list's
     -- own table serves (record_segments sets only those same values), as
@@ -1185,12 +1222,16 @@ local function purity(member, tl)
       return carried, carried, old_rec, old_pure
     end
     return no_names, carried, old_rec, old_pure
-  else
-    latest = parse_rec(old_rec)
-    if old_pure ~= '' then
-      for nm in string.gmatch(old_pure, '[^\n]+') do
-        if carried[nm] and carried[nm] == latest[nm] then pure_after[nm] = carried[nm] end
-      end
+  end
+  -- A record of exactly the carried values, pure in each (the usual one of
+  -- a member whose values never change) stays as it is: its lines are
+  -- those of a new record pure in them.
+  local m = new_lines(tl, carried)
+  if old_rec == m[1] and old_pure == m[2] then return carried, carried, old_rec, old_pure end
+  local pure_after, latest = {}, parse_rec(old_rec)
+  if old_pure ~= '' then
+    for nm in string.gmatch(old_pure, '[^\n]+') do
+      if carried[nm] and carried[nm] == latest[nm] then pure_after[nm] = carried[nm] end
     end
   end
   return pure_after, latest, old_rec, old_pure
@@ -1511,22 +1552,6 @@ local function index_names(e, id_new)
   end
 end
 
--- rec_lines renders a member record's two fields: "name=value" lines of
--- the latest values, in the board's order of names, and the pure names.
-local function rec_lines(latest, pure_after)
-  local rec, pure = '', ''
-  for _, nm in ipairs(seg_names) do
-    local val = latest[nm]
-    if val then
-      if rec == '' then rec = nm .. '=' .. val else rec = rec .. '\n' .. nm .. '=' .. val end
-    end
-    if pure_after[nm] then
-      if pure == '' then pure = nm else pure = pure .. '\n' .. nm end
-    end
-  end
-  return rec, pure
-end
-
 -- record_segments notes the values seen, and the member's latest value of
 -- each name for its card, with the names it is pure in (see Mirrors).
 local function record_segments(member, tl, latest, pure_after, old_rec, old_pure)
@@ -1538,16 +1563,9 @@ local function record_segments(member, tl, latest, pure_after, old_rec, old_pure
     latest[sb.name] = sb.value
   end
   local rec, pure
-  if not old_rec then
-    -- Both lines depend on the list alone then (latest is tl.carried and
-    -- pure_after it or no_names, see purity): made once per list and case.
-    local none = pure_after == no_names
-    local m
-    if none then m = tl.new_none else m = tl.new_pure end
-    if not m then
-      m = {rec_lines(latest, pure_after)}
-      if none then tl.new_none = m else tl.new_pure = m end
-    end
+  if latest == tl.carried then
+    -- Both lines depend on the list alone then (see purity).
+    local m = new_lines(tl, pure_after)
     rec, pure = m[1], m[2]
   else
     rec, pure = rec_lines(latest, pure_after)
