@@ -1682,7 +1682,17 @@ end
 -- registry entries of the period keys written (the registry serves member
 -- removal) and one change message naming every changed answered period.
 local function finish()
-  for _, per in ipairs(pending_list) do flush(per) end
+  -- flush(per) for each, written out: a batch with segment values has a
+  -- few keys per event.
+  for x = 1, #pending_list do
+    local per = pending_list[x]
+    local p = pending[per]
+    local np = p.n
+    if np > 0 then
+      p.n = 0
+      call('ZADD', per.zkey, unpack(p, 1, np))
+    end
+  end
   if #name_pending > 0 then call('ZADD', name_index, unpack(name_pending)) end
   if #sm_out > 0 then call('HSET', sm_key, unpack(sm_out)) end
 
@@ -1716,7 +1726,7 @@ local function finish()
         entries[#entries + 1] = 'inf'
         entries[#entries + 1] = per.suffix
       end
-      if string.sub(per.suffix, 1, 1) ~= '~' then
+      if per.seg or string.sub(per.suffix, 1, 1) ~= '~' then
         changed[#changed + 1] = per.suffix
       end
     end
