@@ -555,13 +555,17 @@ local function target_list(at, esegs)
   return tl
 end
 
--- Without windows, a list's shape depends only on the event time and how
--- many segment boards the event names: per view the board's target, then
--- one per segment board (the same row, of its own keys), the round last.
--- seg_list builds the list of esegs from the board's own list at that
--- time (base) and the shape for #esegs, made once per base: events naming
--- segment values mostly differ in their values, so each has its own list,
--- and resolving one view by view is most of such an event's work.
+-- Without windows, an event naming segment values gets a light list
+-- (light_list): the board's own list at its time (base) and, per segment
+-- board, the row of each of base's targets, made once per base and
+-- segment board. Events naming segment values mostly differ in their
+-- values, so each has its own list, and resolving one view by view was
+-- most of such an event's work. A member pure in every name it carries
+-- (mirrored, see apply_event) is planned on the board's targets alone and
+-- each code is written to the segment boards' rows too; any other member
+-- gets the full list (seg_list), whose shape depends only on the event
+-- time and how many segment boards the event names: per view the board's
+-- target, then one per segment board, the round last.
 local has_windows = false
 for v = 1, nviews do
   if views[v].kind == 'w' then has_windows = true end
@@ -569,15 +573,13 @@ end
 -- seg_shape lists, per target of the shape, its view, its mirror (the
 -- index of the board's target of the same row; false for the board's
 -- own), its time unit, its segment board's index in esegs (0: the
--- board's own) and the index of the row's target in base; and own, the
--- board's targets (each but the round's followed by its segment boards').
+-- board's own) and the index of the row's target in base.
 local function seg_shape(base, nseg)
-  local view_of, mirror_of, unit_of, g_of, m_of, own = {}, {}, {}, {}, {}, {}
+  local view_of, mirror_of, unit_of, g_of, m_of = {}, {}, {}, {}, {}
   local n, lg = 0, nil
   for m = 1, base.n do
     n = n + 1
     local b = n
-    own[m] = n
     view_of[n], mirror_of[n], unit_of[n], g_of[n], m_of[n] = base.view_of[m], false, base.unit_of[m], 0, m
     if m == base.lg then
       lg = n
@@ -588,10 +590,10 @@ local function seg_shape(base, nseg)
       end
     end
   end
-  return {n = n, lg = lg, view_of = view_of, mirror_of = mirror_of, unit_of = unit_of, g_of = g_of, m_of = m_of,
-          own = own, nown = base.n}
+  return {n = n, lg = lg, view_of = view_of, mirror_of = mirror_of, unit_of = unit_of, g_of = g_of, m_of = m_of}
 end
-local function seg_list(base, esegs)
+local function seg_list(light)
+  local base, esegs = light.base, light.segs
   local nseg = #esegs
   local shapes = base.shapes
   if not shapes then
@@ -615,6 +617,35 @@ local function seg_list(base, esegs)
       period_of[k], board_of[k] = sb.rows[v][per.j] or segrow(sb, v, per.j), sb
     end
   end
+  -- The light list's carried values and record lines serve (see purity).
+  return {segs = esegs, carried = light.carried, t = base.t, n = n, lg = sh.lg, all = base.all,
+          answer = base.answer, view_of = view_of, period_of = period_of, mirror_of = sh.mirror_of,
+          board_of = board_of, unit_of = sh.unit_of, checks = base.checks, prefetch = base.prefetch, pl = false,
+          light = light}
+end
+
+-- light_list is the light list of esegs at base's time.
+local function light_list(base, esegs)
+  local nseg = #esegs
+  local rows_of = base.rows_of
+  if not rows_of then
+    rows_of = {}
+    base.rows_of = rows_of
+  end
+  local srows = {unpack(esegs, 1, nseg)}
+  for g = 1, nseg do
+    local sb = esegs[g]
+    local rows = rows_of[sb]
+    if not rows then
+      rows = {}
+      for k = 1, base.n do
+        local per = base.period_of[k]
+        if k == base.lg then rows[k] = false else rows[k] = segrow(sb, base.view_of[k], per.j) end
+      end
+      rows_of[sb] = rows
+    end
+    srows[g] = rows
+  end
   local carried
   if nseg == 2 then -- sized at once, as the usual count
     carried = {[esegs[1].name] = esegs[1].value, [esegs[2].name] = esegs[2].value}
@@ -622,10 +653,10 @@ local function seg_list(base, esegs)
     carried = {}
     for _, sb in ipairs(esegs) do carried[sb.name] = sb.value end
   end
-  return {segs = esegs, carried = carried, t = base.t, n = n, lg = sh.lg, all = base.all, answer = base.answer,
-          view_of = view_of, period_of = period_of, mirror_of = sh.mirror_of, board_of = board_of,
-          unit_of = sh.unit_of, checks = base.checks, prefetch = base.prefetch, pl = false,
-          new_pure = false, new_none = false, own = sh.own, nown = sh.nown}
+  return {segs = esegs, carried = carried, t = base.t, n = base.n, lg = base.lg, all = base.all,
+          answer = base.answer, view_of = base.view_of, period_of = base.period_of, mirror_of = base.mirror_of,
+          board_of = base.board_of, unit_of = base.unit_of, checks = base.checks, prefetch = base.prefetch,
+          pl = false, new_pure = false, new_none = false, base = base, srows = srows, full = false}
 end
 
 -- read_events reads every event's arguments and resolves its target list;
@@ -667,7 +698,7 @@ local function read_events()
           lists[at] = base
         end
       end
-      if base and not base.err then tl = seg_list(base, esegs) else tl = target_list(at, esegs) end
+      if base and not base.err then tl = light_list(base, esegs) else tl = target_list(at, esegs) end
       if not tl then return false end
       lists[tkey] = tl
     end
@@ -853,11 +884,7 @@ do
     local tl = ev_targets[e]
     if not tl.err then
       local member, board_of, period_of = ev_member[e], tl.board_of, tl.period_of
-      local own, n = tl.own, tl.n
-      if own then n = tl.nown end
-      for x = 1, n do
-        local k = x
-        if own then k = own[x] end
+      for k = 1, tl.n do
         if not board_of[k] then
           -- wanted(period_of[k], member), written out: per event and target.
           local per = period_of[k]
@@ -1243,15 +1270,11 @@ end
 -- id index: it is new in the all view, or, on a board without one, in a
 -- period (the entry goes only with a removal or once no retained period
 -- holds the member).
-local function plan(member, value, et, tl, pure_after, mirrored)
+local function plan(member, value, et, tl, pure_after)
   local view_of, period_of, mirror_of, board_of = tl.view_of, tl.period_of, tl.mirror_of, tl.board_of
   local unit_of = tl.unit_of
   local id_new = false
-  local own, n = nil, tl.n
-  if mirrored then own, n = tl.own, tl.nown end
-  for x = 1, n do
-    local k = x
-    if own then k = own[x] end
+  for k = 1, tl.n do
     local view = views[view_of[k]]
     local per = period_of[k]
     local m, sb = mirror_of[k], board_of[k]
@@ -1380,11 +1403,8 @@ end
 -- answered or an overtake may have happened.
 local function write_plan(member, et, tl, mirrored)
   local view_of, period_of, answer, board_of = tl.view_of, tl.period_of, tl.answer, tl.board_of
-  local own, n, nseg, lg = nil, tl.n, #tl.segs, tl.lg
-  if mirrored then own, n = tl.own, tl.nown end
-  for x = 1, n do
-    local k = x
-    if own then k = own[x] end
+  local srows, nseg, lg = tl.srows, #tl.segs, tl.lg
+  for k = 1, tl.n do
     local per = period_of[k]
     local code = plan_code[k]
     -- A segment board's target is written only: it answers nothing and is
@@ -1426,11 +1446,11 @@ local function write_plan(member, et, tl, mirrored)
         per.fresh = nil
         ready_cache[per] = true
       end
-      if own and k ~= lg then
-        -- Mirrored: the same write to the row's segment boards, which
-        -- follow it in the list (no windows, so none is fresh).
-        for g = k + 1, k + nseg do
-          local sper = period_of[g]
+      if mirrored and k ~= lg then
+        -- Mirrored: the same write to the row's segment boards (no
+        -- windows, so none is fresh).
+        for g = 1, nseg do
+          local sper = srows[g][k]
           local sc = codes[sper]
           if sc then sc[member] = code else codes[sper] = {[member] = code} end
           local sp = pending[sper]
@@ -1645,11 +1665,12 @@ local function apply_event(e)
   -- Compute every target's new code first; write only if all are in range.
   local pure_after, latest, old_rec, old_pure
   if sm_key then pure_after, latest, old_rec, old_pure = purity(member, tl) end
-  -- Mirrored: the list is a shape's (seg_list) and the member is pure in
-  -- every name it carries, so plan and write_plan go through the board's
-  -- targets only and write each one's code to its segment boards too.
+  -- Mirrored: the list is light and the member is pure in every name it
+  -- carries, so plan and write_plan go through the board's targets only
+  -- and write each one's code to its segment boards too; else a light
+  -- list gives way to its full list.
   local mirrored = false
-  if tl.own and pure_after then
+  if tl.srows then
     mirrored = pure_after == tl.carried
     if not mirrored then
       mirrored = true
@@ -1657,8 +1678,16 @@ local function apply_event(e)
         if not pure_after[sb.name] then mirrored = false end
       end
     end
+    if not mirrored then
+      local full = tl.full
+      if not full then
+        full = seg_list(tl)
+        tl.full = full
+      end
+      tl = full
+    end
   end
-  local refused, id_new = plan(member, value, et, tl, pure_after, mirrored)
+  local refused, id_new = plan(member, value, et, tl, pure_after)
   if not refused and value ~= 0 and tl.checks[1] then
     refused = check_windows(member, value, et, tl, pure_after)
   end
