@@ -1095,8 +1095,10 @@ end
 -- segment_full explains why an event naming a new segment value is
 -- refused when its name's index is full, or is nil.
 local function segment_full(esegs)
-  for _, sb in ipairs(esegs) do
-    if full(sb) then
+  for g = 1, #esegs do
+    local sb = esegs[g]
+    -- A known value is never full (every value was asked known up front).
+    if not sb.known and full(sb) then
       return 'segment ' .. sb.name .. ' already has ' .. fmt(seg_cap) .. ' values on board ' ..
         board .. ', so the new value ' .. sb.value .. ' is refused'
     end
@@ -1245,8 +1247,13 @@ local function purity(member, tl)
     -- Without a record, the latest values are the carried ones: the list's
     -- own table serves (record_segments sets only those same values), as
     -- it does for the pure names of a member new to the board.
-    if #tl.segs > 0 and tl.all and not code_of(tl.all, member) then
-      return carried, carried, old_rec, old_pure
+    local all = tl.all
+    if all and #tl.segs > 0 then
+      -- code_of(all, member), written out: it runs per event.
+      local c = codes[all]
+      local code = c and c[member]
+      if code == nil then code = code_of(all, member) end
+      if not code then return carried, carried, old_rec, old_pure end
     end
     return no_names, carried, old_rec, old_pure
   end
@@ -1575,7 +1582,9 @@ end
 -- record_segments notes the values seen, and the member's latest value of
 -- each name for its card, with the names it is pure in (see Mirrors).
 local function record_segments(member, tl, latest, pure_after, old_rec, old_pure)
-  for _, sb in ipairs(tl.segs) do
+  local esegs = tl.segs
+  for g = 1, #esegs do
+    local sb = esegs[g]
     if not sb.known then
       call('ZADD', index_key[sb.name], 0, sb.value)
       sb.known = true
