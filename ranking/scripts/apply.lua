@@ -1409,17 +1409,18 @@ end
 -- (ans_*) from the target that answers it, reading a rank where one is
 -- answered or an overtake may have happened.
 local function write_plan(member, et, tl, mirrored)
-  local view_of, period_of, answer, board_of = tl.view_of, tl.period_of, tl.answer, tl.board_of
+  local view_of, period_of, answer = tl.view_of, tl.period_of, tl.answer
   local srows, nseg, lg = tl.srows, #tl.segs, tl.lg
   for k = 1, tl.n do
     local per = period_of[k]
     local code = plan_code[k]
-    -- A segment board's target is written only: it answers nothing and is
-    -- no view's current period.
-    local mine = not board_of[k]
+    local old = plan_old[k]
+    local v = view_of[k]
+    local view = views[v]
+    -- A segment board's row is no view's current period and answers
+    -- nothing, so its target is written only.
     if plan_change[k] then
-      if mine and not ranks and per == views[view_of[k]].cur then
-        local old = plan_old[k]
+      if not ranks and per == view.cur then
         -- top[per] stays a bound (every code worse than it ranks below
         -- moves_top) while at least moves_top codes are at most it: a
         -- write that enters the top or moves within it keeps that true,
@@ -1474,9 +1475,7 @@ local function write_plan(member, et, tl, mirrored)
         end
       end
     end
-    local v = mine and view_of[k]
-    if mine and per == answer[v] and views[v].kind ~= 'h' then
-      local view, old = views[v], plan_old[k]
+    if per == answer[v] and view.kind ~= 'h' then
       ans_set[v] = true
       if plan_present[k] then
         ans_value[v] = plan_value[k]
