@@ -562,3 +562,70 @@ func TestSegmentCardRoundTrips(t *testing.T) {
 		})
 	}
 }
+
+// TestSegmentKeysCreatedInMixedBatch: one batch that writes segment values
+// whose keys exist beside values whose keys it creates gives every created
+// key its expiry and registry entry, and keeps the existing keys' own.
+func TestSegmentKeysCreatedInMixedBatch(t *testing.T) {
+	start := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	m, rdb := MustMiniredis(t, start)
+	cfg := MustConfig(t, "boards: [{id: b, segments: [country, team], views: [day, week], keep: 1, lateness: 1h}]\n")
+	s := newStore(t, rdb, cfg, func() time.Time { return start })
+	ctx := context.Background()
+	ev := func(member, country, team string) ranking.Event {
+		return ranking.Event{Member: member, Value: 1, Segments: map[string]string{"country": country, "team": team}}
+	}
+	if _, err := s.Apply(ctx, "b", []ranking.Event{ev("a", "FR", "red"), ev("b", "DE", "red")}, ranking.ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	first := map[string]time.Duration{}
+	for _, k := range m.Keys() {
+		if strings.Contains(k, "@") {
+			first[k] = m.TTL(k)
+		}
+	}
+	if len(first) == 0 {
+		t.Fatal("no segment keys written")
+	}
+	m.FastForward(time.Minute)
+	batch := []ranking.Event{ev("c", "IT", "red"), ev("d", "FR", "blue"), ev("e", "ES", "green"), ev("f", "DE", "red"), ev("g", "NL", "blue")}
+	res, err := s.Apply(ctx, "b", batch, ranking.ApplyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.Err != nil {
+			t.Fatalf("%s refused: %v", r.Member, r.Err)
+		}
+	}
+	reg, _ := rdb.ZRange(ctx, s.Prefix()+"{b}:k", 0, -1).Result()
+	listed := map[string]bool{}
+	for _, e := range reg {
+		listed[e] = true
+	}
+	created := 0
+	for _, k := range m.Keys() {
+		at := strings.Index(k, "}:z:")
+		if at < 0 || !strings.Contains(k, "@") {
+			continue
+		}
+		if !listed[k[at+len("}:z:"):]] {
+			t.Errorf("registry does not list %s", k)
+		}
+		ttl := m.TTL(k)
+		if ttl <= 0 {
+			t.Errorf("%s has no expiry", k)
+		}
+		if old, ok := first[k]; ok {
+			if ttl != old-time.Minute {
+				t.Errorf("%s expiry moved from %v to %v", k, old, ttl)
+			}
+		} else {
+			created++
+		}
+	}
+	// IT, ES, NL, blue and green are new: 5 values x 2 views.
+	if created != 10 {
+		t.Fatalf("%d segment period keys created by the batch, want 10: %v", created, m.Keys())
+	}
+}

@@ -112,7 +112,8 @@
 -- once per batch and view, kept as a bound while members enter the top,
 -- read again after a write takes one out of it); a worse code ranks below
 -- moves_top. A segment board's period key gets its expiry and registry
--- entry in the batch that creates it; the batch's registry entries go in
+-- entry in the batch that creates it (one EXISTS over the batch's segment
+-- keys, before any write, tells which); the batch's registry entries go in
 -- one ZADD; the batch's segment values are looked up in their names'
 -- indexes with one ZMSCORE per name. The batch's idempotency records are
 -- read with one MGET, none when no event carries an id.
@@ -223,7 +224,8 @@ end
 -- Segment boards: each has every view's period rows of the board (same
 -- periods, own keys). segrow(sb, v, j) mirrors views[v].periods[j]; rows
 -- are made when first used (a batch may name many segment boards, each
--- touching few of its rows).
+-- touching few of its rows) and listed in seg_rows.
+local seg_rows = {}
 local nsegs = tonumber(nextarg())
 local segs = {}
 local seg_keys, voff = 0, {} -- keys per segment board; offset of each view's
@@ -235,6 +237,7 @@ for v = 1, nviews do
 end
 for g = 1, nsegs do
   segs[g] = {tag = nextarg(), name = nextarg(), value = nextarg(), k0 = ki, rows = {}}
+  segs[g].xtag = '\0' .. segs[g].tag
   ki = ki + seg_keys
   for v = 1, nviews do segs[g].rows[v] = {} end
 end
@@ -242,20 +245,23 @@ local function segrow(sb, v, j)
   local per = sb.rows[v][j]
   if per then return per end
   local view, bp = views[v], views[v].periods[j]
-  per = {id = bp.id, s = bp.s, e = bp.e, base = bp.base, exp = bp.exp, last = bp.last, j = j, seg = true}
-  per.suffix = view.name .. sb.tag .. ':' .. bp.id
+  local zkey, rkey
   if view.kind == 'w' then
     local k = sb.k0 + voff[v] + 2 * (j - 1)
-    per.zkey, per.rkey = KEYS[k], KEYS[k + 1]
+    zkey, rkey = KEYS[k], KEYS[k + 1]
   else
-    per.zkey = KEYS[sb.k0 + voff[v] + j - 1]
+    zkey = KEYS[sb.k0 + voff[v] + j - 1]
   end
   -- Exact times share the board's hash, under the field
   -- "<member>\0@<name>=<value>": member ids hold no NUL, so no field of
-  -- the board itself looks like one of a segment board.
-  per.xkey = bp.xkey
-  per.xtag = '\0' .. sb.tag
+  -- the board itself looks like one of a segment board. Every field is
+  -- in the constructor, which sizes the table once (fresh and created are
+  -- set later).
+  per = {id = bp.id, s = bp.s, e = bp.e, base = bp.base, exp = bp.exp, last = bp.last, j = j, seg = true,
+         suffix = view.name .. sb.tag .. ':' .. bp.id, zkey = zkey, rkey = rkey, xkey = bp.xkey,
+         xtag = sb.xtag, fresh = false, created = false}
   sb.rows[v][j] = per
+  seg_rows[#seg_rows + 1] = per
   return per
 end
 -- The member record (sm) and the values index of each segment name.
@@ -550,8 +556,113 @@ local function target_list(at, esegs)
   return tl
 end
 
+-- Without windows, an event naming segment values gets a light list
+-- (light_list): the board's own list at its time (base) and, per segment
+-- board, the row of each of base's targets, made once per base and
+-- segment board. Events naming segment values mostly differ in their
+-- values, so each has its own list, and resolving one view by view was
+-- most of such an event's work. A member pure in every name it carries
+-- (mirrored, see apply_event) is planned on the board's targets alone and
+-- each code is written to the segment boards' rows too; any other member
+-- gets the full list (seg_list), whose shape depends only on the event
+-- time and how many segment boards the event names: per view the board's
+-- target, then one per segment board, the round last.
+local has_windows = false
+for v = 1, nviews do
+  if views[v].kind == 'w' then has_windows = true end
+end
+-- seg_shape lists, per target of the shape, its view, its mirror (the
+-- index of the board's target of the same row; false for the board's
+-- own), its time unit, its segment board's index in esegs (0: the
+-- board's own) and the index of the row's target in base.
+local function seg_shape(base, nseg)
+  local view_of, mirror_of, unit_of, g_of, m_of = {}, {}, {}, {}, {}
+  local n, lg = 0, nil
+  for m = 1, base.n do
+    n = n + 1
+    local b = n
+    view_of[n], mirror_of[n], unit_of[n], g_of[n], m_of[n] = base.view_of[m], false, base.unit_of[m], 0, m
+    if m == base.lg then
+      lg = n
+    else
+      for g = 1, nseg do
+        n = n + 1
+        view_of[n], mirror_of[n], unit_of[n], g_of[n], m_of[n] = base.view_of[m], b, base.unit_of[m], g, m
+      end
+    end
+  end
+  return {n = n, lg = lg, view_of = view_of, mirror_of = mirror_of, unit_of = unit_of, g_of = g_of, m_of = m_of}
+end
+local function seg_list(light)
+  local base, esegs = light.base, light.segs
+  local nseg = #esegs
+  local shapes = base.shapes
+  if not shapes then
+    shapes = {}
+    base.shapes = shapes
+  end
+  local sh = shapes[nseg]
+  if not sh then
+    sh = seg_shape(base, nseg)
+    shapes[nseg] = sh
+  end
+  local n, g_of, m_of, view_of, bp = sh.n, sh.g_of, sh.m_of, sh.view_of, base.period_of
+  -- Copies sized at once, then overwritten.
+  local period_of, board_of = {unpack(m_of, 1, n)}, {unpack(g_of, 1, n)}
+  for k = 1, n do
+    local per, g = bp[m_of[k]], g_of[k]
+    if g == 0 then
+      period_of[k], board_of[k] = per, false
+    else
+      local sb, v = esegs[g], view_of[k]
+      period_of[k], board_of[k] = sb.rows[v][per.j] or segrow(sb, v, per.j), sb
+    end
+  end
+  -- The light list's carried values and record lines serve (see purity).
+  return {segs = esegs, carried = light.carried, t = base.t, n = n, lg = sh.lg, all = base.all,
+          answer = base.answer, view_of = view_of, period_of = period_of, mirror_of = sh.mirror_of,
+          board_of = board_of, unit_of = sh.unit_of, checks = base.checks, prefetch = base.prefetch, pl = false,
+          light = light}
+end
+
+-- light_list is the light list of esegs at base's time.
+local function light_list(base, esegs)
+  local nseg = #esegs
+  local rows_of = base.rows_of
+  if not rows_of then
+    rows_of = {}
+    base.rows_of = rows_of
+  end
+  local srows = {unpack(esegs, 1, nseg)}
+  for g = 1, nseg do
+    local sb = esegs[g]
+    local rows = rows_of[sb]
+    if not rows then
+      rows = {}
+      for k = 1, base.n do
+        local per = base.period_of[k]
+        if k == base.lg then rows[k] = false else rows[k] = segrow(sb, base.view_of[k], per.j) end
+      end
+      rows_of[sb] = rows
+    end
+    srows[g] = rows
+  end
+  local carried
+  if nseg == 2 then -- sized at once, as the usual count
+    carried = {[esegs[1].name] = esegs[1].value, [esegs[2].name] = esegs[2].value}
+  else
+    carried = {}
+    for _, sb in ipairs(esegs) do carried[sb.name] = sb.value end
+  end
+  return {segs = esegs, carried = carried, t = base.t, n = base.n, lg = base.lg, all = base.all,
+          answer = base.answer, view_of = base.view_of, period_of = base.period_of, mirror_of = base.mirror_of,
+          board_of = base.board_of, unit_of = base.unit_of, checks = base.checks, prefetch = base.prefetch,
+          pl = false, new_pure = false, new_none = false, base = base, srows = srows, full = false}
+end
+
 -- read_events reads every event's arguments and resolves its target list;
 -- false when one at Redis's now falls in no listed period.
+local seg_scratch = {}
 local function read_events()
   local lists, nosegs = {}, {}
   local a = i
@@ -561,22 +672,38 @@ local function read_events()
       ARGV[a], tonumber(ARGV[a + 1]), at, ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6]
     local nseg = tonumber(ARGV[a + 7])
     a = a + 8
-    local tkey, esegs = at, nosegs
-    if nseg > 0 then
-      esegs = {}
-      for g = 1, nseg do
-        local sg = ARGV[a]
-        esegs[g] = segs[tonumber(sg)]
-        tkey = tkey .. ',' .. sg
-        a = a + 1
-      end
+    -- The list's key, in one concatenation for the usual counts.
+    local tkey = at
+    if nseg == 1 then
+      tkey = at .. ',' .. ARGV[a]
+    elseif nseg == 2 then
+      tkey = at .. ',' .. ARGV[a] .. ',' .. ARGV[a + 1]
+    else
+      for g = 1, nseg do tkey = tkey .. ',' .. ARGV[a + g - 1] end
     end
     local tl = lists[tkey]
     if not tl then
-      tl = target_list(at, esegs)
+      local esegs = nosegs
+      if nseg > 0 then
+        for g = 1, nseg do seg_scratch[g] = segs[tonumber(ARGV[a + g - 1])] end
+        esegs = {unpack(seg_scratch, 1, nseg)}
+      end
+      local base = nil
+      if nseg > 0 and not has_windows then
+        -- The board's own list of the time, kept as the list of events
+        -- naming no segment value.
+        base = lists[at]
+        if not base then
+          base = target_list(at, nosegs)
+          if not base then return false end
+          lists[at] = base
+        end
+      end
+      if base and not base.err then tl = light_list(base, esegs) else tl = target_list(at, esegs) end
       if not tl then return false end
       lists[tkey] = tl
     end
+    a = a + nseg
     ev_targets[e] = tl
     if league then ev_lmkey[e] = nextkey() end
     if ev_id[e] ~= '' then ev_idkey[e] = nextkey() end
@@ -728,33 +855,12 @@ local function code_of(per, member)
   end
   return code
 end
--- A segment board's period key gets its expiry and registry entry when
--- this batch creates it: its first ZADD of the batch added members and
--- it now holds only those.
 local function flush(per)
   local p = pending[per]
   local np = p and p.n or 0
   if np > 0 then
     p.n = 0
-    local added = call('ZADD', per.zkey, unpack(p, 1, np))
-    if per.seg and not per.checked then
-      per.checked = true
-      -- A key this ZADD created gained every member it was sent; fewer
-      -- added (and no member sent twice) means it held some before, and
-      -- no ZCARD is needed to tell.
-      local pairs_sent = np / 2
-      if added > 0 and added < pairs_sent then
-        local seen, distinct = {}, 0
-        for k = 2, np, 2 do
-          if not seen[p[k]] then
-            seen[p[k]] = true
-            distinct = distinct + 1
-          end
-        end
-        pairs_sent = distinct
-      end
-      per.created = added > 0 and added == pairs_sent and call('ZCARD', per.zkey) == added
-    end
+    call('ZADD', per.zkey, unpack(p, 1, np))
   end
 end
 
@@ -853,6 +959,30 @@ if league then
   end
   if #needs > 0 then return {-3, now, unpack(needs)} end
   if #undecided > 0 then return {-4, now, unpack(undecided)} end
+end
+
+-- The segment boards' period keys the batch may write (every target row
+-- is made by now) are asked whether they exist before anything is written
+-- (per.created: the batch creates it, so it gets its expiry and registry
+-- entry in finish). One EXISTS answers for a whole range when all or none
+-- of it exist, the usual case; a mixed range is split in halves, so only
+-- a batch that creates keys asks more than once per chunk.
+do
+  local list = seg_rows
+  local function check(lo, hi)
+    local ks = {}
+    for k = lo, hi do ks[k - lo + 1] = list[k].zkey end
+    local n = call('EXISTS', unpack(ks))
+    if n == 0 or n == hi - lo + 1 then
+      for k = lo, hi do list[k].created = n == 0 end
+    else
+      local mid = floor((lo + hi) / 2)
+      check(lo, mid)
+      check(mid + 1, hi)
+    end
+  end
+  -- Chunks keep unpack well within Lua's stack.
+  for lo = 1, #list, 1000 do check(lo, math.min(lo + 999, #list)) end
 end
 
 -- Codes count from the best end of each view's own value range [lo, hi]
@@ -966,8 +1096,10 @@ end
 -- segment_full explains why an event naming a new segment value is
 -- refused when its name's index is full, or is nil.
 local function segment_full(esegs)
-  for _, sb in ipairs(esegs) do
-    if full(sb) then
+  for g = 1, #esegs do
+    local sb = esegs[g]
+    -- A known value is never full (every value was asked known up front).
+    if not sb.known and full(sb) then
       return 'segment ' .. sb.name .. ' already has ' .. fmt(seg_cap) .. ' values on board ' ..
         board .. ', so the new value ' .. sb.value .. ' is refused'
     end
@@ -1008,10 +1140,9 @@ local function parse_rec(rec)
   return latest
 end
 
--- The batch's bookkeeping: the period keys written (for expiry, registry
--- and the change message), the search index entries to add, and each
--- view's answer of the current event.
-local touched, touched_list = {}, {}
+-- The batch's bookkeeping: the search index entries to add and each
+-- view's answer of the current event (the period keys written, for
+-- expiry, registry and the change message, are pending_list).
 local name_pending = {}
 local ans_value, ans_rank, ans_set, ans_out = {}, {}, {}, {}
 
@@ -1058,6 +1189,44 @@ local function replay(e, record, et)
   return res
 end
 
+local no_names = {} -- pure in no name; never written
+
+-- rec_lines renders a member record's two fields: "name=value" lines of
+-- the latest values, in the board's order of names, and the pure names.
+local function rec_lines(latest, pure_after)
+  local rec, pure = '', ''
+  for _, nm in ipairs(seg_names) do
+    local val = latest[nm]
+    if val then
+      if rec == '' then rec = nm .. '=' .. val else rec = rec .. '\n' .. nm .. '=' .. val end
+    end
+    if pure_after[nm] then
+      if pure == '' then pure = nm else pure = pure .. '\n' .. nm end
+    end
+  end
+  return rec, pure
+end
+
+-- new_lines is rec_lines of a member whose latest values are the list's
+-- carried ones, pure in none of them (no_names) or in all (carried): made
+-- once per list.
+local function new_lines(tl, pure_after)
+  if pure_after == no_names then
+    local m = tl.new_none
+    if not m then
+      m = {rec_lines(tl.carried, no_names)}
+      tl.new_none = m
+    end
+    return m
+  end
+  local m = tl.new_pure
+  if not m then
+    m = {rec_lines(tl.carried, tl.carried)}
+    tl.new_pure = m
+  end
+  return m
+end
+
 -- purity returns the segment names the member stays pure in after an
 -- event with the target list tl (see Mirrors), its latest values before
 -- it, and its record and pure names as read; all nil without segments.
@@ -1074,18 +1243,30 @@ end
 local function purity(member, tl)
   if not sm_key then return nil, nil, nil, nil end
   local old_rec, old_pure = sm_rec[member], sm_pure[member]
-  local carried, pure_after, latest = tl.carried, {}, nil
+  local carried = tl.carried
   if not old_rec then
-    if #tl.segs > 0 and tl.all and not code_of(tl.all, member) then
-      for nm, val in pairs(carried) do pure_after[nm] = val end
+    -- Without a record, the latest values are the carried ones: the list's
+    -- own table serves (record_segments sets only those same values), as
+    -- it does for the pure names of a member new to the board.
+    local all = tl.all
+    if all and #tl.segs > 0 then
+      -- code_of(all, member), written out: it runs per event.
+      local c = codes[all]
+      local code = c and c[member]
+      if code == nil then code = code_of(all, member) end
+      if not code then return carried, carried, old_rec, old_pure end
     end
-    latest = {}
-  else
-    latest = parse_rec(old_rec)
-    if old_pure ~= '' then
-      for nm in string.gmatch(old_pure, '[^\n]+') do
-        if carried[nm] and carried[nm] == latest[nm] then pure_after[nm] = carried[nm] end
-      end
+    return no_names, carried, old_rec, old_pure
+  end
+  -- A record of exactly the carried values, pure in each (the usual one of
+  -- a member whose values never change) stays as it is: its lines are
+  -- those of a new record pure in them.
+  local m = new_lines(tl, carried)
+  if old_rec == m[1] and old_pure == m[2] then return carried, carried, old_rec, old_pure end
+  local pure_after, latest = {}, parse_rec(old_rec)
+  if old_pure ~= '' then
+    for nm in string.gmatch(old_pure, '[^\n]+') do
+      if carried[nm] and carried[nm] == latest[nm] then pure_after[nm] = carried[nm] end
     end
   end
   return pure_after, latest, old_rec, old_pure
@@ -1106,9 +1287,9 @@ local function plan(member, value, et, tl, pure_after)
     local per = period_of[k]
     local m, sb = mirror_of[k], board_of[k]
     if m and pure_after[sb.name] then
-      plan_code[k], plan_value[k] = plan_code[m], plan_value[m]
-      plan_change[k], plan_present[k] = plan_change[m], plan_present[m]
-      plan_old[k] = false
+      -- Only the write reads a mirrored target's plan: a segment board
+      -- answers nothing, and a pure name's windows are the board's.
+      plan_code[k], plan_change[k] = plan_code[m], plan_change[m]
     else
       -- This loop runs per event and target: the code lookup, split and
       -- value_of are written out here rather than called.
@@ -1228,14 +1409,17 @@ end
 -- write_plan queues the plan's changed codes, and fills each view's answer
 -- (ans_*) from the target that answers it, reading a rank where one is
 -- answered or an overtake may have happened.
-local function write_plan(member, et, tl)
+local function write_plan(member, et, tl, mirrored)
   local view_of, period_of, answer = tl.view_of, tl.period_of, tl.answer
+  local srows, nseg, lg = tl.srows, #tl.segs, tl.lg
   for k = 1, tl.n do
     local per = period_of[k]
     local code = plan_code[k]
     local old = plan_old[k]
     local v = view_of[k]
     local view = views[v]
+    -- A segment board's row is no view's current period and answers
+    -- nothing, so its target is written only.
     if plan_change[k] then
       if not ranks and per == view.cur then
         -- top[per] stays a bound (every code worse than it ranks below
@@ -1247,12 +1431,14 @@ local function write_plan(member, et, tl)
         if t ~= nil and not (t and (code <= t or not old or old > t)) then top[per] = nil end
       end
       -- write(per, member, code), written out: it runs per event and target.
+      -- New tables are made with room for their first entries: a segment
+      -- board's key gets one or two members a batch, and every growth of
+      -- a table is a rehash.
       local pc = codes[per]
-      if not pc then pc = codes_of(per) end
-      pc[member] = code
+      if pc then pc[member] = code else codes[per] = {[member] = code} end
       local p = pending[per]
       if not p then
-        p = {n = 0}
+        p = {false, false, false, false, n = 0}
         pending[per] = p
         pending_list[#pending_list + 1] = per
       end
@@ -1269,9 +1455,25 @@ local function write_plan(member, et, tl)
         per.fresh = nil
         ready_cache[per] = true
       end
-      if not touched[per] then
-        touched[per] = true
-        touched_list[#touched_list + 1] = per
+      if mirrored and k ~= lg then
+        -- Mirrored: the same write to the row's segment boards (no
+        -- windows, so none is fresh).
+        for g = 1, nseg do
+          local sper = srows[g][k]
+          local sc = codes[sper]
+          if sc then sc[member] = code else codes[sper] = {[member] = code} end
+          local sp = pending[sper]
+          if not sp then
+            sp = {false, false, false, false, n = 0}
+            pending[sper] = sp
+            pending_list[#pending_list + 1] = sper
+          end
+          local ns = sp.n
+          sp[ns + 1] = last_text
+          sp[ns + 2] = member
+          sp.n = ns + 2
+          if exact then call('HSET', sper.xkey, member .. sper.xtag, et) end
+        end
       end
     end
     if per == answer[v] and view.kind ~= 'h' then
@@ -1380,25 +1582,24 @@ local function index_names(e, id_new)
 end
 
 -- record_segments notes the values seen, and the member's latest value of
--- each name ("name=value" lines, in the board's order of names) for its
--- card, with the names it is pure in (see Mirrors).
+-- each name for its card, with the names it is pure in (see Mirrors).
 local function record_segments(member, tl, latest, pure_after, old_rec, old_pure)
-  for _, sb in ipairs(tl.segs) do
+  local esegs = tl.segs
+  for g = 1, #esegs do
+    local sb = esegs[g]
     if not sb.known then
       call('ZADD', index_key[sb.name], 0, sb.value)
       sb.known = true
     end
     latest[sb.name] = sb.value
   end
-  local rec, pure = '', ''
-  for _, nm in ipairs(seg_names) do
-    local val = latest[nm]
-    if val then
-      if rec == '' then rec = nm .. '=' .. val else rec = rec .. '\n' .. nm .. '=' .. val end
-    end
-    if pure_after[nm] then
-      if pure == '' then pure = nm else pure = pure .. '\n' .. nm end
-    end
+  local rec, pure
+  if latest == tl.carried then
+    -- Both lines depend on the list alone then (see purity).
+    local m = new_lines(tl, pure_after)
+    rec, pure = m[1], m[2]
+  else
+    rec, pure = rec_lines(latest, pure_after)
   end
   if rec ~= (old_rec or '') or pure ~= old_pure then
     sm_rec[member], sm_pure[member] = rec, pure
@@ -1475,12 +1676,34 @@ local function apply_event(e)
   -- Compute every target's new code first; write only if all are in range.
   local pure_after, latest, old_rec, old_pure
   if sm_key then pure_after, latest, old_rec, old_pure = purity(member, tl) end
+  -- Mirrored: the list is light and the member is pure in every name it
+  -- carries, so plan and write_plan go through the board's targets only
+  -- and write each one's code to its segment boards too; else a light
+  -- list gives way to its full list.
+  local mirrored = false
+  if tl.srows then
+    mirrored = pure_after == tl.carried
+    if not mirrored then
+      mirrored = true
+      for _, sb in ipairs(tl.segs) do
+        if not pure_after[sb.name] then mirrored = false end
+      end
+    end
+    if not mirrored then
+      local full = tl.full
+      if not full then
+        full = seg_list(tl)
+        tl.full = full
+      end
+      tl = full
+    end
+  end
   local refused, id_new = plan(member, value, et, tl, pure_after)
   if not refused and value ~= 0 and tl.checks[1] then
     refused = check_windows(member, value, et, tl, pure_after)
   end
   if refused then return refused end
-  write_plan(member, et, tl)
+  write_plan(member, et, tl, mirrored)
   local lg = tl.lg
   if lg and plan_present[lg] and not plan_old[lg] and lm_rec[member] ~= nil then place(member, e) end
   local res = answer(member, et, tl)
@@ -1499,7 +1722,17 @@ end
 -- registry entries of the period keys written (the registry serves member
 -- removal) and one change message naming every changed answered period.
 local function finish()
-  for _, per in ipairs(pending_list) do flush(per) end
+  -- flush(per) for each, written out: a batch with segment values has a
+  -- few keys per event.
+  for x = 1, #pending_list do
+    local per = pending_list[x]
+    local p = pending[per]
+    local np = p.n
+    if np > 0 then
+      p.n = 0
+      call('ZADD', per.zkey, unpack(p, 1, np))
+    end
+  end
   if #name_pending > 0 then call('ZADD', name_index, unpack(name_pending)) end
   if #sm_out > 0 then call('HSET', sm_key, unpack(sm_out)) end
 
@@ -1513,12 +1746,12 @@ local function finish()
     call('LTRIM', view.mvkey, 0, moves_top - 1)
   end
 
-  if #touched_list > 0 then
+  if #pending_list > 0 then
     -- Entries of expired periods go as writes come, so the registry stays
     -- as small as the retained data without waiting for a removal.
     call('ZREMRANGEBYSCORE', reg, '-inf', '(' .. fmt(now))
     local changed, entries = {}, {}
-    for _, per in ipairs(touched_list) do
+    for _, per in ipairs(pending_list) do
       if per.seg and not per.created then
         -- A segment board's period key gets its expiry and registry entry
         -- once, when it is created (the exact-time hash is the board's),
@@ -1533,7 +1766,7 @@ local function finish()
         entries[#entries + 1] = 'inf'
         entries[#entries + 1] = per.suffix
       end
-      if string.sub(per.suffix, 1, 1) ~= '~' then
+      if per.seg or string.sub(per.suffix, 1, 1) ~= '~' then
         changed[#changed + 1] = per.suffix
       end
     end
