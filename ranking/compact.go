@@ -35,7 +35,7 @@ const (
 	indexCompactThreshold = 128
 	// indexBlockBytes is the blocks' largest size before a cut (lib.lua's
 	// idx_max, which removals use).
-	indexBlockBytes = 1024
+	indexBlockBytes = 2048
 )
 
 // CompactReport is what one CompactIndex pass did.

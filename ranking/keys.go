@@ -52,8 +52,8 @@ import (
 //	<prefix>{<board>}:nb                         hash     the search index's blocks: lower bound ("" for the
 //	                                                      first) -> the entries from it up to the next bound,
 //	                                                      unsorted, each as \n<entry>\n with the newlines shared;
-//	                                                      a block over 1 KB is sorted and cut, one (but the
-//	                                                      first) under 256 bytes joins the one before (lib.lua
+//	                                                      a block over 2 KB is sorted and cut, one (but the
+//	                                                      first) under 512 bytes joins the one before (lib.lua
 //	                                                      idx_*); never expires
 //	<prefix>{<board>}:nx                         zset     the blocks' bounds but "", all scores 0; never expires
 //	<prefix>{<board>}:nc                         string   compaction's position in ni: the last entry it moved (the

@@ -209,7 +209,7 @@ end
 -- entry is there. A block over idx_max bytes is sorted and cut; one under
 -- a quarter of that (but the first) joins the block before it, so a
 -- prefix's first matches lie in a few.
-local idx_max = 1024
+local idx_max = 2048
 
 -- idx_bound is the bound of the block that holds entry or prefix e.
 local function idx_bound(nx, e)
