@@ -833,10 +833,8 @@ local moves = {} -- per view: the overtakes of this batch, oldest first
 -- end: a member's own code is always read from codes first, so queued
 -- writes never hide it. Codes go to ZADD as '%d' text (exact for integers
 -- below 2^53): Redis 7.0 renders a Lua number argument with %.17g, several
--- times dearer; the segment boards' copies of a code, queued right after
--- it, reuse its text (last_code, last_text).
+-- times dearer.
 local codes, pending, pending_list = {}, {}, {}
-local last_code, last_text = nil, nil
 local function codes_of(per)
   local c = codes[per]
   if not c then
@@ -1280,35 +1278,38 @@ end
 -- holds the member).
 local function plan(member, value, et, tl, pure_after)
   local view_of, period_of, mirror_of, board_of = tl.view_of, tl.period_of, tl.mirror_of, tl.board_of
-  local unit_of = tl.unit_of
+  local unit_of, all = tl.unit_of, tl.all
+  -- The loop runs per event and target: what it reads of the batch is
+  -- held in locals, as each upvalue read is one more step per target.
+  local codes, desc, incr, lo_cap, hi_cap = codes, desc, policy == 'increment', vmin, vmax
+  local p_code, p_value, p_change, p_present, p_old, p_old_value =
+    plan_code, plan_value, plan_change, plan_present, plan_old, plan_old_value
   local id_new = false
   for k = 1, tl.n do
     local view = views[view_of[k]]
     local per = period_of[k]
-    local m, sb = mirror_of[k], board_of[k]
-    if m and pure_after[sb.name] then
+    local m = mirror_of[k]
+    if m and pure_after[board_of[k].name] then
       -- Only the write reads a mirrored target's plan: a segment board
       -- answers nothing, and a pure name's windows are the board's.
-      plan_code[k], plan_change[k] = plan_code[m], plan_change[m]
+      p_code[k], p_change[k] = p_code[m], p_change[m]
     else
-      -- This loop runs per event and target: the code lookup, split and
-      -- value_of are written out here rather than called.
-      local span = view.span
+      -- The code lookup, split and value_of are written out here rather
+      -- than called.
+      local span, kind = view.span, view.kind
       local unit = unit_of[k]
       local pc = codes[per]
       local old = pc and pc[member]
       if old == nil then old = code_of(per, member) end
-      if not old and (per == tl.all or not tl.all) then id_new = true end
       local nv, nt, change, ov
       if old then
         -- split(old, span) with % (no function call): r is corrected by
         -- one span where the division rounded across, then q is exact.
         local r = old % span
         if r < 0 then r = r + span elseif r >= span then r = r - span end
-        local q = (old - r) / span
-        if desc then ov = view.hi - q else ov = view.lo + q end
+        if desc then ov = view.hi - (old - r) / span else ov = view.lo + (old - r) / span end
         nv, nt, change = ov, r, false
-        if policy == 'increment' then
+        if incr then
           if value ~= 0 then
             nv, change = ov + value, true
             if unit > r then nt = unit end
@@ -1328,12 +1329,17 @@ local function plan(member, value, et, tl, pure_after)
             nv, nt, change = value, unit, true
           end
         end
-      elseif policy == 'increment' and value == 0 then
-        nv, nt, change = 0, unit, false -- adds nothing: an absent member stays absent
+        p_old_value[k] = ov
       else
-        nv, nt, change = value, unit, true
+        if per == all or not all then id_new = true end
+        if incr and value == 0 then
+          nv, nt, change = 0, unit, false -- adds nothing: an absent member stays absent
+        else
+          nv, nt, change = value, unit, true
+        end
+        p_old_value[k] = 0
       end
-      if view.kind == 'h' then
+      if kind == 'h' then
         -- A day total is bounded by ±S only, so every window (N of them
         -- summed) stays within its codes' range.
         if nv < view.lo or nv > view.hi then
@@ -1341,25 +1347,26 @@ local function plan(member, value, et, tl, pure_after)
             fmt_score(nv, decimals) .. ', outside ±' .. fmt_score(view.hi, decimals) ..
             ' that rolling windows can hold', et}, id_new
         end
-      elseif view.kind == 'l' then
+      elseif kind == 'l' then
         -- A round holds fewer events than the views (none of a closed
         -- round), so its score is kept within [min, max] rather than
         -- refusing an event the views take.
-        if nv < vmin then nv = vmin elseif nv > vmax then nv = vmax end
-      elseif view.kind ~= 'w' and (change or old) and (nv < vmin or nv > vmax) then
+        if nv < lo_cap then nv = lo_cap elseif nv > hi_cap then nv = hi_cap end
+      elseif kind ~= 'w' and (change or old) and (nv < lo_cap or nv > hi_cap) then
         return out_of_range(view, nv, et), id_new
       end
-      plan_old_value[k] = ov or 0
-      if span == 1 then nt = 0 end
-      if desc then
-        plan_code[k] = (view.hi - nv) * span + nt
+      if span == 1 then
+        nt = 0
+        if desc then p_code[k] = view.hi - nv else p_code[k] = nv - view.lo end
+      elseif desc then
+        p_code[k] = (view.hi - nv) * span + nt
       else
-        plan_code[k] = (nv - view.lo) * span + nt
+        p_code[k] = (nv - view.lo) * span + nt
       end
-      plan_value[k] = nv
-      plan_change[k] = change
-      plan_present[k] = change or old ~= false
-      plan_old[k] = old
+      p_value[k] = nv
+      p_change[k] = change
+      p_present[k] = change or old ~= false
+      p_old[k] = old
     end
   end
   return nil, id_new
@@ -1412,15 +1419,19 @@ end
 local function write_plan(member, et, tl, mirrored)
   local view_of, period_of, answer = tl.view_of, tl.period_of, tl.answer
   local srows, nseg, lg = tl.srows, #tl.segs, tl.lg
+  -- Per event and target: the batch's tables are held in locals (see plan).
+  local codes, pending, pending_list, top, exact, ranks = codes, pending, pending_list, top, exact, ranks
+  local p_code, p_old, p_change = plan_code, plan_old, plan_change
+  local last_code, last_text = nil, nil
   for k = 1, tl.n do
     local per = period_of[k]
-    local code = plan_code[k]
-    local old = plan_old[k]
+    local code = p_code[k]
+    local old = p_old[k]
     local v = view_of[k]
     local view = views[v]
     -- A segment board's row is no view's current period and answers
     -- nothing, so its target is written only.
-    if plan_change[k] then
+    if p_change[k] then
       if not ranks and per == view.cur then
         -- top[per] stays a bound (every code worse than it ranks below
         -- moves_top) while at least moves_top codes are at most it: a
@@ -1443,6 +1454,8 @@ local function write_plan(member, et, tl, mirrored)
         pending_list[#pending_list + 1] = per
       end
       local np = p.n
+      -- The segment boards' copies of a code, queued right after it,
+      -- reuse its text.
       if code ~= last_code then last_code, last_text = code, sfmt('%d', code) end
       p[np + 1] = last_text
       p[np + 2] = member
@@ -1463,15 +1476,16 @@ local function write_plan(member, et, tl, mirrored)
           local sc = codes[sper]
           if sc then sc[member] = code else codes[sper] = {[member] = code} end
           local sp = pending[sper]
-          if not sp then
-            sp = {false, false, false, false, n = 0}
-            pending[sper] = sp
+          if sp then
+            local ns = sp.n
+            sp[ns + 1] = last_text
+            sp[ns + 2] = member
+            sp.n = ns + 2
+          else
+            -- Made with its first entry in place.
+            pending[sper] = {last_text, member, false, false, n = 2}
             pending_list[#pending_list + 1] = sper
           end
-          local ns = sp.n
-          sp[ns + 1] = last_text
-          sp[ns + 2] = member
-          sp.n = ns + 2
           if exact then call('HSET', sper.xkey, member .. sper.xtag, et) end
         end
       end
