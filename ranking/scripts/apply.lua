@@ -1413,6 +1413,32 @@ local function overtake(view, per, member, code, old, rank, et)
   end
 end
 
+-- mirror_log[member] lists the member's mirrored writes since its last
+-- event planned in full, oldest first: each the light list and, per
+-- target, the code written to its segment rows (false: none). Only a plan
+-- in full reads a segment row's code, so such an event first copies the
+-- log into codes (unmirror); until then codes may lack those rows.
+local mirror_log, no_codes, any_mirrored = {}, {}, false
+local function unmirror(member)
+  local log = mirror_log[member]
+  mirror_log[member] = nil
+  for x = 1, #log do
+    local snap = log[x]
+    local tl = snap[1]
+    local srows = tl.srows
+    for k = 1, tl.n do
+      local code = snap[k + 1]
+      if code then
+        for g = 1, #tl.segs do
+          local sper = srows[g][k]
+          local sc = codes[sper]
+          if sc then sc[member] = code else codes[sper] = {[member] = code} end
+        end
+      end
+    end
+  end
+end
+
 -- write_plan queues the plan's changed codes, and fills each view's answer
 -- (ans_*) from the target that answers it, reading a rank where one is
 -- answered or an overtake may have happened.
@@ -1423,6 +1449,18 @@ local function write_plan(member, et, tl, mirrored)
   local codes, pending, pending_list, top, exact, ranks = codes, pending, pending_list, top, exact, ranks
   local p_code, p_old, p_change = plan_code, plan_old, plan_change
   local last_code, last_text = nil, nil
+  local snap = nil
+  if mirrored then
+    -- The segment rows' codes go to the member's mirror log (see
+    -- mirror_log), not to codes: one table per event instead of one
+    -- entry per segment row.
+    local n = tl.n
+    if n > #no_codes then for k = #no_codes + 1, n do no_codes[k] = false end end
+    snap = {tl, unpack(no_codes, 1, n)}
+    local log = mirror_log[member]
+    if log then log[#log + 1] = snap else mirror_log[member] = {snap} end
+    any_mirrored = true
+  end
   for k = 1, tl.n do
     local per = period_of[k]
     local code = p_code[k]
@@ -1471,10 +1509,9 @@ local function write_plan(member, et, tl, mirrored)
       if mirrored and k ~= lg then
         -- Mirrored: the same write to the row's segment boards (no
         -- windows, so none is fresh).
+        snap[k + 1] = code
         for g = 1, nseg do
           local sper = srows[g][k]
-          local sc = codes[sper]
-          if sc then sc[member] = code else codes[sper] = {[member] = code} end
           local sp = pending[sper]
           if sp then
             local ns = sp.n
@@ -1712,6 +1749,7 @@ local function apply_event(e)
       tl = full
     end
   end
+  if not mirrored and any_mirrored and mirror_log[member] then unmirror(member) end
   local refused, id_new = plan(member, value, et, tl, pure_after)
   if not refused and value ~= 0 and tl.checks[1] then
     refused = check_windows(member, value, et, tl, pure_after)
