@@ -254,12 +254,18 @@ local function segrow(sb, v, j)
   end
   -- Exact times share the board's hash, under the field
   -- "<member>\0@<name>=<value>": member ids hold no NUL, so no field of
-  -- the board itself looks like one of a segment board. Every field is
-  -- in the constructor, which sizes the table once (fresh and created are
-  -- set later).
-  per = {id = bp.id, s = bp.s, e = bp.e, base = bp.base, exp = bp.exp, last = bp.last, j = j, seg = true,
-         suffix = view.name .. sb.tag .. ':' .. bp.id, zkey = zkey, rkey = rkey, xkey = bp.xkey,
-         xtag = sb.xtag, fresh = false, created = false}
+  -- the board itself looks like one of a segment board. The row reads the
+  -- board period's own fields (id, times, expiry, xkey) through its
+  -- metatable: a batch makes a few rows per event, and each field set is
+  -- a hash insertion. Every own field is in the constructor, which sizes
+  -- the table once.
+  local meta = bp.meta
+  if not meta then
+    meta = {__index = bp}
+    bp.meta = meta
+  end
+  per = setmetatable({seg = true, suffix = view.name .. sb.tag .. ':' .. bp.id, zkey = zkey, rkey = rkey,
+                      xtag = sb.xtag, fresh = false, created = false}, meta)
   sb.rows[v][j] = per
   seg_rows[#seg_rows + 1] = per
   return per
@@ -1503,7 +1509,7 @@ local function write_plan(member, et, tl, mirrored)
       end
       if per.fresh then
         call('SET', per.rkey, '1', 'PXAT', fmt(per.exp))
-        per.fresh = nil
+        per.fresh = false
         ready_cache[per] = true
       end
       if mirrored and k ~= lg then
