@@ -629,3 +629,56 @@ func TestSegmentKeysCreatedInMixedBatch(t *testing.T) {
 		t.Fatalf("%d segment period keys created by the batch, want 10: %v", created, m.Keys())
 	}
 }
+
+// A member's mirrored writes (its segment values unchanged so far) and a
+// later event of the same batch that plans its segment rows in full: the
+// later one adds to the codes the mirrored ones wrote, not to the stored
+// ones.
+func TestSegmentMirroredThenFullInOneBatch(t *testing.T) {
+	for _, be := range backends() {
+		t.Run(be.Name, func(t *testing.T) {
+			rdb := be.Client(t)
+			cfg := MustConfig(t, "boards: [{id: pts, segments: [country, team], views: [day, all]}]\n")
+			s := newStore(t, rdb, cfg, nil)
+			ctx := context.Background()
+			ev := func(member string, v int64, segs map[string]string) ranking.Event {
+				return ranking.Event{Member: member, Value: v, Segments: segs}
+			}
+			fr, de := map[string]string{"country": "FR", "team": "red"}, map[string]string{"country": "DE", "team": "red"}
+			batches := [][]ranking.Event{
+				{ev("ann", 1, fr)},
+				// Mirrored twice, then DE ends ann's purity in country, so
+				// FR is planned in full by the last event.
+				{ev("ann", 2, fr), ev("ann", 4, fr), ev("ann", 8, de), ev("ann", 16, fr), ev("ann", 32, fr)},
+			}
+			for _, b := range batches {
+				res, err := s.Apply(ctx, "pts", b, ranking.ApplyOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, r := range res {
+					if r.Err != nil {
+						t.Fatalf("event %d: %v", i, r.Err)
+					}
+				}
+			}
+			want := map[ranking.Segment]int64{
+				{}:                             63,
+				{Name: "country", Value: "FR"}: 55,
+				{Name: "country", Value: "DE"}: 8,
+				{Name: "team", Value: "red"}:   63,
+			}
+			for seg, score := range want {
+				for _, view := range []string{"day", "all"} {
+					pg, err := s.Page(ctx, "pts", view, ranking.PageQuery{Segment: seg, Limit: 10})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(pg.Entries) != 1 || pg.Entries[0].Member != "ann" || pg.Entries[0].Score != score {
+						t.Errorf("%v %s: %+v, want ann at %d", seg, view, pg.Entries, score)
+					}
+				}
+			}
+		})
+	}
+}

@@ -254,12 +254,18 @@ local function segrow(sb, v, j)
   end
   -- Exact times share the board's hash, under the field
   -- "<member>\0@<name>=<value>": member ids hold no NUL, so no field of
-  -- the board itself looks like one of a segment board. Every field is
-  -- in the constructor, which sizes the table once (fresh and created are
-  -- set later).
-  per = {id = bp.id, s = bp.s, e = bp.e, base = bp.base, exp = bp.exp, last = bp.last, j = j, seg = true,
-         suffix = view.name .. sb.tag .. ':' .. bp.id, zkey = zkey, rkey = rkey, xkey = bp.xkey,
-         xtag = sb.xtag, fresh = false, created = false}
+  -- the board itself looks like one of a segment board. The row reads the
+  -- board period's own fields (id, times, expiry, xkey) through its
+  -- metatable: a batch makes a few rows per event, and each field set is
+  -- a hash insertion. Every own field is in the constructor, which sizes
+  -- the table once.
+  local meta = bp.meta
+  if not meta then
+    meta = {__index = bp}
+    bp.meta = meta
+  end
+  per = setmetatable({seg = true, suffix = view.name .. sb.tag .. ':' .. bp.id, zkey = zkey, rkey = rkey,
+                      xtag = sb.xtag, fresh = false, created = false}, meta)
   sb.rows[v][j] = per
   seg_rows[#seg_rows + 1] = per
   return per
@@ -833,10 +839,8 @@ local moves = {} -- per view: the overtakes of this batch, oldest first
 -- end: a member's own code is always read from codes first, so queued
 -- writes never hide it. Codes go to ZADD as '%d' text (exact for integers
 -- below 2^53): Redis 7.0 renders a Lua number argument with %.17g, several
--- times dearer; the segment boards' copies of a code, queued right after
--- it, reuse its text (last_code, last_text).
+-- times dearer.
 local codes, pending, pending_list = {}, {}, {}
-local last_code, last_text = nil, nil
 local function codes_of(per)
   local c = codes[per]
   if not c then
@@ -1280,35 +1284,38 @@ end
 -- holds the member).
 local function plan(member, value, et, tl, pure_after)
   local view_of, period_of, mirror_of, board_of = tl.view_of, tl.period_of, tl.mirror_of, tl.board_of
-  local unit_of = tl.unit_of
+  local unit_of, all = tl.unit_of, tl.all
+  -- The loop runs per event and target: what it reads of the batch is
+  -- held in locals, as each upvalue read is one more step per target.
+  local codes, desc, incr, lo_cap, hi_cap = codes, desc, policy == 'increment', vmin, vmax
+  local p_code, p_value, p_change, p_present, p_old, p_old_value =
+    plan_code, plan_value, plan_change, plan_present, plan_old, plan_old_value
   local id_new = false
   for k = 1, tl.n do
     local view = views[view_of[k]]
     local per = period_of[k]
-    local m, sb = mirror_of[k], board_of[k]
-    if m and pure_after[sb.name] then
+    local m = mirror_of[k]
+    if m and pure_after[board_of[k].name] then
       -- Only the write reads a mirrored target's plan: a segment board
       -- answers nothing, and a pure name's windows are the board's.
-      plan_code[k], plan_change[k] = plan_code[m], plan_change[m]
+      p_code[k], p_change[k] = p_code[m], p_change[m]
     else
-      -- This loop runs per event and target: the code lookup, split and
-      -- value_of are written out here rather than called.
-      local span = view.span
+      -- The code lookup, split and value_of are written out here rather
+      -- than called.
+      local span, kind = view.span, view.kind
       local unit = unit_of[k]
       local pc = codes[per]
       local old = pc and pc[member]
       if old == nil then old = code_of(per, member) end
-      if not old and (per == tl.all or not tl.all) then id_new = true end
       local nv, nt, change, ov
       if old then
         -- split(old, span) with % (no function call): r is corrected by
         -- one span where the division rounded across, then q is exact.
         local r = old % span
         if r < 0 then r = r + span elseif r >= span then r = r - span end
-        local q = (old - r) / span
-        if desc then ov = view.hi - q else ov = view.lo + q end
+        if desc then ov = view.hi - (old - r) / span else ov = view.lo + (old - r) / span end
         nv, nt, change = ov, r, false
-        if policy == 'increment' then
+        if incr then
           if value ~= 0 then
             nv, change = ov + value, true
             if unit > r then nt = unit end
@@ -1328,12 +1335,17 @@ local function plan(member, value, et, tl, pure_after)
             nv, nt, change = value, unit, true
           end
         end
-      elseif policy == 'increment' and value == 0 then
-        nv, nt, change = 0, unit, false -- adds nothing: an absent member stays absent
+        p_old_value[k] = ov
       else
-        nv, nt, change = value, unit, true
+        if per == all or not all then id_new = true end
+        if incr and value == 0 then
+          nv, nt, change = 0, unit, false -- adds nothing: an absent member stays absent
+        else
+          nv, nt, change = value, unit, true
+        end
+        p_old_value[k] = 0
       end
-      if view.kind == 'h' then
+      if kind == 'h' then
         -- A day total is bounded by ±S only, so every window (N of them
         -- summed) stays within its codes' range.
         if nv < view.lo or nv > view.hi then
@@ -1341,25 +1353,26 @@ local function plan(member, value, et, tl, pure_after)
             fmt_score(nv, decimals) .. ', outside ±' .. fmt_score(view.hi, decimals) ..
             ' that rolling windows can hold', et}, id_new
         end
-      elseif view.kind == 'l' then
+      elseif kind == 'l' then
         -- A round holds fewer events than the views (none of a closed
         -- round), so its score is kept within [min, max] rather than
         -- refusing an event the views take.
-        if nv < vmin then nv = vmin elseif nv > vmax then nv = vmax end
-      elseif view.kind ~= 'w' and (change or old) and (nv < vmin or nv > vmax) then
+        if nv < lo_cap then nv = lo_cap elseif nv > hi_cap then nv = hi_cap end
+      elseif kind ~= 'w' and (change or old) and (nv < lo_cap or nv > hi_cap) then
         return out_of_range(view, nv, et), id_new
       end
-      plan_old_value[k] = ov or 0
-      if span == 1 then nt = 0 end
-      if desc then
-        plan_code[k] = (view.hi - nv) * span + nt
+      if span == 1 then
+        nt = 0
+        if desc then p_code[k] = view.hi - nv else p_code[k] = nv - view.lo end
+      elseif desc then
+        p_code[k] = (view.hi - nv) * span + nt
       else
-        plan_code[k] = (nv - view.lo) * span + nt
+        p_code[k] = (nv - view.lo) * span + nt
       end
-      plan_value[k] = nv
-      plan_change[k] = change
-      plan_present[k] = change or old ~= false
-      plan_old[k] = old
+      p_value[k] = nv
+      p_change[k] = change
+      p_present[k] = change or old ~= false
+      p_old[k] = old
     end
   end
   return nil, id_new
@@ -1406,21 +1419,63 @@ local function overtake(view, per, member, code, old, rank, et)
   end
 end
 
+-- mirror_log[member] lists the member's mirrored writes since its last
+-- event planned in full, oldest first: each the light list and, per
+-- target, the code written to its segment rows (false: none). Only a plan
+-- in full reads a segment row's code, so such an event first copies the
+-- log into codes (unmirror); until then codes may lack those rows.
+local mirror_log, no_codes, any_mirrored = {}, {}, false
+local function unmirror(member)
+  local log = mirror_log[member]
+  mirror_log[member] = nil
+  for x = 1, #log do
+    local snap = log[x]
+    local tl = snap[1]
+    local srows = tl.srows
+    for k = 1, tl.n do
+      local code = snap[k + 1]
+      if code then
+        for g = 1, #tl.segs do
+          local sper = srows[g][k]
+          local sc = codes[sper]
+          if sc then sc[member] = code else codes[sper] = {[member] = code} end
+        end
+      end
+    end
+  end
+end
+
 -- write_plan queues the plan's changed codes, and fills each view's answer
 -- (ans_*) from the target that answers it, reading a rank where one is
 -- answered or an overtake may have happened.
 local function write_plan(member, et, tl, mirrored)
   local view_of, period_of, answer = tl.view_of, tl.period_of, tl.answer
   local srows, nseg, lg = tl.srows, #tl.segs, tl.lg
+  -- Per event and target: the batch's tables are held in locals (see plan).
+  local codes, pending, pending_list, top, exact, ranks = codes, pending, pending_list, top, exact, ranks
+  local p_code, p_old, p_change = plan_code, plan_old, plan_change
+  local last_code, last_text = nil, nil
+  local snap = nil
+  if mirrored then
+    -- The segment rows' codes go to the member's mirror log (see
+    -- mirror_log), not to codes: one table per event instead of one
+    -- entry per segment row.
+    local n = tl.n
+    if n > #no_codes then for k = #no_codes + 1, n do no_codes[k] = false end end
+    snap = {tl, unpack(no_codes, 1, n)}
+    local log = mirror_log[member]
+    if log then log[#log + 1] = snap else mirror_log[member] = {snap} end
+    any_mirrored = true
+  end
   for k = 1, tl.n do
     local per = period_of[k]
-    local code = plan_code[k]
-    local old = plan_old[k]
+    local code = p_code[k]
+    local old = p_old[k]
     local v = view_of[k]
     local view = views[v]
     -- A segment board's row is no view's current period and answers
     -- nothing, so its target is written only.
-    if plan_change[k] then
+    if p_change[k] then
       if not ranks and per == view.cur then
         -- top[per] stays a bound (every code worse than it ranks below
         -- moves_top) while at least moves_top codes are at most it: a
@@ -1443,6 +1498,8 @@ local function write_plan(member, et, tl, mirrored)
         pending_list[#pending_list + 1] = per
       end
       local np = p.n
+      -- The segment boards' copies of a code, queued right after it,
+      -- reuse its text.
       if code ~= last_code then last_code, last_text = code, sfmt('%d', code) end
       p[np + 1] = last_text
       p[np + 2] = member
@@ -1452,26 +1509,26 @@ local function write_plan(member, et, tl, mirrored)
       end
       if per.fresh then
         call('SET', per.rkey, '1', 'PXAT', fmt(per.exp))
-        per.fresh = nil
+        per.fresh = false
         ready_cache[per] = true
       end
       if mirrored and k ~= lg then
         -- Mirrored: the same write to the row's segment boards (no
         -- windows, so none is fresh).
+        snap[k + 1] = code
         for g = 1, nseg do
           local sper = srows[g][k]
-          local sc = codes[sper]
-          if sc then sc[member] = code else codes[sper] = {[member] = code} end
           local sp = pending[sper]
-          if not sp then
-            sp = {false, false, false, false, n = 0}
-            pending[sper] = sp
+          if sp then
+            local ns = sp.n
+            sp[ns + 1] = last_text
+            sp[ns + 2] = member
+            sp.n = ns + 2
+          else
+            -- Made with its first entry in place.
+            pending[sper] = {last_text, member, false, false, n = 2}
             pending_list[#pending_list + 1] = sper
           end
-          local ns = sp.n
-          sp[ns + 1] = last_text
-          sp[ns + 2] = member
-          sp.n = ns + 2
           if exact then call('HSET', sper.xkey, member .. sper.xtag, et) end
         end
       end
@@ -1698,6 +1755,7 @@ local function apply_event(e)
       tl = full
     end
   end
+  if not mirrored and any_mirrored and mirror_log[member] then unmirror(member) end
   local refused, id_new = plan(member, value, et, tl, pure_after)
   if not refused and value ~= 0 and tl.checks[1] then
     refused = check_windows(member, value, et, tl, pure_after)
