@@ -48,18 +48,10 @@ type CompactReport struct {
 // at once), reporting failures to onError (which may be nil). Every
 // instance may run it: each step is one atomic script.
 func (s *Store) RunIndexCompactor(ctx context.Context, every time.Duration, onError func(error)) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		if _, err := s.CompactIndex(ctx); err != nil && onError != nil && ctx.Err() == nil {
-			onError(err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	runEvery(ctx, every, func(ctx context.Context) error {
+		_, err := s.CompactIndex(ctx)
+		return err
+	}, onError)
 }
 
 // CompactIndex is one pass over every board's (every shard's) search

@@ -43,10 +43,19 @@ type SweepReport struct {
 // reporting failures to onError (which may be nil). Every instance may
 // run it: each step checks and deletes in one atomic script.
 func (s *Store) RunSweeper(ctx context.Context, every time.Duration, onError func(error)) {
+	runEvery(ctx, every, func(ctx context.Context) error {
+		_, err := s.Sweep(ctx)
+		return err
+	}, onError)
+}
+
+// runEvery runs pass every interval until ctx ends (first at once),
+// reporting its failures to onError (which may be nil) while ctx lasts.
+func runEvery(ctx context.Context, every time.Duration, pass func(context.Context) error, onError func(error)) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		if _, err := s.Sweep(ctx); err != nil && onError != nil && ctx.Err() == nil {
+		if err := pass(ctx); err != nil && onError != nil && ctx.Err() == nil {
 			onError(err)
 		}
 		select {
