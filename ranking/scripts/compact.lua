@@ -23,13 +23,13 @@
 -- ARGV     1 count (most entries moved, but for a remainder under
 --          threshold), 2 threshold (fewest entries in ni that are moved),
 --          3 the blocks' largest size in bytes before a cut, 4 the most
---          blocks written, 5 per_block (fewest entries in ni per block that
+--          blocks written (at least 1), 5 per_block (fewest entries in ni per block that
 --          are moved; 0: any)
 -- Returns  {moved, left}: the entries moved, and those left in ni
 
 local ni, nx, nb, nc = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local count, threshold, max = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local blocks, per_block = tonumber(ARGV[4]), tonumber(ARGV[5])
+local blocks, per_block = math.max(1, tonumber(ARGV[4])), tonumber(ARGV[5])
 local n = redis.call('ZCARD', ni)
 if n == 0 or n < threshold then return {0, n} end
 if per_block > 0 and n < per_block * redis.call('HLEN', nb) then return {0, n} end
