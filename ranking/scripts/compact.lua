@@ -23,8 +23,8 @@
 -- ARGV     1 count (most entries moved, but for a remainder under
 --          threshold), 2 threshold (fewest entries in ni that are moved),
 --          3 the blocks' largest size in bytes before a cut, 4 the most
---          blocks written (at least 1), 5 per_block (fewest entries in ni per block that
---          are moved; 0: any)
+--          blocks written (at least 1), 5 per_block (fewest entries in
+--          ni per block that are moved; 0: any)
 -- Returns  {moved, left}: the entries moved, and those left in ni
 
 local ni, nx, nb, nc = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
