@@ -130,7 +130,7 @@ func compactAll(ctx context.Context, e *env, store *ranking.Store) (int, time.Du
 // scatteredCompaction measures compaction in its steady state: members new
 // after the index was packed, with ids between the packed ones, so that
 // each block a call writes takes a few, unlike the load's sorted bulk. Two
-// rounds of 2 new members per block each, the first to walk compaction's
+// rounds of 2 new members per block each (at least 512), the first to walk compaction's
 // cursor round (past the load's last entries, which stay in ni), the second
 // measured: Redis's CPU per entry moved and the longest compact.lua call
 // (SLOWLOG), which is how long one step keeps every other command on that
@@ -140,7 +140,9 @@ func (e *env) scatteredCompaction(ctx context.Context, store *ranking.Store, ids
 	if err != nil {
 		return err
 	}
-	k := min(max(int(2*blocks), 1), len(ids))
+	// At least 512: on a small board ni's threshold (128 entries), not
+	// the blocks, decides when a call moves anything.
+	k := min(max(int(2*blocks), 512), len(ids))
 	step := len(ids) / k
 	round := func(suffix string) (int, time.Duration, error) {
 		fresh := make([]string, k)
@@ -198,6 +200,9 @@ func (e *env) scatteredCompaction(ctx context.Context, store *ranking.Store, ids
 		longest = max(longest, l.Duration)
 	}
 	e.logf("  moved %d entries in %d calls", moved, calls)
+	if moved == 0 || calls == 0 {
+		return fmt.Errorf("compaction moved %d entries in %d calls after %d new members", moved, calls, k)
+	}
 	e.out.bench("index_compact_scattered_redis_us_per_entry", divide(float64(cpu.Microseconds()), float64(moved)), "us")
 	e.out.bench("index_compact_call_max_us", float64(longest.Microseconds()), "us")
 	return nil
