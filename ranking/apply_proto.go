@@ -295,13 +295,27 @@ func decodeApply(b *Board, events []Event, idx []int, raw []any, ranked bool) (a
 			rep.origs = append(rep.origs, o)
 		}
 	case applyDone:
-		if len(raw) != 3+len(idx) {
-			return rep, fmt.Errorf("apply: %d results for %d events", len(raw)-3, len(idx))
+		if len(raw) != 4 {
+			return rep, fmt.Errorf("apply: malformed reply %v", raw)
 		}
 		periods, _ := raw[2].([]any)
+		flat, _ := raw[3].([]any)
 		rep.results = make([]WriteResult, len(idx))
+		p := 0
 		for j, i := range idx {
-			rep.results[j] = decodeResult(b, events[i].Member, periods, raw[3+j], ranked)
+			// Each result: its length, then its entries.
+			if p >= len(flat) {
+				return rep, fmt.Errorf("apply: %d results for %d events", j, len(idx))
+			}
+			n := int(asInt(flat[p]))
+			if n < 0 || p+1+n > len(flat) {
+				return rep, fmt.Errorf("apply: malformed results %v", flat)
+			}
+			rep.results[j] = decodeResult(b, events[i].Member, periods, flat[p+1:p+1+n], ranked)
+			p += 1 + n
+		}
+		if p != len(flat) {
+			return rep, fmt.Errorf("apply: results for more than %d events", len(idx))
 		}
 	}
 	return rep, nil

@@ -176,3 +176,14 @@ const IndexCompactCount = indexCompactCount
 // IndexCompactPerBlock is the entries per block ni holds before a pass
 // moves any.
 const IndexCompactPerBlock = indexCompactPerBlock
+
+// UseGenericApply makes s apply every event through apply.lua's generic
+// plan (plan, write_plan, answer), never its plain path (apply_plain), so
+// that a test can hold the two to the same writes and answers.
+func UseGenericApply(s *Store) {
+	const on = "local plain_ok = not has_windows"
+	if !strings.Contains(applyLua, on) {
+		panic("apply.lua no longer chooses its plain path with " + on)
+	}
+	s.applyOverride = newScript(strings.Replace(applyLua, on, "local plain_ok = false and not has_windows", 1))
+}

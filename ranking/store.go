@@ -88,6 +88,7 @@ type Store struct {
 	hooks hookState // webhook settings and counters
 
 	beforeActionBoard func(board string) error // test hook: fails one board of an action
+	applyOverride     *redis.Script            // test hook: the apply script in place of applyScript
 
 	afterRelay   func() error // test hook: runs between relay.lua and the outbox XDEL
 	beforeRecord func()       // test hook: runs between a result's read and record.lua

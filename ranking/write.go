@@ -254,7 +254,11 @@ func (s *Store) applyChunk(ctx context.Context, b *Board, shard int, events []Ev
 		}
 		keys, args := s.applyRequest(b, shard, events, idx, now, opts, rounds, originals)
 		local := s.clock()
-		val, err := s.runWrite(ctx, applyScript, allKeyed(events, idx), keys, args...)
+		script := applyScript
+		if s.applyOverride != nil {
+			script = s.applyOverride
+		}
+		val, err := s.runWrite(ctx, script, allKeyed(events, idx), keys, args...)
 		if err != nil {
 			return err
 		}

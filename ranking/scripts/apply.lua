@@ -59,13 +59,14 @@
 --     the shard's codes and its count in snapn), ndays, per day start_ms,
 --     end_ms, with KEYS per day snap:<view>:<day> ("h") or snapz:<view>:<day>
 --     and snapn:<view>:<day> ("z"))
--- Returns  {1, now_ms, periods, r1, r2, ...} with one r per event:
---            {1, duplicate(0|1), event_ms (0 for a duplicate), at, score_1, rank_1, ...,
---             score_V, rank_V}   (answered views only; the event's period
+-- Returns  {1, now_ms, periods, {n_1, r_1..., n_2, r_2..., ...}}: per
+--          event its reply r (n entries), in event order in one flat list:
+--            1, duplicate(0|1), event_ms (0 for a duplicate), at, score_1, rank_1, ...,
+--             score_V, rank_V   (answered views only; the event's period
 --             of view v is periods[at + v - 1], periods being a list of
 --             period ids shared by the events; a window answers the
 --             window ending today; with ranks 0 each view is score_v only)
---            {0, code, message, event_ms}
+--            0, code, message, event_ms
 --          {-1, now_ms} when Redis's now (or an event without at_ms) falls in
 --          no listed period: the caller's clock estimate was off; nothing
 --          was written; the caller retries with periods around now_ms.
@@ -553,6 +554,8 @@ local function target_list(at, esegs)
     tl.lg = n
   end
   tl.n = n
+  -- A plain list (see apply_plain): one target per view, in view order.
+  tl.plain = #esegs == 0 and not tl.lg and n == nviews
   -- Every event of the list has its time t: each target's time unit is
   -- computed here, once.
   for k = 1, n do tl_unit[k] = floor(t / views[view_of[k]].unit) - period_of[k].base end
@@ -870,7 +873,9 @@ end
 
 -- The board's own period keys read the batch's members with one ZMSCORE
 -- each (segment targets read on demand: most copy the board's plan), and
--- so do the keys that derive the board's unbuilt windows.
+-- so do the keys that derive the board's unbuilt windows. Members are
+-- gathered per target list first (a batch at Redis's now has one list,
+-- or one per segment combination), then each list's keys take them.
 do
   local want = {}
   local function wanted(per, member)
@@ -885,28 +890,51 @@ do
       w[#w + 1] = member
     end
   end
+  local of_list, lists = {}, {}
   for e = 1, nevents do
     local tl = ev_targets[e]
     if not tl.err then
-      local member, board_of, period_of = ev_member[e], tl.board_of, tl.period_of
-      for k = 1, tl.n do
-        if not board_of[k] then
-          -- wanted(period_of[k], member), written out: per event and target.
-          local per = period_of[k]
-          local c = codes[per] or codes_of(per)
+      local member = ev_member[e]
+      -- A light list reads its base's keys (board_of false there).
+      local key = tl.base or tl
+      local ms = of_list[key]
+      if not ms then
+        ms = {n = 0, seen = {}}
+        of_list[key] = ms
+        lists[#lists + 1] = key
+      end
+      if not ms.seen[member] then
+        ms.seen[member] = true
+        local n = ms.n + 1
+        ms.n, ms[n] = n, member
+      end
+      if tl.prefetch[1] and ev_value[e] ~= 0 then
+        for _, per in ipairs(tl.prefetch) do wanted(per, member) end
+      end
+    end
+  end
+  for x = 1, #lists do
+    local tl = lists[x]
+    local ms, board_of, period_of = of_list[tl], tl.board_of, tl.period_of
+    local nm = ms.n
+    for k = 1, tl.n do
+      if not board_of[k] then
+        local per = period_of[k]
+        local c = codes[per] or codes_of(per)
+        local w = want[per]
+        local nw = w and #w or 0
+        for j = 1, nm do
+          local member = ms[j]
           if c[member] == nil then
             c[member] = false
-            local w = want[per]
-            if not w then
+            nw = nw + 1
+            if nw == 1 then
               w = {}
               want[per] = w
             end
-            w[#w + 1] = member
+            w[nw] = member
           end
         end
-      end
-      if ev_value[e] ~= 0 then
-        for _, per in ipairs(tl.prefetch) do wanted(per, member) end
       end
     end
   end
@@ -1148,7 +1176,7 @@ end
 -- view's answer of the current event (the period keys written, for
 -- expiry, registry and the change message, are pending_list).
 local name_pending = {}
-local ans_value, ans_rank, ans_set, ans_out = {}, {}, {}, {}
+local ans_value, ans_rank, ans_set = {}, {}, {}
 
 -- An event's plan, one entry per target k, in arrays reused across events:
 -- this is the hot path, and every table it does not allocate is time Redis
@@ -1559,9 +1587,13 @@ local function write_plan(member, et, tl, mirrored)
   end
 end
 
--- answer is the reply of an applied event: per answered view its period,
--- score and (with ranks) rank.
-local function answer(member, et, tl)
+-- The events' replies go to one flat array, each its length then its
+-- entries (see Returns): Redis checks every table of a script's reply
+-- for six special fields, so one table per event cost that per event.
+local flat, nflat = {}, 0
+
+-- answer_pl is where the answered periods of list tl start in period_ids.
+local function answer_pl(tl)
   local pl = tl.pl
   if not pl then
     -- The answered periods depend on the event time only (segment boards
@@ -1576,7 +1608,15 @@ local function answer(member, et, tl)
     end
     tl.pl = pl
   end
-  local res, n = ans_out, 0
+  return pl
+end
+
+-- answer appends the reply of an applied event to flat: per answered view
+-- its period, score and (with ranks) rank.
+local function answer(member, et, tl)
+  local pl = answer_pl(tl)
+  local res, f = flat, nflat
+  local n = f + 5
   for v = 1, nviews do
     local view = views[v]
     if view.kind ~= 'h' then
@@ -1600,9 +1640,123 @@ local function answer(member, et, tl)
       end
     end
   end
-  -- One constructor sizes the reply at once: a table grown an entry at a
-  -- time is rehashed as it grows, per event.
-  return {1, 0, et, pl, unpack(res, 1, n)}
+  res[f + 1], res[f + 2], res[f + 3], res[f + 4], res[f + 5] = n - f - 1, 1, 0, et, pl
+  nflat = n
+end
+
+-- Plain lists: on a board without windows, segments or exact times, an
+-- event naming no segment value and dated outside the open round (if any)
+-- has one target per view, target v being the period of view v that holds
+-- its time, which also answers view v. apply_plain plans, writes and
+-- answers such an event in two loops, as plan, write_plan and answer do
+-- for any list (same codes, queue, bounds, ranks and overtakes; the model
+-- and equivalence tests hold both to it), without their per-target
+-- branches for kinds, mirrors and segment rows: it is most events of most
+-- boards. It returns the refusal, or nil, whether the member's id entry is
+-- new (see index_names) and the reply.
+local plain_ok = not has_windows and not exact and not sm_key
+local pl_code, pl_value, pl_change, pl_old = {}, {}, {}, {}
+local function apply_plain(member, value, et, tl)
+  local period_of, unit_of, all, n = tl.period_of, tl.unit_of, tl.all, tl.n
+  local codes, desc, lo_cap, hi_cap = codes, desc, vmin, vmax
+  local p_code, p_value, p_change, p_old = pl_code, pl_value, pl_change, pl_old
+  local incr, best = policy == 'increment', policy == 'best'
+  local id_new = false
+  for k = 1, n do
+    local view, per = views[k], period_of[k]
+    local span, unit = view.span, unit_of[k]
+    local old = codes[per][member]
+    if old == nil then old = code_of(per, member) end
+    local nv, nt, change
+    if old then
+      local r = old % span
+      if r < 0 then r = r + span elseif r >= span then r = r - span end
+      local ov
+      if desc then ov = view.hi - (old - r) / span else ov = view.lo + (old - r) / span end
+      nv, nt, change = ov, r, false
+      if incr then
+        if value ~= 0 then
+          nv, change = ov + value, true
+          if unit > r then nt = unit end
+        end
+      elseif best then
+        if better(value, ov) or (value == ov and unit < r and ties ~= 'shared') then
+          nv, nt, change = value, unit, true
+        end
+      elseif et >= (per.base + r) * view.unit then -- latest
+        nv, nt, change = value, unit, true
+      end
+    else
+      if per == all or not all then id_new = true end
+      if incr and value == 0 then
+        nv, nt, change = 0, unit, false -- adds nothing: an absent member stays absent
+      else
+        nv, nt, change = value, unit, true
+      end
+    end
+    if (change or old) and (nv < lo_cap or nv > hi_cap) then
+      return out_of_range(view, nv, et), id_new
+    end
+    if span == 1 then
+      if desc then p_code[k] = view.hi - nv else p_code[k] = nv - view.lo end
+    elseif desc then
+      p_code[k] = (view.hi - nv) * span + nt
+    else
+      p_code[k] = (nv - view.lo) * span + nt
+    end
+    p_value[k], p_change[k], p_old[k] = nv, change, old
+  end
+  local pending, pending_list, top, ranks = pending, pending_list, top, ranks
+  local res, f = flat, nflat
+  local m = f + 5
+  local last_code, last_text = nil, nil
+  for k = 1, n do
+    local view, per = views[k], period_of[k]
+    local code, old = p_code[k], p_old[k]
+    local cur = per == view.cur
+    if p_change[k] then
+      if cur and not ranks then
+        -- top[per] stays a bound: see write_plan.
+        local t = top[per]
+        if t ~= nil and not (t and (code <= t or not old or old > t)) then top[per] = nil end
+      end
+      codes[per][member] = code
+      local p = pending[per]
+      if not p then
+        p = {false, false, false, false, n = 0}
+        pending[per] = p
+        pending_list[#pending_list + 1] = per
+      end
+      local np = p.n
+      if code ~= last_code then last_code, last_text = code, sfmt('%d', code) end
+      p[np + 1] = last_text
+      p[np + 2] = member
+      p.n = np + 2
+    end
+    local value_k, rank = 0, 0
+    if p_change[k] or old then
+      value_k = p_value[k]
+      if ranks then
+        rank = rank_of(per, member, code)
+      elseif cur and old and code < old then
+        local t = top[per]
+        if t == nil then t = top_code(per) end
+        if not t or code <= t then rank = rank_of(per, member, code) end
+      end
+      if cur and rank > 0 and rank <= moves_top and old and code < old then
+        overtake(view, per, member, code, old, rank, et)
+      end
+    end
+    m = m + 1
+    res[m] = value_k
+    if ranks then
+      m = m + 1
+      res[m] = rank
+    end
+  end
+  res[f + 1], res[f + 2], res[f + 3], res[f + 4], res[f + 5] = m - f - 1, 1, 0, et, answer_pl(tl)
+  nflat = m
+  return nil, id_new
 end
 
 -- index_names keeps the names hash and the search index ni up to date
@@ -1712,7 +1866,7 @@ local function place(member, e)
 end
 
 -- apply_event applies event e to all of its targets or to none, and
--- returns its reply.
+-- returns its reply, or nil when it appended it to flat.
 local function apply_event(e)
   local member, value, tl = ev_member[e], ev_value[e], ev_targets[e]
   local et = tl.t
@@ -1726,6 +1880,13 @@ local function apply_event(e)
   end
   if tl.err then
     return {0, 'invalid_argument', tl.err, et}
+  end
+  if plain_ok and tl.plain then
+    local refused, id_new = apply_plain(member, value, et, tl)
+    if refused then return refused end
+    index_names(e, id_new)
+    if idkey then remember_id(e, idkey, tl) end
+    return nil
   end
   if #tl.segs > 0 and segment_full(tl.segs) then
     return {0, 'invalid_argument', segment_full(tl.segs), et}
@@ -1764,16 +1925,21 @@ local function apply_event(e)
   write_plan(member, et, tl, mirrored)
   local lg = tl.lg
   if lg and plan_present[lg] and not plan_old[lg] and lm_rec[member] ~= nil then place(member, e) end
-  local res = answer(member, et, tl)
+  answer(member, et, tl)
   index_names(e, id_new)
   if sm_key then record_segments(member, tl, latest, pure_after, old_rec, old_pure) end
   if idkey then remember_id(e, idkey, tl) end
-  return res
+  return nil
 end
 
-local results = {1, now, period_ids}
 for e = 1, nevents do
-  results[e + 3] = apply_event(e)
+  local row = apply_event(e) -- nil: the reply is in flat already
+  if row then
+    local f, n = nflat, #row
+    flat[f + 1] = n
+    for j = 1, n do flat[f + 1 + j] = row[j] end
+    nflat = f + 1 + n
+  end
 end
 
 -- finish sends what the batch queued, and once per batch the expiry and
@@ -1835,4 +2001,4 @@ local function finish()
 end
 
 finish()
-return results
+return {1, now, period_ids, flat}
