@@ -21,19 +21,31 @@ import (
 // every event in full, take the same random batches at the same clock on
 // boards of every policy, tie rule and order, with more members than the
 // overtakes' top (so its bound is read, kept and dropped), ids, retries,
-// names, late and refused events, with and without ranks. Every reply and,
-// every few batches, every key (sorted sets with their codes, hashes,
-// lists, strings and expiries) must be the same.
+// names, late and refused events, with and without ranks; on boards with
+// segments, events carry stable values (mirrored), other values or none.
+// Every reply and, every few batches, every key (sorted sets with their
+// codes, hashes, lists, strings and expiries) must be the same.
 func TestPlainPathMatchesGeneric(t *testing.T) {
 	t.Parallel()
+	late := 30 * time.Hour
+	t.Run("plain", func(t *testing.T) {
+		t.Parallel()
+		plainMatchesGeneric(t, plainModelConfig("Europe/Paris", late), late)
+	})
+	t.Run("segments", func(t *testing.T) {
+		t.Parallel()
+		plainMatchesGeneric(t, modelConfig("Europe/Paris", late), late)
+	})
+}
+
+func plainMatchesGeneric(t *testing.T, cfgText string, late time.Duration) {
 	m := miniredis.RunT(t)
 	loc, _ := time.LoadLocation("Europe/Paris")
 	clock := time.Date(2026, 3, 28, 22, 0, 0, 0, loc) // across a DST change, a week and a month end
 	m.SetTime(clock)
 	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
 	t.Cleanup(func() { rdb.Close() })
-	late := 30 * time.Hour
-	cfg, err := ranking.ParseConfig([]byte(plainModelConfig("Europe/Paris", late)))
+	cfg, err := ranking.ParseConfig([]byte(cfgText))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,6 +86,24 @@ func TestPlainPathMatchesGeneric(t *testing.T) {
 		}
 		if rng.IntN(4) == 0 {
 			ev.Name = "Name " + ev.Member
+		}
+		if len(b.Segments) > 0 {
+			// Most members nearly always carry the same values (their
+			// events are mirrored), the others any or none.
+			if ev.Member[0] == 'm' && ev.Member[3]%3 != 0 && rng.IntN(40) != 0 {
+				ev.Segments = map[string]string{
+					"country": []string{"FR", "DE", "us"}[int(ev.Member[3]-'0')%3],
+					"team":    []string{"red", "blue"}[int(ev.Member[2]-'0')%2],
+				}
+			} else if k := rng.IntN(4); k > 0 {
+				ev.Segments = map[string]string{}
+				if k&1 != 0 {
+					ev.Segments["country"] = []string{"FR", "DE", "us"}[rng.IntN(3)]
+				}
+				if k&2 != 0 {
+					ev.Segments["team"] = []string{"red", "blue"}[rng.IntN(2)]
+				}
+			}
 		}
 		if rng.IntN(6) == 0 {
 			if len(ids) > 0 && rng.IntN(3) == 0 {

@@ -1644,19 +1644,20 @@ local function answer(member, et, tl)
   nflat = n
 end
 
--- Plain lists: on a board without windows, segments or exact times, an
--- event naming no segment value and dated outside the open round (if any)
--- has one target per view, target v being the period of view v that holds
--- its time, which also answers view v. apply_plain plans, writes and
--- answers such an event in two loops, as plan, write_plan and answer do
--- for any list (same codes, queue, bounds, ranks and overtakes; the model
--- and equivalence tests hold both to it), without their per-target
--- branches for kinds, mirrors and segment rows: it is most events of most
--- boards. It returns the refusal, or nil, whether the member's id entry is
--- new (see index_names) and the reply.
-local plain_ok = not has_windows and not exact and not sm_key
+-- Plain lists: on a board without windows or exact times, an event
+-- naming no segment value and dated outside the open round (if any) has
+-- one target per view, target v being the period of view v that holds its
+-- time, which also answers view v; so has a mirrored event (see Mirrors),
+-- whose codes also go to its segment boards' rows. apply_plain plans,
+-- writes and answers such an event in two loops, as plan, write_plan and
+-- answer do for any list (same codes, queue, mirror log, bounds, ranks
+-- and overtakes; the model and equivalence tests hold both to it),
+-- without their per-target branches for kinds and segment targets: it is
+-- most events of most boards. It returns the refusal, or nil, and whether
+-- the member's id entry is new (see index_names); the reply goes to flat.
+local plain_ok = not has_windows and not exact
 local pl_code, pl_value, pl_change, pl_old = {}, {}, {}, {}
-local function apply_plain(member, value, et, tl)
+local function apply_plain(member, value, et, tl, mirrored)
   local period_of, unit_of, all, n = tl.period_of, tl.unit_of, tl.all, tl.n
   local codes, desc, lo_cap, hi_cap = codes, desc, vmin, vmax
   local p_code, p_value, p_change, p_old = pl_code, pl_value, pl_change, pl_old
@@ -1710,6 +1711,16 @@ local function apply_plain(member, value, et, tl)
   local res, f = flat, nflat
   local m = f + 5
   local last_code, last_text = nil, nil
+  local snap, srows, nseg = nil, tl.srows, #tl.segs
+  if mirrored then
+    -- The segment rows' codes go to the member's mirror log (see
+    -- mirror_log), as write_plan does.
+    if n > #no_codes then for k = #no_codes + 1, n do no_codes[k] = false end end
+    snap = {tl, unpack(no_codes, 1, n)}
+    local log = mirror_log[member]
+    if log then log[#log + 1] = snap else mirror_log[member] = {snap} end
+    any_mirrored = true
+  end
   for k = 1, n do
     local view, per = views[k], period_of[k]
     local code, old = p_code[k], p_old[k]
@@ -1732,6 +1743,22 @@ local function apply_plain(member, value, et, tl)
       p[np + 1] = last_text
       p[np + 2] = member
       p.n = np + 2
+      if mirrored then
+        snap[k + 1] = code
+        for g = 1, nseg do
+          local sper = srows[g][k]
+          local sp = pending[sper]
+          if sp then
+            local ns = sp.n
+            sp[ns + 1] = last_text
+            sp[ns + 2] = member
+            sp.n = ns + 2
+          else
+            pending[sper] = {last_text, member, false, false, n = 2}
+            pending_list[#pending_list + 1] = sper
+          end
+        end
+      end
     end
     local value_k, rank = 0, 0
     if p_change[k] or old then
@@ -1881,13 +1908,6 @@ local function apply_event(e)
   if tl.err then
     return {0, 'invalid_argument', tl.err, et}
   end
-  if plain_ok and tl.plain then
-    local refused, id_new = apply_plain(member, value, et, tl)
-    if refused then return refused end
-    index_names(e, id_new)
-    if idkey then remember_id(e, idkey, tl) end
-    return nil
-  end
   if #tl.segs > 0 and segment_full(tl.segs) then
     return {0, 'invalid_argument', segment_full(tl.segs), et}
   end
@@ -1917,15 +1937,21 @@ local function apply_event(e)
     end
   end
   if not mirrored and any_mirrored and mirror_log[member] then unmirror(member) end
-  local refused, id_new = plan(member, value, et, tl, pure_after)
-  if not refused and value ~= 0 and tl.checks[1] then
-    refused = check_windows(member, value, et, tl, pure_after)
+  local refused, id_new
+  if plain_ok and (tl.plain or (mirrored and tl.base.plain)) then
+    refused, id_new = apply_plain(member, value, et, tl, mirrored)
+    if refused then return refused end
+  else
+    refused, id_new = plan(member, value, et, tl, pure_after)
+    if not refused and value ~= 0 and tl.checks[1] then
+      refused = check_windows(member, value, et, tl, pure_after)
+    end
+    if refused then return refused end
+    write_plan(member, et, tl, mirrored)
+    local lg = tl.lg
+    if lg and plan_present[lg] and not plan_old[lg] and lm_rec[member] ~= nil then place(member, e) end
+    answer(member, et, tl)
   end
-  if refused then return refused end
-  write_plan(member, et, tl, mirrored)
-  local lg = tl.lg
-  if lg and plan_present[lg] and not plan_old[lg] and lm_rec[member] ~= nil then place(member, e) end
-  answer(member, et, tl)
   index_names(e, id_new)
   if sm_key then record_segments(member, tl, latest, pure_after, old_rec, old_pure) end
   if idkey then remember_id(e, idkey, tl) end
