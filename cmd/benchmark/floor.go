@@ -14,7 +14,9 @@ import (
 // in every view (ZMSCORE), adds the event's value with a fresh tie-break
 // part and writes every view back with one multi-pair ZADD, copying the
 // board's code to the member's segment boards (as apply.lua does for a
-// member that always carries the same segment values). It keeps no member
+// member that always carries the same segment values). Codes go to ZADD
+// as integer text, as apply.lua sends them: a Lua number argument is
+// formatted with %.17g by Redis 7.0, several times dearer. It keeps no member
 // records, idempotency ids, names, overtakes, expiries or period checks and
 // answers nothing: it is not a way to run a board, only the floor under
 // Store.Apply's Redis CPU. It shows what the exact design itself costs
@@ -46,7 +48,7 @@ for k = 1, nv do
   for i = 1, n do
     local v = values[i]
     if old[i] then v = v + math.floor(tonumber(old[i]) / scale) end
-    local code = v * scale + tpart
+    local code = string.format('%d', v * scale + tpart)
     out[2 * i - 1], out[2 * i] = code, members[i]
     for s = 1, ns do
       local g = groups[i][s]
@@ -117,7 +119,8 @@ func floorWork(rdb *redis.Client, nseg int) func(*eventGen) work {
 // the same in every view it is in, so each view takes one ZINCRBY (or a ZADD
 // where the member is not in the view's period yet). Exact only while every
 // event writes every view at its own time and nothing is removed; like
-// floorScript it answers nothing and keeps nothing else.
+// floorScript it answers nothing, keeps nothing else and sends numbers as
+// integer text.
 var incrFloorScript = redis.NewScript(`
 local tnow, nv = tonumber(ARGV[1]), tonumber(ARGV[2])
 local members, values, at = {}, {}, {}
@@ -134,12 +137,12 @@ for i = 1, n do
   local m, lt = members[i], tonumber(last[i])
   for k = 1, nv do
     if lt and lt >= tonumber(ARGV[2 + k]) then
-      redis.call('ZINCRBY', KEYS[k], values[i] * scale + lt - tnow, m)
+      redis.call('ZINCRBY', KEYS[k], string.format('%d', values[i] * scale + lt - tnow), m)
     else
-      redis.call('ZADD', KEYS[k], values[i] * scale + top - tnow, m)
+      redis.call('ZADD', KEYS[k], string.format('%d', values[i] * scale + top - tnow), m)
     end
   end
-  set[2 * i - 1], set[2 * i] = m, tnow
+  set[2 * i - 1], set[2 * i] = m, ARGV[1]
 end
 redis.call('HSET', KEYS[nv + 1], unpack(set))
 return n
