@@ -233,3 +233,63 @@ func infoInt(info map[string]string, key string) (int64, error) {
 	}
 	return strconv.ParseInt(v, 10, 64)
 }
+
+// turnContender is one contender of a comparison run in turns: its work
+// per writer, kept across its slices so each writer's event stream goes on.
+type turnContender struct {
+	name, desc string
+	works      []work
+}
+
+// runTurns warms every contender up, then runs them in turns, rounds
+// slices of slice each, on the data set they all grow, and sums each
+// one's slices: a slow spell of a shared machine, or a larger data set,
+// weighs on every contender alike instead of on whichever ran during it.
+// It logs each contender's totals.
+func (e *env) runTurns(ctx context.Context, cs []turnContender, rounds int, slice time.Duration) (map[string]measurement, error) {
+	for _, c := range cs {
+		e.logf("- %s: %s", c.name, c.desc)
+		if _, err := drive(ctx, len(c.works), warmupFor(e.opts.duration), func(w int) work { return c.works[w] }); err != nil {
+			return nil, fmt.Errorf("%s: warm-up: %w", c.name, err)
+		}
+	}
+	totals := map[string]measurement{}
+	for range rounds {
+		for _, c := range cs {
+			if err := e.rdb.ConfigResetStat(ctx).Err(); err != nil {
+				return nil, fmt.Errorf("%s: config resetstat: %w", c.name, err)
+			}
+			cpu0, err := redisCPU(ctx, e.rdb)
+			if err != nil {
+				return nil, err
+			}
+			client0 := processCPU()
+			res, err := drive(ctx, len(c.works), slice, func(w int) work { return c.works[w] })
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", c.name, err)
+			}
+			client1 := processCPU()
+			cpu1, err := redisCPU(ctx, e.rdb)
+			if err != nil {
+				return nil, err
+			}
+			m := totals[c.name]
+			m.events += res.events
+			m.calls += res.calls
+			m.elapsed += res.elapsed
+			m.latencies = append(m.latencies, res.latencies...)
+			m.redisCPU += cpu1 - cpu0
+			m.clientCPU += client1 - client0
+			stats, err := commandStats(ctx, e.rdb)
+			if err != nil {
+				return nil, err
+			}
+			m.commands = addCommandStats(m.commands, stats)
+			totals[c.name] = m
+		}
+	}
+	for _, c := range cs {
+		e.logMeasurement(c.name, totals[c.name])
+	}
+	return totals, nil
+}

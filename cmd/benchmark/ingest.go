@@ -31,7 +31,6 @@ const (
 	maxEventVal  = 10      // event values are 1..maxEventVal
 	casMaxTries  = 1000    // read+CAS attempts per view before giving up
 	casTimeScale = 1e13    // packed = score*casTimeScale + (casTimeScale - ms)
-	ingestRounds = 2       // measurements per contender, alternating order (see runIngest)
 )
 
 // benchViews are the board's views, in config order.
@@ -65,37 +64,28 @@ func runIngest(ctx context.Context, e *env) error {
 		{"exact_floor", "exact_floor", "the least Redis work of an exact atomic ingest: one script per 100 events, ZMSCORE and one ZADD per view, nothing else (see floor.go)", floorWork(e.rdb, 0)},
 		{"incr_floor", "incr_floor", "the other exact design's floor: one ZINCRBY per view and event from the member's last event time, nothing read from the views (see floor.go)", incrFloorWork(e.rdb)},
 	}
-	// Two rounds, the second in reverse order, keeping each contender's
-	// best events/s and lowest Redis CPU per event (as the segment
-	// comparison does): a contender that ran during a slow spell of a
-	// shared machine is measured again at another moment, next to
-	// different neighbours.
-	rates, cpu := map[string]float64{}, map[string]float64{}
-	var ingestLat []time.Duration
-	for round := range ingestRounds {
-		for i := range contenders {
-			c := contenders[i]
-			if round%2 == 1 {
-				c = contenders[len(contenders)-1-i]
-			}
-			e.logf("- %s (round %d): %s", c.name, round+1, c.desc)
-			m, err := e.measure(ctx, c.name, func(writer int) work {
-				return c.newWork(newEventGen(members, uint64(writer)))
-			})
-			if err != nil {
-				return err
-			}
-			if r := m.eventsPerSecond(); r > rates[c.name] {
-				rates[c.name] = r
-				if c.name == "ingest" {
-					ingestLat = m.latencies
-				}
-			}
-			if u := m.redisUSPerEvent(); cpu[c.name] == 0 || u < cpu[c.name] {
-				cpu[c.name] = u
-			}
+	// The contenders take turns on one data set (see env.runTurns), so
+	// their ratios compare moments of the same machine.
+	if err := e.rdb.FlushAll(ctx).Err(); err != nil {
+		return fmt.Errorf("ingest: flushall: %w", err)
+	}
+	cs := make([]turnContender, len(contenders))
+	for i, c := range contenders {
+		cs[i] = turnContender{name: c.name, desc: c.desc}
+		for w := range e.opts.writers {
+			cs[i].works = append(cs[i].works, c.newWork(newEventGen(members, uint64(w))))
 		}
 	}
+	totals, err := e.runTurns(ctx, cs, turnRounds, 2*e.opts.duration/turnRounds)
+	if err != nil {
+		return err
+	}
+	rates, cpu := map[string]float64{}, map[string]float64{}
+	for _, c := range contenders {
+		rates[c.name] = totals[c.name].eventsPerSecond()
+		cpu[c.name] = totals[c.name].redisUSPerEvent()
+	}
+	ingestLat := totals["ingest"].latencies
 	for _, c := range contenders {
 		e.out.bench(c.name+"_events_per_s", rates[c.name], "events/s")
 		e.out.bench(c.name+"_redis_us_per_event", cpu[c.name], "us")
@@ -128,28 +118,24 @@ const (
 	benchTeams     = 50
 )
 
-// segmentRounds is how many slices each contender of the segment
-// comparison takes, in turns (see runSegmentIngest).
-const segmentRounds = 5
+// turnRounds is how many slices each contender of the ingest and segment
+// comparisons takes, in turns (see env.runTurns).
+const turnRounds = 5
 
 // runSegmentIngest compares events/s into a board with segments, without
 // and with 2 segment values per event (each a segment board of 5 views
 // updated in the same script call), each beside the floor script with the
 // same events. The ratios divide rates measured at different moments of a
-// shared machine, so the four contenders take turns in segmentRounds
+// shared machine, so the four contenders take turns in turnRounds
 // slices (2 x -duration each in all, as the pages suite does), on one
 // data set that grows through the turns: a slow spell, or a larger set,
 // weighs on all of them alike. Each writer keeps its event stream across
 // its slices.
 func runSegmentIngest(ctx context.Context, e *env, store *ranking.Store, members []string) error {
-	type segContender struct {
-		name, desc string
-		works      []work // one per writer
-	}
-	var cs []segContender
+	var cs []turnContender
 	for _, nseg := range []int{0, 2} {
 		for _, floor := range []bool{false, true} {
-			c := segContender{
+			c := turnContender{
 				name: fmt.Sprintf("ingest_%dseg", nseg),
 				desc: fmt.Sprintf("Store.Apply, %d events per call, %d segment values per event (country of %d, team of %d)", ingestBatch, nseg, benchCountries, benchTeams),
 			}
@@ -172,51 +158,14 @@ func runSegmentIngest(ctx context.Context, e *env, store *ranking.Store, members
 	if err := e.rdb.FlushAll(ctx).Err(); err != nil {
 		return fmt.Errorf("segments: flushall: %w", err)
 	}
-	for _, c := range cs {
-		e.logf("- %s: %s", c.name, c.desc)
-		if _, err := drive(ctx, e.opts.writers, warmupFor(e.opts.duration), func(w int) work { return c.works[w] }); err != nil {
-			return fmt.Errorf("%s: warm-up: %w", c.name, err)
-		}
-	}
-	totals := map[string]measurement{}
-	slice := 2 * e.opts.duration / segmentRounds
-	for range segmentRounds {
-		for _, c := range cs {
-			if err := e.rdb.ConfigResetStat(ctx).Err(); err != nil {
-				return fmt.Errorf("%s: config resetstat: %w", c.name, err)
-			}
-			cpu0, err := redisCPU(ctx, e.rdb)
-			if err != nil {
-				return err
-			}
-			res, err := drive(ctx, e.opts.writers, slice, func(w int) work { return c.works[w] })
-			if err != nil {
-				return fmt.Errorf("%s: %w", c.name, err)
-			}
-			cpu1, err := redisCPU(ctx, e.rdb)
-			if err != nil {
-				return err
-			}
-			m := totals[c.name]
-			m.events += res.events
-			m.calls += res.calls
-			m.elapsed += res.elapsed
-			m.latencies = append(m.latencies, res.latencies...)
-			m.redisCPU += cpu1 - cpu0
-			stats, err := commandStats(ctx, e.rdb)
-			if err != nil {
-				return err
-			}
-			m.commands = addCommandStats(m.commands, stats)
-			totals[c.name] = m
-		}
+	totals, err := e.runTurns(ctx, cs, turnRounds, 2*e.opts.duration/turnRounds)
+	if err != nil {
+		return err
 	}
 	rates, cpu := map[string]float64{}, map[string]float64{}
 	for _, c := range cs {
-		m := totals[c.name]
-		e.logMeasurement(c.name, m)
-		rates[c.name] = m.eventsPerSecond()
-		cpu[c.name] = m.redisUSPerEvent()
+		rates[c.name] = totals[c.name].eventsPerSecond()
+		cpu[c.name] = totals[c.name].redisUSPerEvent()
 	}
 	e.out.bench("ingest_0seg_events_per_s", rates["ingest_0seg"], "events/s")
 	e.out.bench("ingest_2seg_events_per_s", rates["ingest_2seg"], "events/s")
@@ -367,7 +316,7 @@ func multiWork(rdb *redis.Client) func(*eventGen) work {
 // The commands go through Do because inside MULTI every reply is QUEUED.
 func multiPipelinedWork(rdb *redis.Client) func(*eventGen) work {
 	return func(g *eventGen) work {
-		keys := newViewKeys("multi:")
+		keys := newViewKeys("multip:")
 		return func(ctx context.Context) (int, error) {
 			ks := keys.at(time.Now())
 			cmds, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
