@@ -129,13 +129,19 @@ func (s *Store) applyRequest(b *Board, shard int, events []Event, idx []int, now
 		if !ev.At.IsZero() {
 			at = itoa(ev.At.UnixMilli())
 		}
-		nameKey := ""
-		if ev.Name != "" {
-			nameKey = foldSearch(ev.Name)
-		}
-		args = append(args, ev.Member, itoa(ev.Value), at, ev.Name, nameKey, foldSearch(ev.Member), ev.ID, itoa(int64(len(evSegs[j]))))
-		for _, sg := range evSegs[j] {
-			args = append(args, itoa(int64(segIndex[sg])))
+		memberKey := foldSearch(ev.Member)
+		if at == "" && ev.Name == "" && ev.ID == "" && len(evSegs[j]) == 0 && memberKey == ev.Member {
+			// A plain event: three arguments instead of eight.
+			args = append(args, ev.Member, itoa(ev.Value), "")
+		} else {
+			nameKey := ""
+			if ev.Name != "" {
+				nameKey = foldSearch(ev.Name)
+			}
+			args = append(args, ev.Member, itoa(ev.Value), "1", at, ev.Name, nameKey, memberKey, ev.ID, itoa(int64(len(evSegs[j]))))
+			for _, sg := range evSegs[j] {
+				args = append(args, itoa(int64(segIndex[sg])))
+			}
 		}
 		if b.League != nil {
 			keys = append(keys, k.leagueMember(ev.Member))
@@ -302,16 +308,28 @@ func decodeApply(b *Board, events []Event, idx []int, raw []any, ranked bool) (a
 		flat, _ := raw[3].([]any)
 		rep.results = make([]WriteResult, len(idx))
 		p := 0
+		var last []any // the header of the last applied event's result in full
 		for j, i := range idx {
-			// Each result: its length, then its entries.
+			// Each result: its length, then its entries; a negative length
+			// is an applied event with last's event time and periods.
 			if p >= len(flat) {
 				return rep, fmt.Errorf("apply: %d results for %d events", j, len(idx))
 			}
 			n := int(asInt(flat[p]))
-			if n < 0 || p+1+n > len(flat) {
+			short := n < 0
+			if short {
+				n = -n
+			}
+			if p+1+n > len(flat) || (short && last == nil) {
 				return rep, fmt.Errorf("apply: malformed results %v", flat)
 			}
-			rep.results[j] = decodeResult(b, events[i].Member, periods, flat[p+1:p+1+n], ranked)
+			row := flat[p+1 : p+1+n]
+			if short {
+				row = append(slices.Clip(last), row...)
+			} else if len(row) >= 4 && asInt(row[0]) == 1 && asInt(row[1]) == 0 {
+				last = row[:4]
+			}
+			rep.results[j] = decodeResult(b, events[i].Member, periods, row, ranked)
 			p += 1 + n
 		}
 		if p != len(flat) {

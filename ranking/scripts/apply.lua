@@ -49,9 +49,11 @@
 --     "<member>\0<tag>"),
 --   nnames (0 when the board has no segments, else its segment names), the cap of
 --     values per name, then the names,
---   nevents, per event: member, value, at_ms ("" = Redis now), name ("" =
---     none), the name folded for search ("" = none), the member id folded,
---     id ("" = none), nseg, then nseg 1-based segment board indexes,
+--   nevents, per event: member, value, then "" for a plain event (no
+--     at_ms, name or id, no segment value, the id folded for search is
+--     the id) or "1" and at_ms ("" = Redis now), name ("" = none), the
+--     name folded for search ("" = none), the member id folded, id ("" =
+--     none), nseg, then nseg 1-based segment board indexes,
 --   moves_top (0 = no overtakes kept; else KEYS mv:<view> per view but the
 --     day totals, in view order, after the events' keys),
 --   snap_top (0 = none; else the all view's 1-based index, shape ("h": a
@@ -60,7 +62,10 @@
 --     end_ms, with KEYS per day snap:<view>:<day> ("h") or snapz:<view>:<day>
 --     and snapn:<view>:<day> ("z"))
 -- Returns  {1, now_ms, periods, {n_1, r_1..., n_2, r_2..., ...}}: per
---          event its reply r (n entries), in event order in one flat list:
+--          event its reply r (n entries), in event order in one flat list
+--          (n < 0: an applied event, not a duplicate, whose event_ms and at
+--          are those of the last such reply written in full; its -n
+--          entries are its scores and ranks):
 --            1, duplicate(0|1), event_ms (0 for a duplicate), at, score_1, rank_1, ...,
 --             score_V, rank_V   (answered views only; the event's period
 --             of view v is periods[at + v - 1], periods being a list of
@@ -676,11 +681,18 @@ local function read_events()
   local lists, nosegs = {}, {}
   local a = i
   for e = 1, nevents do
-    local at = ARGV[a + 2]
-    ev_member[e], ev_value[e], ev_at[e], ev_name[e], ev_name_fold[e], ev_member_fold[e], ev_id[e] =
-      ARGV[a], tonumber(ARGV[a + 1]), at, ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6]
-    local nseg = tonumber(ARGV[a + 7])
-    a = a + 8
+    local member, at, nseg = ARGV[a], '', 0
+    if ARGV[a + 2] == '' then -- plain: no time, name, id or segment value
+      ev_member[e], ev_value[e], ev_at[e], ev_name[e], ev_name_fold[e], ev_member_fold[e], ev_id[e] =
+        member, tonumber(ARGV[a + 1]), '', '', '', member, ''
+      a = a + 3
+    else
+      at = ARGV[a + 3]
+      ev_member[e], ev_value[e], ev_at[e], ev_name[e], ev_name_fold[e], ev_member_fold[e], ev_id[e] =
+        member, tonumber(ARGV[a + 1]), at, ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7]
+      nseg = tonumber(ARGV[a + 8])
+      a = a + 9
+    end
     -- The list's key, in one concatenation for the usual counts.
     local tkey = at
     if nseg == 1 then
@@ -1590,7 +1602,27 @@ end
 -- The events' replies go to one flat array, each its length then its
 -- entries (see Returns): Redis checks every table of a script's reply
 -- for six special fields, so one table per event cost that per event.
+-- An applied event with the event time and answered periods of the last
+-- applied event written in full is written short: -k, then its k values.
 local flat, nflat = {}, 0
+local last_et, last_pl = nil, nil
+
+-- row_start reserves the header of an applied event's row at the end of
+-- flat and returns where its values start; row_end writes the header.
+local function row_start(et, pl)
+  if et == last_et and pl == last_pl then return nflat + 1 end
+  return nflat + 5
+end
+local function row_end(et, pl, n)
+  local f = nflat
+  if et == last_et and pl == last_pl then
+    flat[f + 1] = f + 1 - n
+  else
+    flat[f + 1], flat[f + 2], flat[f + 3], flat[f + 4], flat[f + 5] = n - f - 1, 1, 0, et, pl
+    last_et, last_pl = et, pl
+  end
+  nflat = n
+end
 
 -- answer_pl is where the answered periods of list tl start in period_ids.
 local function answer_pl(tl)
@@ -1615,8 +1647,8 @@ end
 -- its period, score and (with ranks) rank.
 local function answer(member, et, tl)
   local pl = answer_pl(tl)
-  local res, f = flat, nflat
-  local n = f + 5
+  local res = flat
+  local n = row_start(et, pl)
   for v = 1, nviews do
     local view = views[v]
     if view.kind ~= 'h' then
@@ -1640,8 +1672,7 @@ local function answer(member, et, tl)
       end
     end
   end
-  res[f + 1], res[f + 2], res[f + 3], res[f + 4], res[f + 5] = n - f - 1, 1, 0, et, pl
-  nflat = n
+  row_end(et, pl, n)
 end
 
 -- Plain lists: on a board without windows or exact times, an event
@@ -1708,8 +1739,9 @@ local function apply_plain(member, value, et, tl, mirrored)
     p_value[k], p_change[k], p_old[k] = nv, change, old
   end
   local pending, pending_list, top, ranks = pending, pending_list, top, ranks
-  local res, f = flat, nflat
-  local m = f + 5
+  local pl = answer_pl(tl)
+  local res = flat
+  local m = row_start(et, pl)
   local last_code, last_text = nil, nil
   local snap, srows, nseg = nil, tl.srows, #tl.segs
   if mirrored then
@@ -1781,8 +1813,7 @@ local function apply_plain(member, value, et, tl, mirrored)
       res[m] = rank
     end
   end
-  res[f + 1], res[f + 2], res[f + 3], res[f + 4], res[f + 5] = m - f - 1, 1, 0, et, answer_pl(tl)
-  nflat = m
+  row_end(et, pl, m)
   return nil, id_new
 end
 
