@@ -1485,6 +1485,19 @@ local function unmirror(member)
   end
 end
 
+-- log_mirror adds a mirrored event's entry to the member's mirror log and
+-- returns it, its codes still false: the segment rows' codes go there,
+-- not to codes, one table per event instead of one entry per segment row.
+local function log_mirror(member, tl)
+  local n = tl.n
+  if n > #no_codes then for k = #no_codes + 1, n do no_codes[k] = false end end
+  local snap = {tl, unpack(no_codes, 1, n)}
+  local log = mirror_log[member]
+  if log then log[#log + 1] = snap else mirror_log[member] = {snap} end
+  any_mirrored = true
+  return snap
+end
+
 -- write_plan queues the plan's changed codes, and fills each view's answer
 -- (ans_*) from the target that answers it, reading a rank where one is
 -- answered or an overtake may have happened.
@@ -1496,17 +1509,7 @@ local function write_plan(member, et, tl, mirrored)
   local p_code, p_old, p_change = plan_code, plan_old, plan_change
   local last_code, last_text = nil, nil
   local snap = nil
-  if mirrored then
-    -- The segment rows' codes go to the member's mirror log (see
-    -- mirror_log), not to codes: one table per event instead of one
-    -- entry per segment row.
-    local n = tl.n
-    if n > #no_codes then for k = #no_codes + 1, n do no_codes[k] = false end end
-    snap = {tl, unpack(no_codes, 1, n)}
-    local log = mirror_log[member]
-    if log then log[#log + 1] = snap else mirror_log[member] = {snap} end
-    any_mirrored = true
-  end
+  if mirrored then snap = log_mirror(member, tl) end
   for k = 1, tl.n do
     local per = period_of[k]
     local code = p_code[k]
@@ -1744,15 +1747,7 @@ local function apply_plain(member, value, et, tl, mirrored)
   local m = row_start(et, pl)
   local last_code, last_text = nil, nil
   local snap, srows, nseg = nil, tl.srows, #tl.segs
-  if mirrored then
-    -- The segment rows' codes go to the member's mirror log (see
-    -- mirror_log), as write_plan does.
-    if n > #no_codes then for k = #no_codes + 1, n do no_codes[k] = false end end
-    snap = {tl, unpack(no_codes, 1, n)}
-    local log = mirror_log[member]
-    if log then log[#log + 1] = snap else mirror_log[member] = {snap} end
-    any_mirrored = true
-  end
+  if mirrored then snap = log_mirror(member, tl) end
   for k = 1, n do
     local view, per = views[k], period_of[k]
     local code, old = p_code[k], p_old[k]
