@@ -1498,12 +1498,33 @@ local function log_mirror(member, tl)
   return snap
 end
 
+-- queue_mirrors queues a mirrored event's code (text) of target k to the
+-- same row of each of its segment boards (srows: see light_list); the
+-- rows have no windows, so none is fresh.
+local function queue_mirrors(srows, k, text, member, et)
+  for g = 1, #srows do
+    local sper = srows[g][k]
+    local sp = pending[sper]
+    if sp then
+      local ns = sp.n
+      sp[ns + 1] = text
+      sp[ns + 2] = member
+      sp.n = ns + 2
+    else
+      -- Made with its first entry in place.
+      pending[sper] = {text, member, false, false, n = 2}
+      pending_list[#pending_list + 1] = sper
+    end
+    if exact then call('HSET', sper.xkey, member .. sper.xtag, et) end
+  end
+end
+
 -- write_plan queues the plan's changed codes, and fills each view's answer
 -- (ans_*) from the target that answers it, reading a rank where one is
 -- answered or an overtake may have happened.
 local function write_plan(member, et, tl, mirrored)
   local view_of, period_of, answer = tl.view_of, tl.period_of, tl.answer
-  local srows, nseg, lg = tl.srows, #tl.segs, tl.lg
+  local srows, lg = tl.srows, tl.lg
   -- Per event and target: the batch's tables are held in locals (see plan).
   local codes, pending, pending_list, top, exact, ranks = codes, pending, pending_list, top, exact, ranks
   local p_code, p_old, p_change = plan_code, plan_old, plan_change
@@ -1559,21 +1580,7 @@ local function write_plan(member, et, tl, mirrored)
         -- Mirrored: the same write to the row's segment boards (no
         -- windows, so none is fresh).
         snap[k + 1] = code
-        for g = 1, nseg do
-          local sper = srows[g][k]
-          local sp = pending[sper]
-          if sp then
-            local ns = sp.n
-            sp[ns + 1] = last_text
-            sp[ns + 2] = member
-            sp.n = ns + 2
-          else
-            -- Made with its first entry in place.
-            pending[sper] = {last_text, member, false, false, n = 2}
-            pending_list[#pending_list + 1] = sper
-          end
-          if exact then call('HSET', sper.xkey, member .. sper.xtag, et) end
-        end
+        queue_mirrors(srows, k, last_text, member, et)
       end
     end
     if per == answer[v] and view.kind ~= 'h' then
@@ -1746,7 +1753,7 @@ local function apply_plain(member, value, et, tl, mirrored)
   local res = flat
   local m = row_start(et, pl)
   local last_code, last_text = nil, nil
-  local snap, srows, nseg = nil, tl.srows, #tl.segs
+  local snap, srows = nil, tl.srows
   if mirrored then snap = log_mirror(member, tl) end
   for k = 1, n do
     local view, per = views[k], period_of[k]
@@ -1772,19 +1779,7 @@ local function apply_plain(member, value, et, tl, mirrored)
       p.n = np + 2
       if mirrored then
         snap[k + 1] = code
-        for g = 1, nseg do
-          local sper = srows[g][k]
-          local sp = pending[sper]
-          if sp then
-            local ns = sp.n
-            sp[ns + 1] = last_text
-            sp[ns + 2] = member
-            sp.n = ns + 2
-          else
-            pending[sper] = {last_text, member, false, false, n = 2}
-            pending_list[#pending_list + 1] = sper
-          end
-        end
+        queue_mirrors(srows, k, last_text, member, et)
       end
     end
     local value_k, rank = 0, 0
