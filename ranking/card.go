@@ -12,10 +12,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-//go:embed scripts/card.lua
-var cardLua string
+//go:embed scripts/cardhead.lua
+var cardHeadLua string
 
-var cardScript = newScript(cardLua)
+var cardHeadScript = newScript(cardHeadLua)
 
 // RankCard is everything a rank card shows, read as one snapshot.
 type RankCard struct {
@@ -124,11 +124,14 @@ func (s *Store) RankCard(ctx context.Context, boardID, viewName, member string, 
 			return nil, err
 		}
 		q.passed = passedIn(moves, cal.PeriodAt(v, now).ID, member)
-		keys, args := s.cardRequest(q, now)
+		x := s.cardTx(q, now)
 		local := s.clock()
-		raw, err := s.readsOf(q.b).run(ctx, cardScript, keys, args...).Slice()
-		if err != nil {
+		if err := s.readsOf(q.b).runTx(ctx, q.b.ID, x.tx); err != nil {
 			return nil, wrapRedis(err)
+		}
+		raw, err := x.raw()
+		if err != nil {
+			return nil, err
 		}
 		nowMS := asInt(raw[0])
 		s.learnNow(nowMS, local)
@@ -174,6 +177,12 @@ func (s *Store) RankCard(ctx context.Context, boardID, viewName, member string, 
 			rec, _ := raw[2].(string)
 			s.keepCardSegRecord(b, member, rec)
 			q.segRec, q.segs = rec, parseMemberSegments(rec)
+			continue
+		case -4:
+			// The final periods changed (a removal) since the points
+			// kept for this card: read again, with what is kept under
+			// the version read just now.
+			q.versions, _ = raw[2].(string)
 			continue
 		}
 		return s.decodeCard(ctx, q, redisNow, raw)
@@ -235,64 +244,359 @@ func (s *Store) candidates(v View, now time.Time) (cands []Period, from, until t
 	}
 }
 
-// cardRequest builds card.lua's KEYS and ARGV for q at the local estimate
-// of Redis's clock. The periods, their keys and arguments are the same for
-// every member's card of a view until a period turns, so they are made
-// once (cardTemplate) and only the member's parts are added per card.
-func (s *Store) cardRequest(q *cardQuery, now time.Time) ([]string, []any) {
+// A rank card is read in one MULTI/EXEC transaction, so in one snapshot:
+// cardhead.lua reads the headline (the period holding Redis's now among
+// its candidates, the member's rank and its neighbours, which depend on
+// what it reads), and plain commands read every other period the card
+// shows, none depending on another: the standings of each view's
+// candidates, of the chart's periods not kept by this store (chart
+// cache.go) and of the member's segment boards, the window markers, the
+// final periods' version, the member record and the mover's name. Plain
+// commands cost Redis a fraction of the same reads made by a script; a
+// board with shared ties reads its other standings in the script too (a
+// shared rank needs the member's code). cardTx lays the transaction out,
+// cardTx.raw reads its replies into the answer decodeCard reads.
+
+// cardSlot is one period a card may read.
+type cardSlot struct {
+	view   View
+	seg    Segment // the segment board (zero: the board)
+	p      Period
+	z      string // its sorted set
+	mark   string // its window marker, checked; "" = none
+	always bool   // an explicit or the all period: holds any now
+}
+
+// holds reports whether the slot's period holds Redis's now.
+func (sl *cardSlot) holds(nowMS int64) bool {
+	return sl.always || (nowMS >= sl.p.Start.UnixMilli() && nowMS < sl.p.End.UnixMilli())
+}
+
+// entry is the slot's candidate entry in cardhead.lua's ARGV, its marker
+// being the m-th marker declared.
+func (sl *cardSlot) entry(m int) string {
+	if sl.always {
+		return strconv.Itoa(m)
+	}
+	return strconv.Itoa(m) + " " + itoa(sl.p.Start.UnixMilli()) + " " + itoa(sl.p.End.UnixMilli())
+}
+
+// cardReads are the plain commands reading a sorted set's standing.
+type cardReads struct {
+	card, rank *redis.IntCmd
+	score      *redis.Cmd
+}
+
+// cardTx is one card read: its slots, what it reads, and the commands.
+type cardTx struct {
+	s *Store
+	q *cardQuery
+	// slots are the template's (q.periods, then each view's candidates)
+	// and then, per segment board of the member, the headline's
+	// candidates; vfirst[j] is view j's first, sfirst the first segment
+	// board's.
+	slots  []cardSlot
+	vfirst []int
+	sfirst int
+	// Which slots are read: the sorted sets (the headline's single
+	// candidate is the script's), the markers, the sets whose standing
+	// the script reads (shared ties), and whether a kept period was left
+	// out (then a changed version means reading again).
+	zs      []string
+	marks   []string
+	stand   []string
+	skipped bool
+	// Commands of the transaction.
+	head    *redis.Cmd
+	version *redis.StringCmd
+	segRec  *redis.StringCmd
+	mover   *redis.StringCmd
+	reads   map[string]cardReads
+	built   map[string]*redis.IntCmd
+}
+
+// cardTx lays out q's card read at the local estimate of Redis's clock.
+// The periods and their keys are the same for every member's card of a
+// view until a period turns, so they are made once (cardTemplate) and
+// only the member's parts are added per card.
+func (s *Store) cardTx(q *cardQuery, now time.Time) *cardTx {
 	t := s.cardTemplate(q, now)
 	q.periods, q.ncand, q.views = t.periods, t.ncand, t.views
-	// The template's slices are shared: appends copy them (full slice
-	// expressions), and ARGV gets its own copy to hold the member.
-	keys := t.keys[:len(t.keys):len(t.keys)]
-	args := make([]any, len(t.args), len(t.args)+1+len(q.segs)*(2+q.ncand)+3)
-	copy(args, t.args)
-	args[2] = q.member
 	b, v := q.b, q.v
 	k := s.keysOf(b)
-	add := func(sg Segment, p Period) {
-		check := v.Kind == Window && !q.unchecked[v.Name+sg.tag()+":"+p.ID]
-		keys = append(keys, k.segPeriod(v, sg, p.ID))
-		if check {
-			keys = append(keys, k.segBuilt(v, sg, p.ID))
-		}
-		args = append(args, cardEntry(p, q.fixed != nil, check))
-	}
-	// Each of the member's segment boards at the headline's candidates.
-	args = append(args, itoa(int64(len(q.segs))))
+	x := &cardTx{s: s, q: q, vfirst: t.vfirst, sfirst: len(t.slots)}
+	x.slots = t.slots[:len(t.slots):len(t.slots)]
 	for _, sg := range q.segs {
-		args = append(args, sg.Name, sg.Value)
 		for _, p := range q.periods[q.n-1:] {
-			add(sg, p)
+			x.slots = append(x.slots, newCardSlot(k, v, sg, p, q.fixed != nil, q.unchecked))
 		}
-	}
-	// Who passed the member (a current card of the board itself), as
-	// the view's overtakes read this tick say: its name is read here.
-	mover := ""
-	if q.passed != nil {
-		mover = q.passed.Member
-	}
-	args = append(args, mover)
-	// The member record the segment boards above come from, checked.
-	if q.checkSegs {
-		args = append(args, "1", q.segRec)
-		keys = append(keys, k.memberSegments())
-	} else {
-		args = append(args, "0", "")
 	}
 	// The chart's points this store keeps, under the version they hold
 	// for (chart_cache.go).
 	q.keptPts, q.kept = s.charts.lookup(b, v, q.seg, q.versions, q.member, q.periods, now.Add(chartMargin).UnixMilli())
-	mask := make([]byte, len(q.periods))
-	for i, ok := range q.kept {
-		mask[i] = '0'
-		if ok {
-			mask[i] = '1'
+	head := ""
+	if q.ncand == 1 {
+		head = x.slots[q.n-1].z
+	}
+	seen := map[string]bool{}
+	read := func(sl *cardSlot) {
+		if sl.mark != "" && !seen[sl.mark] {
+			seen[sl.mark] = true
+			x.marks = append(x.marks, sl.mark)
+		}
+		if sl.z != head && !seen[sl.z] {
+			seen[sl.z] = true
+			x.zs = append(x.zs, sl.z)
 		}
 	}
-	args = append(args, string(mask), q.versions)
-	keys = append(keys, k.finalVersion())
-	return keys, args
+	for i := range q.periods {
+		if q.kept[i] && !(q.ncand == 1 && i == q.n-1) {
+			x.skipped = true
+			continue
+		}
+		read(&x.slots[i])
+	}
+	for i := len(q.periods); i < len(x.slots); i++ {
+		read(&x.slots[i])
+	}
+	if b.Ties == TiesShared {
+		x.stand, x.zs = x.zs, nil
+	}
+	return x
+}
+
+// newCardSlot is the slot of period p of view v of segment board sg.
+func newCardSlot(k boardKeys, v View, sg Segment, p Period, explicit bool, unchecked map[string]bool) cardSlot {
+	sl := cardSlot{view: v, seg: sg, p: p, z: k.segPeriod(v, sg, p.ID), always: explicit || p.IsAll()}
+	if v.Kind == Window && !unchecked[v.Name+sg.tag()+":"+p.ID] {
+		sl.mark = k.segBuilt(v, sg, p.ID)
+	}
+	return sl
+}
+
+// tx queues the card's commands on pipe; eval sends cardhead.lua by EVAL
+// (Redis did not have it when sent by EVALSHA). It reports through
+// noscript whether the script was missing.
+func (x *cardTx) tx(ctx context.Context, pipe redis.Pipeliner, eval bool) (noscript func() bool) {
+	q, k := x.q, x.s.keysOf(x.q.b)
+	cands := x.slots[q.n-1 : q.n-1+q.ncand]
+	keys := []string{k.names()}
+	args := []any{q.member, itoa(int64(q.around)), string(q.b.Ties), itoa(int64(q.ncand))}
+	for i := range cands {
+		keys = append(keys, cands[i].z)
+	}
+	m := 0
+	for i := range cands {
+		if cands[i].mark != "" {
+			m++
+			keys = append(keys, cands[i].mark)
+			args = append(args, cands[i].entry(m))
+		} else {
+			args = append(args, cands[i].entry(0))
+		}
+	}
+	if len(x.stand) > 0 {
+		keys = append(keys, x.stand...)
+		args = append(args, itoa(int64(len(x.stand))))
+	}
+	if eval {
+		x.head = cardHeadScript.Eval(ctx, pipe, keys, args...)
+	} else {
+		x.head = cardHeadScript.EvalSha(ctx, pipe, keys, args...)
+	}
+	x.version = pipe.Get(ctx, k.finalVersion())
+	x.segRec, x.mover = nil, nil
+	if q.checkSegs {
+		x.segRec = pipe.HGet(ctx, k.memberSegments(), q.member)
+	}
+	if q.passed != nil {
+		x.mover = pipe.HGet(ctx, k.names(), q.passed.Member)
+	}
+	x.reads = make(map[string]cardReads, len(x.zs))
+	for _, z := range x.zs {
+		x.reads[z] = cardReads{card: pipe.ZCard(ctx, z), rank: pipe.ZRank(ctx, z, q.member), score: pipe.Do(ctx, "zscore", z, q.member)}
+	}
+	x.built = make(map[string]*redis.IntCmd, len(x.marks))
+	for _, mk := range x.marks {
+		x.built[mk] = pipe.Exists(ctx, mk)
+	}
+	return func() bool { return redis.HasErrorPrefix(x.head.Err(), "NOSCRIPT") }
+}
+
+// replyErr is a command's error, but for the nil reply.
+func replyErr(c redis.Cmder) error {
+	if err := c.Err(); err != nil && !errors.Is(err, redis.Nil) {
+		return wrapRedis(err)
+	}
+	return nil
+}
+
+// raw reads the transaction's replies as decodeCard reads them: {now, 1,
+// head, history, views, segments, passed, version}, with head {chosen,
+// total, pos, code, first_rank, member, code, name, ...}, history,
+// segments (total, rank, code) per point and views (chosen, total,
+// rank, code) per view; rank 0 is absent, and a history point is (-1, 0,
+// nil) when kept, (0, -1, nil) when a window nobody built. Else {now, 0}
+// (no candidate holds Redis's now), {now, -2, view, period, segment name,
+// segment value} (a chosen window to build), {now, -3, record} (the
+// member record changed) or {now, -4, version} (the final periods
+// changed since the points kept, which were not read).
+func (x *cardTx) raw() ([]any, error) {
+	q := x.q
+	h, err := x.head.Slice()
+	if err != nil {
+		return nil, wrapRedis(err)
+	}
+	cmds := []redis.Cmder{x.version}
+	if x.segRec != nil {
+		cmds = append(cmds, x.segRec)
+	}
+	if x.mover != nil {
+		cmds = append(cmds, x.mover)
+	}
+	for _, r := range x.reads {
+		cmds = append(cmds, r.card, r.rank, r.score)
+	}
+	for _, c := range x.built {
+		cmds = append(cmds, c)
+	}
+	for _, c := range cmds {
+		if err := replyErr(c); err != nil {
+			return nil, err
+		}
+	}
+	if len(h) < 2 {
+		return nil, Errorf(EINTERNAL, "card: short answer (%d items)", len(h))
+	}
+	now, c := h[0], int(asInt(h[1]))
+	nowMS := asInt(now)
+	if c == 0 {
+		return []any{now, int64(0)}, nil
+	}
+	if c < 0 || c > q.ncand {
+		if c == -2 && len(h) >= 3 {
+			if c = int(asInt(h[2])); c >= 1 && c <= q.ncand {
+				sl := &x.slots[q.n-1+c-1]
+				return []any{now, int64(-2), sl.view.Name, sl.p.ID, "", ""}, nil
+			}
+		}
+		return nil, Errorf(EINTERNAL, "card: headline answer %v", h[1])
+	}
+	// Each view's period: the candidate holding Redis's now.
+	chosen := make([]int, len(q.views))
+	for j := range q.views {
+		for i := range q.views[j] {
+			if x.slots[x.vfirst[j]+i].holds(nowMS) {
+				chosen[j] = i + 1
+				break
+			}
+		}
+		if chosen[j] == 0 {
+			return []any{now, int64(0)}, nil
+		}
+	}
+	if x.segRec != nil {
+		if rec := x.segRec.Val(); rec != q.segRec {
+			return []any{now, int64(-3), rec}, nil
+		}
+	}
+	version := x.version.Val()
+	if version != q.versions && x.skipped {
+		return []any{now, int64(-4), version}, nil
+	}
+	built := func(sl *cardSlot) bool {
+		return sl.mark == "" || x.built[sl.mark] == nil || x.built[sl.mark].Val() == 1
+	}
+	for j := range q.views {
+		if sl := &x.slots[x.vfirst[j]+chosen[j]-1]; !built(sl) {
+			return []any{now, int64(-2), sl.view.Name, sl.p.ID, "", ""}, nil
+		}
+	}
+	for g := range q.segs {
+		if sl := &x.slots[x.sfirst+g*q.ncand+c-1]; !built(sl) {
+			return []any{now, int64(-2), sl.view.Name, sl.p.ID, sl.seg.Name, sl.seg.Value}, nil
+		}
+	}
+	hs := h[3:]
+	if len(hs) < 2 {
+		return nil, Errorf(EINTERNAL, "card: short headline (%d items)", len(hs))
+	}
+	headRow := []any{int64(c), hs[0], hs[1]}
+	if asInt(hs[1]) == 0 {
+		return []any{now, int64(1), headRow, []any{}, []any{}, []any{}, []any{}, version}, nil
+	}
+	if len(hs) < 5 {
+		return nil, Errorf(EINTERNAL, "card: short headline (%d items)", len(hs))
+	}
+	headRow = append(append(headRow, hs[2], hs[4]), hs[5:]...)
+	// The standings read, by sorted set: the headline's, then the
+	// script's (shared ties) or the plain commands'.
+	headZ := x.slots[q.n-1+c-1].z
+	standings := map[string][]any{headZ: {hs[0], hs[3], hs[2]}}
+	if sts, _ := h[2].([]any); len(sts) == 3*len(x.stand) {
+		for i, z := range x.stand {
+			if _, ok := standings[z]; !ok {
+				standings[z] = sts[3*i : 3*i+3]
+			}
+		}
+	} else if len(x.stand) > 0 {
+		return nil, Errorf(EINTERNAL, "card: %d standings for %d periods", len(sts), len(x.stand))
+	}
+	standing := func(sl *cardSlot) []any {
+		if !built(sl) {
+			return []any{int64(0), int64(-1), nil}
+		}
+		if st, ok := standings[sl.z]; ok {
+			return st
+		}
+		r, ok := x.reads[sl.z]
+		if !ok {
+			return nil
+		}
+		st := []any{r.card.Val(), int64(0), nil}
+		if rank, err := r.rank.Result(); err == nil && st[0].(int64) > 0 {
+			st[1], st[2] = rank+1, r.score.Val()
+		}
+		return st
+	}
+	head := q.n - 1 + c - 1
+	history := make([]any, 0, 3*q.n)
+	for j := c - 1; j <= head; j++ {
+		if j != head && q.kept[j] {
+			history = append(history, int64(-1), int64(0), nil)
+			continue
+		}
+		st := standing(&x.slots[j])
+		if st == nil {
+			return nil, Errorf(EINTERNAL, "card: period %s was not read", x.slots[j].p.ID)
+		}
+		history = append(history, st...)
+	}
+	views := make([]any, 0, 4*len(q.views))
+	for j := range q.views {
+		st := standing(&x.slots[x.vfirst[j]+chosen[j]-1])
+		if st == nil {
+			return nil, Errorf(EINTERNAL, "card: view %s was not read", q.b.Views[j].Name)
+		}
+		views = append(append(views, int64(chosen[j])), st...)
+	}
+	segs := make([]any, 0, 3*len(q.segs))
+	for g := range q.segs {
+		st := standing(&x.slots[x.sfirst+g*q.ncand+c-1])
+		if st == nil {
+			return nil, Errorf(EINTERNAL, "card: segment board %s was not read", q.segs[g])
+		}
+		segs = append(segs, st...)
+	}
+	passed := []any{}
+	if x.mover != nil {
+		if name, err := x.mover.Result(); err == nil {
+			passed = []any{name}
+		} else {
+			passed = []any{nil}
+		}
+	}
+	return []any{now, int64(1), headRow, history, views, segs, passed, version}, nil
 }
 
 // maxCardSegRecords bounds the member records kept for rank cards.
@@ -319,28 +623,16 @@ func (s *Store) keepCardSegRecord(b *Board, member, rec string) {
 	s.segRecs[b.ID+"\x00"+member] = rec
 }
 
-// cardEntry is card.lua's entry of a period, "<check> <start_ms> <end_ms>
-// <id>": check "1" when it is a window that must be built (its marker key
-// follows its sorted set's). An explicit period, and the all period, is
-// read whatever the time.
-func cardEntry(p Period, explicit, check bool) string {
-	start, end := int64(0), int64(math.MaxInt64/2)
-	if !explicit && !p.IsAll() {
-		start, end = p.Start.UnixMilli(), p.End.UnixMilli()
-	}
-	return boolArg(check) + " " + itoa(start) + " " + itoa(end) + " " + p.ID
-}
-
-// cardTemplate is a card request without the member's parts: its periods,
-// KEYS and ARGV up to the member's segment boards (ARGV[3], the member, is
-// empty), for cards read while now is in [from, until).
+// cardTemplate is a card read without the member's parts: its periods
+// and their slots (q.periods', then each view's candidates; vfirst[j] is
+// view j's first), for cards read while now is in [from, until).
 type cardTemplate struct {
 	from, until time.Time
 	periods     []Period
 	ncand       int
 	views       [][]Period
-	keys        []string
-	args        []any
+	slots       []cardSlot
+	vfirst      []int
 }
 
 // maxCardTemplates bounds the kept templates (one per view, segment board
@@ -413,23 +705,13 @@ func (s *Store) makeCardTemplate(q *cardQuery, now time.Time) *cardTemplate {
 	}
 
 	k := s.keysOf(b)
-	t.keys = []string{k.names()}
-	t.args = []any{v.Name, string(b.Ties), "", itoa(int64(q.around)), itoa(int64(q.n)), itoa(int64(t.ncand)), itoa(int64(len(b.Views)))}
-	add := func(ov View, p Period, explicit bool) {
-		check := ov.Kind == Window && !q.unchecked[ov.Name+q.seg.tag()+":"+p.ID]
-		t.keys = append(t.keys, k.segPeriod(ov, q.seg, p.ID))
-		if check {
-			t.keys = append(t.keys, k.segBuilt(ov, q.seg, p.ID))
-		}
-		t.args = append(t.args, cardEntry(p, explicit, check))
-	}
 	for _, p := range t.periods {
-		add(v, p, q.fixed != nil)
+		t.slots = append(t.slots, newCardSlot(k, v, q.seg, p, q.fixed != nil, q.unchecked))
 	}
 	for i, ov := range b.Views {
-		t.args = append(t.args, ov.Name, itoa(int64(len(t.views[i]))))
+		t.vfirst = append(t.vfirst, len(t.slots))
 		for _, p := range t.views[i] {
-			add(ov, p, false)
+			t.slots = append(t.slots, newCardSlot(k, ov, q.seg, p, false, q.unchecked))
 		}
 	}
 	return t

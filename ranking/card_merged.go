@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// A rank card of a sharded board (contract 17) answers what card.lua
-// answers on one shard. What is the member's own (its codes in every
+// A rank card of a sharded board (contract 17) answers what an unsharded
+// board's card answers (card.go). What is the member's own (its codes in every
 // period the card shows, its segment record, its name) is read on its
 // shard; the ranks, totals and neighbours are counted on every shard at
 // those codes (slice.lua "card", "before", "nearn"), all in one round trip
@@ -327,7 +327,7 @@ func (s *Store) rankCardMerged(ctx context.Context, q *cardQuery, moves []Move) 
 	return nil, Errorf(EINTERNAL, "card: the member's codes or windows of board %q kept changing", b.ID)
 }
 
-// mergedCard lays out a merged card's reads as decodeCard does card.lua's.
+// mergedCard lays out a merged card's reads as decodeCard reads cardTx.raw's.
 func (s *Store) mergedCard(q *cardQuery, now time.Time, hp Period, head *cardRead, list []shardEntry, names map[string]string,
 	firstRank, start, pos int64, histR, viewR []*cardRead, viewP []Period, segR []*cardRead, passed *Move) (*RankCard, error) {
 	b, v := q.b, q.v

@@ -598,7 +598,7 @@ func TestRankCardWindows(t *testing.T) {
 // minutes after the store learnt Redis's (an NTP step), across an hour
 // boundary, Redis's period is the first or the last candidate rather than
 // the middle one: the card still reads Redis's period in every view, in
-// one script call.
+// one transaction.
 func TestRankCardClockOffByMinutes(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -628,8 +628,8 @@ func TestRankCardClockOffByMinutes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c := calls.take(); c["script"] != 1 {
-			t.Errorf("redis %v step %v: commands %v, want one script call", tc.redis, tc.step, c)
+		if c := calls.take(); c["tx"] != 1 || c["script"] != 0 {
+			t.Errorf("redis %v step %v: commands %v, want one transaction", tc.redis, tc.step, c)
 		}
 		if want := cfg.Calendar.PeriodAt(mustView(t, cfg, "hour"), tc.redis).ID; rc.Period.ID != want || rc.Score != 2 {
 			t.Errorf("redis %v step %v: card %s score %d, want %s", tc.redis, tc.step, rc.Period.ID, rc.Score, want)

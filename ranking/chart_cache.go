@@ -16,7 +16,7 @@ import (
 // member's shard (the "fv" key, in remove.lua's call). So the store keeps
 // final points it read, under the versions it read beside them, and a
 // card sends Redis only the periods it does not keep: the versions are
-// read in the card's own snapshot (card.lua) or in its counting round (a
+// read in the card's own snapshot (its transaction) or in its counting round (a
 // sharded card), and a version that moved drops every point kept under
 // the old one (they are keyed by it).
 //

@@ -28,7 +28,7 @@ func GuardKeys(tb interface{ Cleanup(func()) }) {
 		body string
 	}{
 		{&applyScript, applyLua}, {&readScript, readLua}, {&ensureScript, ensureLua}, {&removeScript, removeLua},
-		{&cardScript, cardLua}, {&limitScript, limitLua}, {&deadScript, deadLua},
+		{&cardHeadScript, cardHeadLua}, {&limitScript, limitLua}, {&deadScript, deadLua},
 		{&recordScript, recordLua}, {&relayScript, relayLua}, {&amendScript, amendLua},
 		{&searchScript, searchLua}, {&sweepScript, sweepLua}, {&compactScript, compactLua},
 		{&hookClaimScript, hookClaimLua}, {&hookDoneScript, hookDoneLua}, {&hookRetryScript, hookRetryLua},

@@ -8,14 +8,15 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// readPipe sends the read scripts of concurrent requests (card.lua,
+// readPipe sends the reads of concurrent requests (the cards' transactions,
 // read.lua, search.lua) to Redis together: calls that arrive while
 // pipeMaxFlights pipelines are already out wait, and the next pipeline
 // carries all of them (up to pipeMaxBatch). A page server answering many
 // requests at once then pays one write and one read per pipeline, in the
-// server and in Redis, instead of one of each per request (in the pages
-// benchmark about 20 of a rank card's ~150 µs of Redis CPU, and the
-// server's syscalls).
+// server and in Redis, instead of one of each per request (a sizeable
+// part of a rank card's Redis CPU in the pages benchmark, and the
+// server's syscalls). The transactions of a pipeline go in one
+// MULTI/EXEC, its scripts after it.
 //
 // A call that finds a flight free goes out at once, on its own, through
 // the plain client with its caller's context: a lone request waits for
@@ -58,8 +59,15 @@ type pipeCall struct {
 	keys   []string
 	args   []any
 	cmd    *redis.Cmd
+	tx     txQueue // a transaction instead of a script (runTx)
+	tag    string  // the hash tag of the transaction's keys
+	sent   bool    // the transaction went out
 	done   chan struct{}
 }
+
+// txQueue queues a read's commands on pipe, its scripts by EVALSHA or
+// (eval) by EVAL, and returns whether, once run, a script was missing.
+type txQueue func(ctx context.Context, pipe redis.Pipeliner, eval bool) (noscript func() bool)
 
 // run runs a read-only script, alone or in a shared pipeline, and
 // returns its reply.
@@ -90,6 +98,62 @@ func (p *readPipe) run(ctx context.Context, script *redis.Script, keys []string,
 	return cmd
 }
 
+// runTx runs a read of several commands as one MULTI/EXEC transaction,
+// alone or with the transactions of other calls whose keys share its
+// hash tag (tag) in a shared one (on a cluster, a transaction's keys must
+// share a slot; each call's commands see one snapshot either way). Its
+// commands carry their own replies and errors; the error is the caller's
+// context's when the call was dropped before it went out.
+func (p *readPipe) runTx(ctx context.Context, tag string, tx txQueue) error {
+	if p.solo {
+		execTx(ctx, p.rdb, []txQueue{tx})
+		return nil
+	}
+	p.mu.Lock()
+	if p.flights < pipeMaxFlights {
+		p.flights++
+		p.mu.Unlock()
+		execTx(ctx, p.rdb, []txQueue{tx})
+		p.landed()
+		return nil
+	}
+	c := &pipeCall{ctx: ctx, tx: tx, tag: tag, done: make(chan struct{})}
+	p.waiting = append(p.waiting, c)
+	p.mu.Unlock()
+	select {
+	case <-c.done:
+		if c.sent {
+			return nil
+		}
+	case <-ctx.Done():
+	}
+	return ctx.Err()
+}
+
+// execTx runs the reads txs in one transaction; those whose script Redis
+// did not have go again, with it, in a second one.
+func execTx(ctx context.Context, rdb redis.UniversalClient, txs []txQueue) {
+	pipe := rdb.TxPipeline()
+	missing := make([]func() bool, len(txs))
+	for i, tx := range txs {
+		missing[i] = tx(ctx, pipe, false)
+	}
+	_, _ = pipe.Exec(ctx) // each command keeps its own reply and error
+	var again []txQueue
+	for i, tx := range txs {
+		if missing[i]() {
+			again = append(again, tx)
+		}
+	}
+	if len(again) > 0 {
+		pipe := rdb.TxPipeline()
+		for _, tx := range again {
+			tx(ctx, pipe, true)
+		}
+		_, _ = pipe.Exec(ctx)
+	}
+}
+
 // landed ends a flight: calls waiting for one leave together on this
 // flight's turn, else the flight is given back.
 func (p *readPipe) landed() {
@@ -112,9 +176,8 @@ func (p *readPipe) landed() {
 	}()
 }
 
-// send runs a batch of calls in one pipeline (EVALSHA; the calls whose
-// script Redis does not have yet go again with EVAL) and wakes each
-// call's caller.
+// send runs a batch of calls, the transactions in one MULTI/EXEC and
+// the scripts in one pipeline, and wakes each call's caller.
 func (p *readPipe) send(batch []*pipeCall) {
 	live := batch[:0:0]
 	var deadline time.Time
@@ -143,7 +206,35 @@ func (p *readPipe) send(batch []*pipeCall) {
 		ctx, cancel = context.WithDeadline(ctx, deadline)
 		defer cancel()
 	}
-	pipe := p.rdb.Pipeline()
+	var scripts []*pipeCall
+	var tags []string
+	txs := map[string][]txQueue{}
+	for _, c := range live {
+		if c.tx != nil {
+			c.sent = true
+			if txs[c.tag] == nil {
+				tags = append(tags, c.tag)
+			}
+			txs[c.tag] = append(txs[c.tag], c.tx)
+		} else {
+			scripts = append(scripts, c)
+		}
+	}
+	for _, tag := range tags {
+		execTx(ctx, p.rdb, txs[tag])
+	}
+	if len(scripts) > 0 {
+		sendScripts(ctx, p.rdb, scripts)
+	}
+	for _, c := range live {
+		close(c.done)
+	}
+}
+
+// sendScripts runs calls' scripts in one pipeline (EVALSHA; the calls
+// whose script Redis does not have yet go again with EVAL).
+func sendScripts(ctx context.Context, rdb redis.UniversalClient, live []*pipeCall) {
+	pipe := rdb.Pipeline()
 	for _, c := range live {
 		c.cmd = c.script.EvalSha(ctx, pipe, c.keys, c.args...)
 	}
@@ -155,13 +246,10 @@ func (p *readPipe) send(batch []*pipeCall) {
 		}
 	}
 	if len(again) > 0 {
-		pipe := p.rdb.Pipeline()
+		pipe := rdb.Pipeline()
 		for _, c := range again {
 			c.cmd = c.script.Eval(ctx, pipe, c.keys, c.args...)
 		}
 		_, _ = pipe.Exec(ctx)
-	}
-	for _, c := range live {
-		close(c.done)
 	}
 }

@@ -50,8 +50,15 @@ func (h *holdHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	}
 }
 
+// ProcessPipelineHook holds a lone transaction (a rank card's) as
+// ProcessHook holds a lone script.
 func (h *holdHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if len(cmds) > 0 && cmds[0].Name() == "multi" && h.armed.Load() && h.calls.Add(1) <= h.hold {
+			<-h.release
+		}
+		return next(ctx, cmds)
+	}
 }
 
 func mustConfig(t *testing.T, text string) *Config {
@@ -192,6 +199,91 @@ func TestReadPipeWaitKeepsTheDeadline(t *testing.T) {
 		}
 	}
 	testsupport.WaitFor(t, "the flights to land", func() bool { f, w := p.state(); return f == 0 && w == 0 })
+}
+
+// Transactions share pipelines as scripts do: the waiting ones leave
+// together (in one MULTI/EXEC per hash tag), each call's commands
+// get their own replies, a script Redis lacks goes again by EVAL, and a
+// caller whose context ends while it waits gets its context's error.
+func TestReadPipeTransactions(t *testing.T) {
+	for _, be := range pipeBackends() {
+		t.Run(be.Name, func(t *testing.T) {
+			rdb := be.Client(t)
+			hook := &holdHook{hold: pipeMaxFlights, release: make(chan struct{})}
+			hook.armed.Store(true)
+			rdb.AddHook(hook)
+			p := &readPipe{rdb: rdb}
+			var mu sync.Mutex
+			var sizes []int
+			p.pipelines = func(n int) { mu.Lock(); sizes = append(sizes, n); mu.Unlock() }
+			ctx := context.Background()
+			nonce := fmt.Sprint(time.Now().UnixNano())
+			script := redis.NewScript(`return {KEYS[1], ARGV[1], '` + nonce + `'}`)
+			for i := range 30 {
+				if err := rdb.Set(ctx, fmt.Sprintf("{t%d}v", i), i, time.Minute).Err(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			read := func(ctx context.Context, i int) error {
+				key := fmt.Sprintf("{t%d}", i) // keys in many slots: several cluster nodes
+				var sc *redis.Cmd
+				var get *redis.StringCmd
+				err := p.runTx(ctx, key, func(ctx context.Context, pipe redis.Pipeliner, eval bool) func() bool {
+					if eval {
+						sc = script.Eval(ctx, pipe, []string{key}, i)
+					} else {
+						sc = script.EvalSha(ctx, pipe, []string{key}, i)
+					}
+					get = pipe.Get(ctx, key+"v")
+					return func() bool { return redis.HasErrorPrefix(sc.Err(), "NOSCRIPT") }
+				})
+				if err != nil {
+					return err
+				}
+				got, err := sc.Slice()
+				if want := []any{key, fmt.Sprint(i), nonce}; err != nil || !reflect.DeepEqual(got, want) {
+					return fmt.Errorf("call %d: script %v %v, want %v", i, got, err, want)
+				}
+				if v, err := get.Int(); err != nil || v != i {
+					return fmt.Errorf("call %d: get %v %v, want %d", i, v, err, i)
+				}
+				return nil
+			}
+			var wg sync.WaitGroup
+			for i := range pipeMaxFlights {
+				wg.Go(func() {
+					if err := read(ctx, i); err != nil {
+						t.Error(err)
+					}
+				})
+			}
+			testsupport.WaitFor(t, "the flights to be taken", func() bool { f, _ := p.state(); return f == pipeMaxFlights })
+			const n = 20
+			for i := pipeMaxFlights; i < pipeMaxFlights+n; i++ {
+				wg.Go(func() {
+					if err := read(ctx, i); err != nil {
+						t.Error(err)
+					}
+				})
+			}
+			gone, cancel := context.WithCancel(ctx)
+			goneErr := make(chan error, 1)
+			go func() { goneErr <- read(gone, 29) }()
+			testsupport.WaitFor(t, "the calls to wait", func() bool { _, w := p.state(); return w == n+1 })
+			cancel()
+			if err := <-goneErr; !errors.Is(err, context.Canceled) {
+				t.Fatalf("a waiting call whose context ended: %v, want context.Canceled", err)
+			}
+			close(hook.release)
+			wg.Wait()
+			mu.Lock()
+			defer mu.Unlock()
+			if len(sizes) != 1 || sizes[0] != n {
+				t.Errorf("pipelines of %v calls, want one of the %d that waited", sizes, n)
+			}
+			testsupport.WaitFor(t, "the flights to land", func() bool { f, w := p.state(); return f == 0 && w == 0 })
+		})
+	}
 }
 
 // Rank cards and pages read by concurrent requests, sharing pipelines, are

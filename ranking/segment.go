@@ -20,8 +20,8 @@ import (
 // tagged `<view>@<name>=<value>` (neither part can hold `@`, `=` or `:`, so a
 // registry entry still splits at its first `:`). The tag sits in the view
 // part of the key, so the scripts that take a view's keys from Go (read,
-// card, ensure, remove) work on segment boards unchanged; only apply.lua and
-// card.lua know there are two kinds.
+// ensure, remove) and the card's reads work on segment boards unchanged;
+// only apply.lua and the card (card.go) know there are two kinds.
 //
 // - Write: apply.lua gets the batch's segment boards and, for each, the
 //   board's candidate period rows (only their keys are sent; the rows' Lua
@@ -71,9 +71,9 @@ import (
 //   never builds a window of a value not in `seg:<name>` (reads are public
 //   and must not create keys for values a client makes up).
 // - Rank card: `sm` holds each member's latest value of each name; Go reads
-//   it (once per member: the Store keeps at most 4,096 records, card.lua
-//   checks the one sent), declares those segment boards' keys, and card.lua
-//   reads the member's rank in each within the card's snapshot (`RankCard.Segments`, only those
+//   it (once per member: the Store keeps at most 4,096 records, the card
+//   checks the one it used), and reads the member's rank in each of those
+//   segment boards within the card's snapshot (`RankCard.Segments`, only those
 //   where it has a score). `sm` is bounded by the members and is not cleared
 //   by removal (the card lists only segment boards where the member scores);
 //   the member sweep (below) forgets the records of members who no longer

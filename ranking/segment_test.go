@@ -463,8 +463,17 @@ type countCalls struct {
 }
 
 func (c *countCalls) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+// ProcessPipelineHook counts a transaction (a rank card's read) as "tx".
 func (c *countCalls) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if len(cmds) > 0 && cmds[0].Name() == "multi" {
+			c.mu.Lock()
+			c.n["tx"]++
+			c.mu.Unlock()
+		}
+		return next(ctx, cmds)
+	}
 }
 func (c *countCalls) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
@@ -536,20 +545,23 @@ func TestSegmentCardRoundTrips(t *testing.T) {
 			fr := ranking.Segment{Name: "country", Value: "FR"}
 			de := ranking.Segment{Name: "country", Value: "DE"}
 			red := ranking.Segment{Name: "team", Value: "red"}
-			card(ranking.Segment{}, map[string]int{"hget": 1, "script": 1}, fr)
-			card(ranking.Segment{}, map[string]int{"script": 1}, fr)
-			card(fr, map[string]int{"script": 1}, fr)
+			card(ranking.Segment{}, map[string]int{"hget": 1, "tx": 1}, fr)
+			card(ranking.Segment{}, map[string]int{"tx": 1}, fr)
+			card(fr, map[string]int{"tx": 1}, fr)
 			// New values: the kept record is stale, and the card says so.
 			write("ann", map[string]string{"country": "DE", "team": "red"})
-			card(ranking.Segment{}, map[string]int{"script": 2}, de, red)
-			card(red, map[string]int{"script": 1}, de, red)
+			card(ranking.Segment{}, map[string]int{"tx": 2}, de, red)
+			card(red, map[string]int{"tx": 1}, de, red)
 			// Removed and back without values: the record still names DE
 			// and red, where ann no longer scores, so the card lists none.
 			if ok, err := s.RemoveMember(ctx, "pts", "ann"); err != nil || !ok {
 				t.Fatalf("remove: %v %v", ok, err)
 			}
 			write("ann", nil)
-			card(ranking.Segment{}, map[string]int{"script": 1})
+			// The removal also changed the final periods the store kept
+			// chart points of: the card reads again without them.
+			card(ranking.Segment{}, map[string]int{"tx": 2})
+			card(ranking.Segment{}, map[string]int{"tx": 1})
 			// Another app server keeps nothing yet: one read of the record.
 			s2 := ranking.StoreOnClient(rdb, cfg, ranking.Options{Prefix: s.Prefix()})
 			calls.take()

@@ -80,8 +80,8 @@ type Store struct {
 
 	mu      sync.Mutex
 	periods map[periodKey]periodEntry // small cache of period table rows
-	cards   map[string]*cardTemplate  // rank card requests but the member's parts (cardRequest)
-	segRecs map[string]string         // members' segment records as a rank card last read them (card.lua checks them)
+	cards   map[string]*cardTemplate  // rank card reads but the member's parts (cardTx)
+	segRecs map[string]string         // members' segment records as a rank card last read them (the card checks them)
 	charts  *chartCache               // final chart points of rank cards (chart_cache.go)
 	moves   recentMoves               // overtakes lists rank cards look in (moves.go)
 

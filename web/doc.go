@@ -39,7 +39,7 @@ package web
 // - `compress` (`compress.go`) gzips answers of 1 KiB or more (BestSpeed,
 //   klauspost/compress), holding back the first KiB so that short answers
 //   never touch a compressor; an answer that names its encoding passes.
-// - The rank card makes one read, `Store.RankCard` (`card.lua`): headline
+// - The rank card makes one read, `Store.RankCard` (one transaction): headline
 //   and neighbours, the chart (the last 12 periods ending with the card's
 //   period), the current period of every view and who last passed the
 //   member, one consistent snapshot and one round trip (on a board with

@@ -57,7 +57,7 @@ import (
 //
 // A member topic renders the whole card body (`web/livecard.go`). Its chart's
 // past periods are kept from the last whole read, so a re-render asks
-// card.lua for one period of history instead of 12. The kept charts are forgotten together when a change line names a
+// Redis for one period of history instead of 12. The kept charts are forgotten together when a change line names a
 // past period one of them shows (a late event, a removal, a window built
 // late), at every 5 s refresh and after a resubscribe; a render that began
 // before the forgetting does not keep what it read, and a current period
