@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -85,6 +86,20 @@ func (p *readPipe) state() (flights, waiting int) {
 	return p.flights, len(p.waiting)
 }
 
+// heldPipe is a read pipe on rdb whose first pipeMaxFlights lone calls
+// (scripts or transactions) a holdHook holds, and the sizes of the
+// pipelines it has sent.
+func heldPipe(rdb redis.UniversalClient) (*readPipe, *holdHook, func() []int) {
+	hook := &holdHook{hold: pipeMaxFlights, release: make(chan struct{})}
+	hook.armed.Store(true)
+	rdb.AddHook(hook)
+	p := &readPipe{rdb: rdb}
+	var mu sync.Mutex
+	var sizes []int
+	p.pipelines = func(n int) { mu.Lock(); sizes = append(sizes, n); mu.Unlock() }
+	return p, hook, func() []int { mu.Lock(); defer mu.Unlock(); return slices.Clone(sizes) }
+}
+
 // A call that finds both flights out waits; the waiting calls leave in one
 // pipeline when a flight lands, each gets its own reply (EVAL when Redis
 // does not have the script yet), and a caller whose context ends while it
@@ -92,14 +107,7 @@ func (p *readPipe) state() (flights, waiting int) {
 func TestReadPipeSharesPipelines(t *testing.T) {
 	for _, be := range pipeBackends() {
 		t.Run(be.Name, func(t *testing.T) {
-			rdb := be.Client(t)
-			hook := &holdHook{hold: pipeMaxFlights, release: make(chan struct{})}
-			hook.armed.Store(true)
-			rdb.AddHook(hook)
-			p := &readPipe{rdb: rdb}
-			var mu sync.Mutex
-			var sizes []int
-			p.pipelines = func(n int) { mu.Lock(); sizes = append(sizes, n); mu.Unlock() }
+			p, hook, sizes := heldPipe(be.Client(t))
 			ctx := context.Background()
 			// Scripts Redis has never seen: the pipeline's EVALSHAs fail
 			// with NOSCRIPT and go again as EVAL.
@@ -139,10 +147,8 @@ func TestReadPipeSharesPipelines(t *testing.T) {
 			close(hook.release)
 			wg.Wait()
 			testsupport.WaitFor(t, "the flights to land", func() bool { f, w := p.state(); return f == 0 && w == 0 })
-			mu.Lock()
-			defer mu.Unlock()
-			if !reflect.DeepEqual(sizes, []int{n}) {
-				t.Fatalf("pipelines sent: %v, want one of %d calls (the call whose caller left is not sent)", sizes, n)
+			if got := sizes(); !reflect.DeepEqual(got, []int{n}) {
+				t.Fatalf("pipelines sent: %v, want one of %d calls (the call whose caller left is not sent)", got, n)
 			}
 		})
 	}
@@ -209,13 +215,7 @@ func TestReadPipeTransactions(t *testing.T) {
 	for _, be := range pipeBackends() {
 		t.Run(be.Name, func(t *testing.T) {
 			rdb := be.Client(t)
-			hook := &holdHook{hold: pipeMaxFlights, release: make(chan struct{})}
-			hook.armed.Store(true)
-			rdb.AddHook(hook)
-			p := &readPipe{rdb: rdb}
-			var mu sync.Mutex
-			var sizes []int
-			p.pipelines = func(n int) { mu.Lock(); sizes = append(sizes, n); mu.Unlock() }
+			p, hook, sizes := heldPipe(rdb)
 			ctx := context.Background()
 			nonce := fmt.Sprint(time.Now().UnixNano())
 			script := redis.NewScript(`return {KEYS[1], ARGV[1], '` + nonce + `'}`)
@@ -276,10 +276,8 @@ func TestReadPipeTransactions(t *testing.T) {
 			}
 			close(hook.release)
 			wg.Wait()
-			mu.Lock()
-			defer mu.Unlock()
-			if len(sizes) != 1 || sizes[0] != n {
-				t.Errorf("pipelines of %v calls, want one of the %d that waited", sizes, n)
+			if got := sizes(); !reflect.DeepEqual(got, []int{n}) {
+				t.Errorf("pipelines of %v calls, want one of the %d that waited", got, n)
 			}
 			testsupport.WaitFor(t, "the flights to land", func() bool { f, w := p.state(); return f == 0 && w == 0 })
 		})
