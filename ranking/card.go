@@ -249,8 +249,8 @@ func (s *Store) candidates(v View, now time.Time) (cands []Period, from, until t
 // its candidates, the member's rank and its neighbours, which depend on
 // what it reads), and plain commands read every other period the card
 // shows, none depending on another: the standings of each view's
-// candidates, of the chart's periods not kept by this store (chart
-// cache.go) and of the member's segment boards, the window markers, the
+// candidates, of the chart's periods not kept by this store
+// (chart_cache.go) and of the member's segment boards, the window markers, the
 // final periods' version, the member record and the mover's name. Plain
 // commands cost Redis a fraction of the same reads made by a script; a
 // board with shared ties reads its other standings in the script too (a
