@@ -100,6 +100,21 @@ func heldPipe(rdb redis.UniversalClient) (*readPipe, *holdHook, func() []int) {
 	return p, hook, func() []int { mu.Lock(); defer mu.Unlock(); return slices.Clone(sizes) }
 }
 
+// dropWaiting starts call behind the n calls waiting on p, ends its
+// context once it waits too, and checks that it returns at once with its
+// context's error.
+func dropWaiting(t *testing.T, p *readPipe, n int, call func(context.Context) error) {
+	t.Helper()
+	gone, cancel := context.WithCancel(context.Background())
+	goneErr := make(chan error, 1)
+	go func() { goneErr <- call(gone) }()
+	testsupport.WaitFor(t, "the calls to wait", func() bool { _, w := p.state(); return w == n+1 })
+	cancel()
+	if err := <-goneErr; !errors.Is(err, context.Canceled) {
+		t.Fatalf("a waiting call whose context ended: %v, want context.Canceled", err)
+	}
+}
+
 // A call that finds both flights out waits; the waiting calls leave in one
 // pipeline when a flight lands, each gets its own reply (EVAL when Redis
 // does not have the script yet), and a caller whose context ends while it
@@ -136,14 +151,7 @@ func TestReadPipeSharesPipelines(t *testing.T) {
 					}
 				})
 			}
-			gone, cancel := context.WithCancel(ctx)
-			goneErr := make(chan error, 1)
-			go func() { goneErr <- p.run(gone, echo, []string{"gone"}, 0, "gone").Err() }()
-			testsupport.WaitFor(t, "the calls to wait", func() bool { _, w := p.state(); return w == n+1 })
-			cancel()
-			if err := <-goneErr; !errors.Is(err, context.Canceled) {
-				t.Fatalf("a waiting call whose context ended: %v, want context.Canceled", err)
-			}
+			dropWaiting(t, p, n, func(ctx context.Context) error { return p.run(ctx, echo, []string{"gone"}, 0, "gone").Err() })
 			close(hook.release)
 			wg.Wait()
 			testsupport.WaitFor(t, "the flights to land", func() bool { f, w := p.state(); return f == 0 && w == 0 })
@@ -266,14 +274,7 @@ func TestReadPipeTransactions(t *testing.T) {
 					}
 				})
 			}
-			gone, cancel := context.WithCancel(ctx)
-			goneErr := make(chan error, 1)
-			go func() { goneErr <- read(gone, 29) }()
-			testsupport.WaitFor(t, "the calls to wait", func() bool { _, w := p.state(); return w == n+1 })
-			cancel()
-			if err := <-goneErr; !errors.Is(err, context.Canceled) {
-				t.Fatalf("a waiting call whose context ended: %v, want context.Canceled", err)
-			}
+			dropWaiting(t, p, n, func(ctx context.Context) error { return read(ctx, 29) })
 			close(hook.release)
 			wg.Wait()
 			if got := sizes(); !reflect.DeepEqual(got, []int{n}) {
