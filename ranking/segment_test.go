@@ -519,7 +519,7 @@ func TestSegmentCardRoundTrips(t *testing.T) {
 			write("ann", map[string]string{"country": "FR"})
 			write("bob", map[string]string{"country": "FR", "team": "red"})
 			// Load the script and learn Redis's clock first.
-			if _, err := s.RankCard(ctx, "pts", "day", "bob", ranking.RankCardQuery{Around: 1, History: 2}); err != nil {
+			if _, err := s.RankCard(ctx, "pts", "day", "bob", ranking.RankCardQuery{Around: 1, History: 3}); err != nil {
 				t.Fatal(err)
 			}
 			calls := &countCalls{n: map[string]int{}}
@@ -527,7 +527,7 @@ func TestSegmentCardRoundTrips(t *testing.T) {
 			card := func(seg ranking.Segment, want map[string]int, segs ...ranking.Segment) {
 				t.Helper()
 				calls.take()
-				rc, err := s.RankCard(ctx, "pts", "day", "ann", ranking.RankCardQuery{Segment: seg, Around: 1, History: 2})
+				rc, err := s.RankCard(ctx, "pts", "day", "ann", ranking.RankCardQuery{Segment: seg, Around: 1, History: 3})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -559,13 +559,15 @@ func TestSegmentCardRoundTrips(t *testing.T) {
 			}
 			write("ann", nil)
 			// The removal also changed the final periods the store kept
-			// chart points of: the card reads again without them.
+			// chart points of: the card reads again without them. (A chart
+			// of 3 days: the day before yesterday is past its lateness at
+			// any hour, so a point of it is always kept.)
 			card(ranking.Segment{}, map[string]int{"tx": 2})
 			card(ranking.Segment{}, map[string]int{"tx": 1})
 			// Another app server keeps nothing yet: one read of the record.
 			s2 := ranking.StoreOnClient(rdb, cfg, ranking.Options{Prefix: s.Prefix()})
 			calls.take()
-			if _, err := s2.RankCard(ctx, "pts", "day", "ann", ranking.RankCardQuery{Around: 1, History: 2}); err != nil {
+			if _, err := s2.RankCard(ctx, "pts", "day", "ann", ranking.RankCardQuery{Around: 1, History: 3}); err != nil {
 				t.Fatal(err)
 			}
 			if c := calls.take(); c["hget"] != 1 {
