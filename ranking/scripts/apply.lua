@@ -680,54 +680,65 @@ local seg_scratch = {}
 local function read_events()
   local lists, nosegs = {}, {}
   local a = i
+  local plain_tl = nil -- the list of events at Redis's now naming no segment value
   for e = 1, nevents do
-    local member, at, nseg = ARGV[a], '', 0
-    if ARGV[a + 2] == '' then -- plain: no time, name, id or segment value
-      ev_member[e], ev_value[e], ev_at[e], ev_name[e], ev_name_fold[e], ev_member_fold[e], ev_id[e] =
-        member, tonumber(ARGV[a + 1]), '', '', '', member, ''
+    local member = ARGV[a]
+    local plain = ARGV[a + 2] == '' -- no time, name, id or segment value
+    if plain and plain_tl and not league then
+      -- The usual event: ev_at, ev_name, ev_name_fold, ev_member_fold
+      -- and ev_id stay nil (index_names reads them so).
+      ev_member[e], ev_value[e], ev_targets[e] = member, tonumber(ARGV[a + 1]), plain_tl
       a = a + 3
     else
-      at = ARGV[a + 3]
-      ev_member[e], ev_value[e], ev_at[e], ev_name[e], ev_name_fold[e], ev_member_fold[e], ev_id[e] =
-        member, tonumber(ARGV[a + 1]), at, ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7]
-      nseg = tonumber(ARGV[a + 8])
-      a = a + 9
-    end
-    -- The list's key, in one concatenation for the usual counts.
-    local tkey = at
-    if nseg == 1 then
-      tkey = at .. ',' .. ARGV[a]
-    elseif nseg == 2 then
-      tkey = at .. ',' .. ARGV[a] .. ',' .. ARGV[a + 1]
-    else
-      for g = 1, nseg do tkey = tkey .. ',' .. ARGV[a + g - 1] end
-    end
-    local tl = lists[tkey]
-    if not tl then
-      local esegs = nosegs
-      if nseg > 0 then
-        for g = 1, nseg do seg_scratch[g] = segs[tonumber(ARGV[a + g - 1])] end
-        esegs = {unpack(seg_scratch, 1, nseg)}
+      local at, nseg = '', 0
+      if plain then
+        ev_member[e], ev_value[e], ev_at[e], ev_name[e], ev_name_fold[e], ev_member_fold[e], ev_id[e] =
+          member, tonumber(ARGV[a + 1]), '', '', '', member, ''
+        a = a + 3
+      else
+        at = ARGV[a + 3]
+        ev_member[e], ev_value[e], ev_at[e], ev_name[e], ev_name_fold[e], ev_member_fold[e], ev_id[e] =
+          member, tonumber(ARGV[a + 1]), at, ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7]
+        nseg = tonumber(ARGV[a + 8])
+        a = a + 9
       end
-      local base = nil
-      if nseg > 0 and not has_windows then
-        -- The board's own list of the time, kept as the list of events
-        -- naming no segment value.
-        base = lists[at]
-        if not base then
-          base = target_list(at, nosegs)
-          if not base then return false end
-          lists[at] = base
+      -- The list's key, in one concatenation for the usual counts.
+      local tkey = at
+      if nseg == 1 then
+        tkey = at .. ',' .. ARGV[a]
+      elseif nseg == 2 then
+        tkey = at .. ',' .. ARGV[a] .. ',' .. ARGV[a + 1]
+      elseif nseg > 2 then
+        for g = 1, nseg do tkey = tkey .. ',' .. ARGV[a + g - 1] end
+      end
+      local tl = lists[tkey]
+      if not tl then
+        local esegs = nosegs
+        if nseg > 0 then
+          for g = 1, nseg do seg_scratch[g] = segs[tonumber(ARGV[a + g - 1])] end
+          esegs = {unpack(seg_scratch, 1, nseg)}
         end
+        local base = nil
+        if nseg > 0 and not has_windows then
+          -- The board's own list of the time, kept as the list of events
+          -- naming no segment value.
+          base = lists[at]
+          if not base then
+            base = target_list(at, nosegs)
+            if not base then return false end
+            lists[at] = base
+          end
+        end
+        if base and not base.err then tl = light_list(base, esegs) else tl = target_list(at, esegs) end
+        if not tl then return false end
+        lists[tkey] = tl
       end
-      if base and not base.err then tl = light_list(base, esegs) else tl = target_list(at, esegs) end
-      if not tl then return false end
-      lists[tkey] = tl
+      plain_tl = lists['']
+      a = a + nseg
+      ev_targets[e] = tl
+      if league then ev_lmkey[e] = nextkey() end
+      if ev_id[e] ~= '' then ev_idkey[e] = nextkey() end
     end
-    a = a + nseg
-    ev_targets[e] = tl
-    if league then ev_lmkey[e] = nextkey() end
-    if ev_id[e] ~= '' then ev_idkey[e] = nextkey() end
   end
   i = a
   return true
@@ -925,6 +936,8 @@ do
       end
     end
   end
+  -- A key's first list gives it a copy of its members, made in one call;
+  -- a member listed twice for a key (lists sharing it) is read twice.
   for x = 1, #lists do
     local tl = lists[x]
     local ms, board_of, period_of = of_list[tl], tl.board_of, tl.period_of
@@ -932,20 +945,13 @@ do
     for k = 1, tl.n do
       if not board_of[k] then
         local per = period_of[k]
-        local c = codes[per] or codes_of(per)
+        if not codes[per] then codes_of(per) end
         local w = want[per]
-        local nw = w and #w or 0
-        for j = 1, nm do
-          local member = ms[j]
-          if c[member] == nil then
-            c[member] = false
-            nw = nw + 1
-            if nw == 1 then
-              w = {}
-              want[per] = w
-            end
-            w[nw] = member
-          end
+        if not w then
+          want[per] = {unpack(ms, 1, nm)}
+        else
+          local nw = #w
+          for j = 1, nm do w[nw + j] = ms[j] end
         end
       end
     end
@@ -955,7 +961,7 @@ do
     local c = codes[per]
     for k = 1, #w do
       local s = got[k]
-      if s then c[w[k]] = tonumber(s) or num(s) end
+      if s then c[w[k]] = tonumber(s) or num(s) else c[w[k]] = false end
     end
   end
 end
@@ -1690,24 +1696,76 @@ end
 -- one target per view, target v being the period of view v that holds its
 -- time, which also answers view v; so has a mirrored event (see Mirrors),
 -- whose codes also go to its segment boards' rows. apply_plain plans,
--- writes and answers such an event in two loops, as plan, write_plan and
+-- writes and answers such an event in one pass over its targets (ranks,
+-- when read, in a second), taking back what it queued when a later target
+-- is out of range (undo_plain), as plan, write_plan and
 -- answer do for any list (same codes, queue, mirror log, bounds, ranks
 -- and overtakes; the model and equivalence tests hold both to it),
 -- without their per-target branches for kinds and segment targets: it is
 -- most events of most boards. It returns the refusal, or nil, and whether
 -- the member's id entry is new (see index_names); the reply goes to flat.
 local plain_ok = not has_windows and not exact
-local pl_code, pl_value, pl_change, pl_old = {}, {}, {}, {}
+local incr, best = policy == 'increment', policy == 'best'
+-- pl_old[k]: target k's code before the event when the event changed it
+-- (false: absent), else unchanged; pl_rank: the targets whose rank the
+-- event reads (without ranks: those that rose in a view's current period,
+-- maybe into the top moves_top).
+local pl_old, pl_rank, unchanged = {}, {}, {}
+
+-- undo_plain takes back the queued writes of an event's first k targets
+-- (apply_plain found target k + 1 out of range) and its answers so far
+-- (flat up to m); npl: pending_list's length before the event. Nothing
+-- reached Redis: ranks are read after the last target. A top bound
+-- dropped stays dropped (top_code reads it again); one kept is still a
+-- bound of the codes as they were.
+local function undo_plain(member, tl, k, npl, snap, m)
+  for j = nflat + 1, m do flat[j] = nil end
+  local period_of, srows = tl.period_of, tl.srows
+  for j = 1, k do
+    local old = pl_old[j]
+    if old ~= unchanged then
+      local per = period_of[j]
+      codes[per][member] = old
+      local p = pending[per]
+      p.n = p.n - 2
+      if snap then
+        for g = 1, #srows do
+          local sp = pending[srows[g][j]]
+          sp.n = sp.n - 2
+        end
+      end
+    end
+  end
+  for x = #pending_list, npl + 1, -1 do
+    pending[pending_list[x]] = nil
+    pending_list[x] = nil
+  end
+  if snap then
+    local log = mirror_log[member]
+    log[#log] = nil
+    if #log == 0 then mirror_log[member] = nil end
+  end
+end
+
 local function apply_plain(member, value, et, tl, mirrored)
   local period_of, unit_of, all, n = tl.period_of, tl.unit_of, tl.all, tl.n
   local codes, desc, lo_cap, hi_cap = codes, desc, vmin, vmax
-  local p_code, p_value, p_change, p_old = pl_code, pl_value, pl_change, pl_old
-  local incr, best = policy == 'increment', policy == 'best'
-  local id_new = false
+  local pending, pending_list, top, ranks = pending, pending_list, top, ranks
+  local p_old, p_rank, unchanged = pl_old, pl_rank, unchanged
+  local id_new, nrank = false, 0
+  local pl = answer_pl(tl)
+  local res = flat
+  local m0 = row_start(et, pl) -- the event's values start after m0
+  local m = m0
+  local last_code, last_text = nil, nil
+  local npl = #pending_list
+  local snap, srows = nil, tl.srows
+  if mirrored then snap = log_mirror(member, tl) end
   for k = 1, n do
     local view, per = views[k], period_of[k]
     local span, unit = view.span, unit_of[k]
-    local old = codes[per][member]
+    local pc = codes[per]
+    local old = pc[member]
     if old == nil then old = code_of(per, member) end
     local nv, nt, change
     if old then
@@ -1736,36 +1794,31 @@ local function apply_plain(member, value, et, tl, mirrored)
         nv, nt, change = value, unit, true
       end
     end
-    if (change or old) and (nv < lo_cap or nv > hi_cap) then
-      return out_of_range(view, nv, et), id_new
-    end
-    if span == 1 then
-      if desc then p_code[k] = view.hi - nv else p_code[k] = nv - view.lo end
-    elseif desc then
-      p_code[k] = (view.hi - nv) * span + nt
-    else
-      p_code[k] = (nv - view.lo) * span + nt
-    end
-    p_value[k], p_change[k], p_old[k] = nv, change, old
-  end
-  local pending, pending_list, top, ranks = pending, pending_list, top, ranks
-  local pl = answer_pl(tl)
-  local res = flat
-  local m = row_start(et, pl)
-  local last_code, last_text = nil, nil
-  local snap, srows = nil, tl.srows
-  if mirrored then snap = log_mirror(member, tl) end
-  for k = 1, n do
-    local view, per = views[k], period_of[k]
-    local code, old = p_code[k], p_old[k]
-    local cur = per == view.cur
-    if p_change[k] then
+    if change then
+      if nv < lo_cap or nv > hi_cap then
+        undo_plain(member, tl, k - 1, npl, snap, m)
+        return out_of_range(view, nv, et), id_new
+      end
+      local code
+      if span == 1 then
+        if desc then code = view.hi - nv else code = nv - view.lo end
+      elseif desc then
+        code = (view.hi - nv) * span + nt
+      else
+        code = (nv - view.lo) * span + nt
+      end
+      p_old[k] = old
+      local cur = per == view.cur
       if cur and not ranks then
         -- top[per] stays a bound: see write_plan.
         local t = top[per]
         if t ~= nil and not (t and (code <= t or not old or old > t)) then top[per] = nil end
+        if old and code < old then
+          nrank = nrank + 1
+          p_rank[nrank] = k
+        end
       end
-      codes[per][member] = code
+      pc[member] = code
       local p = pending[per]
       if not p then
         p = {false, false, false, false, n = 0}
@@ -1777,30 +1830,51 @@ local function apply_plain(member, value, et, tl, mirrored)
       p[np + 1] = last_text
       p[np + 2] = member
       p.n = np + 2
-      if mirrored then
+      if snap then
         snap[k + 1] = code
         queue_mirrors(srows, k, last_text, member, et)
       end
-    end
-    local value_k, rank = 0, 0
-    if p_change[k] or old then
-      value_k = p_value[k]
-      if ranks then
-        rank = rank_of(per, member, code)
-      elseif cur and old and code < old then
-        local t = top[per]
-        if t == nil then t = top_code(per) end
-        if not t or code <= t then rank = rank_of(per, member, code) end
+    else
+      if old and (nv < lo_cap or nv > hi_cap) then
+        undo_plain(member, tl, k - 1, npl, snap, m)
+        return out_of_range(view, nv, et), id_new
       end
-      if cur and rank > 0 and rank <= moves_top and old and code < old then
-        overtake(view, per, member, code, old, rank, et)
-      end
+      p_old[k] = unchanged
     end
+    -- nv is 0 for a member absent before and after.
     m = m + 1
-    res[m] = value_k
+    res[m] = nv
     if ranks then
       m = m + 1
-      res[m] = rank
+      res[m] = 0
+    end
+  end
+  -- Ranks are read once every target is queued: each target is its own
+  -- key, so a rank is the same as read right after its own write.
+  if ranks then
+    for k = 1, n do
+      local per = period_of[k]
+      local code = codes[per][member]
+      if code then
+        local rank = rank_of(per, member, code)
+        res[m0 + 2 * k] = rank
+        local view, old = views[k], p_old[k]
+        if per == view.cur and rank <= moves_top and old and old ~= unchanged and code < old then
+          overtake(view, per, member, code, old, rank, et)
+        end
+      end
+    end
+  else
+    for x = 1, nrank do
+      local k = p_rank[x]
+      local view, per = views[k], period_of[k]
+      local code, old = codes[per][member], p_old[k]
+      local t = top[per]
+      if t == nil then t = top_code(per) end
+      if not t or code <= t then
+        local rank = rank_of(per, member, code)
+        if rank <= moves_top then overtake(view, per, member, code, old, rank, et) end
+      end
     end
   end
   row_end(et, pl, m)
@@ -1817,10 +1891,10 @@ local function index_names(e, id_new)
   -- the index are added by Store.IndexMemberIDs.
   if id_new then
     name_pending[#name_pending + 1] = '0'
-    name_pending[#name_pending + 1] = ev_member_fold[e] .. '\0' .. member
+    name_pending[#name_pending + 1] = (ev_member_fold[e] or member) .. '\0' .. member
   end
   local name = ev_name[e]
-  if name == '' then return end
+  if not name or name == '' then return end
   -- The search index follows the name: the old name's entry goes, from
   -- ni or else from the blocks (its folded form is kept beside it,
   -- "<member>\0k", as Lua cannot fold), the new one comes.
@@ -1979,8 +2053,19 @@ local function apply_event(e)
   return nil
 end
 
+-- An event of a plain list on a board without segments, carrying no id
+-- (most events), goes straight to apply_plain: apply_event's other
+-- steps do nothing for it.
+local plain_only = plain_ok and not sm_key
 for e = 1, nevents do
-  local row = apply_event(e) -- nil: the reply is in flat already
+  local row = nil -- nil: the reply is in flat already
+  local tl = ev_targets[e]
+  if plain_only and tl.plain and not ev_idkey[e] then
+    local refused, id_new = apply_plain(ev_member[e], ev_value[e], tl.t, tl, false)
+    if refused then row = refused else index_names(e, id_new) end
+  else
+    row = apply_event(e)
+  end
   if row then
     local f, n = nflat, #row
     flat[f + 1] = n
