@@ -248,10 +248,14 @@ func (d *demo) backfill(ctx context.Context) {
 // writes the past through the normal write path, each stretch of time
 // while its periods are still open, recording results as they become
 // final, so that a newcomer sees last week's podium, 7-day movement,
-// results, recaps and winners in the first minute.
+// results, recaps and winners in the first minute. A step is under every
+// demo board's lateness, and two steps a day: a step's events are written
+// at its end, and a league round counts only events written while it is
+// open, so with one step a day ending at midnight (a start in the hour
+// after it) no round would have had a player.
 const (
 	demoHistory     = 9 * 7 * 24 * time.Hour // nine weeks: two month ends, several finished weeks
-	demoHistoryStep = 24 * time.Hour         // under every demo board's lateness
+	demoHistoryStep = 12 * time.Hour         // see below
 	demoRecent      = 50 * time.Hour         // the busier recent past
 	demoOldPerHour  = 0.5                    // events an hour per board, before demoRecent
 	demoNewPerHour  = 8                      // and within it
