@@ -1794,11 +1794,11 @@ local function apply_plain(member, value, et, tl, mirrored)
         nv, nt, change = value, unit, true
       end
     end
+    if (change or old) and (nv < lo_cap or nv > hi_cap) then
+      undo_plain(member, tl, k - 1, npl, snap, m)
+      return out_of_range(view, nv, et), id_new
+    end
     if change then
-      if nv < lo_cap or nv > hi_cap then
-        undo_plain(member, tl, k - 1, npl, snap, m)
-        return out_of_range(view, nv, et), id_new
-      end
       local code
       if span == 1 then
         if desc then code = view.hi - nv else code = nv - view.lo end
@@ -1835,10 +1835,6 @@ local function apply_plain(member, value, et, tl, mirrored)
         queue_mirrors(srows, k, last_text, member, et)
       end
     else
-      if old and (nv < lo_cap or nv > hi_cap) then
-        undo_plain(member, tl, k - 1, npl, snap, m)
-        return out_of_range(view, nv, et), id_new
-      end
       p_old[k] = unchanged
     end
     -- nv is 0 for a member absent before and after.
