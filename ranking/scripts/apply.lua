@@ -1747,32 +1747,61 @@ local function undo_plain(member, tl, k, npl, snap, m)
   end
 end
 
+-- plain_consts keeps on a plain list (or a light list's base, whose
+-- targets it shares) what apply_plain reads of each target k: its period's
+-- codes table, span, the codec's base value and signed span (code =
+-- (value - base) * sspan + tie part: base hi and sspan -span descending,
+-- lo and span ascending, so value = base + (code - tie part) / sspan, each
+-- exact as the codec's own), the time unit (0 for a span of one unit,
+-- whose codes keep no tie part), whether the target keeps the view's top
+-- bound (its current period, ranks not answered), and whether a member
+-- absent there is new to the board (the all view, or any on a board
+-- without one).
+local function plain_consts(tl)
+  local n, period_of, unit_of, all = tl.n, tl.period_of, tl.unit_of, tl.all
+  local c = {codes = {}, span = {}, sspan = {}, base = {}, unit = {}, track = {}, fresh = {}}
+  for k = 1, n do
+    local view, per = views[k], period_of[k]
+    c.codes[k] = codes_of(per)
+    c.span[k] = view.span
+    if desc then c.base[k], c.sspan[k] = view.hi, -view.span else c.base[k], c.sspan[k] = view.lo, view.span end
+    if view.span == 1 then c.unit[k] = 0 else c.unit[k] = unit_of[k] end
+    c.track[k] = per == view.cur and not ranks
+    c.fresh[k] = per == all or not all
+  end
+  tl.consts = c
+  return c
+end
+
 local function apply_plain(member, value, et, tl, mirrored)
-  local period_of, unit_of, all, n = tl.period_of, tl.unit_of, tl.all, tl.n
-  local codes, desc, lo_cap, hi_cap = codes, desc, vmin, vmax
+  local src = tl.base or tl
+  local c = src.consts or plain_consts(src)
+  local cs, spans, sspans, bases, units, track, fresh = c.codes, c.span, c.sspan, c.base, c.unit, c.track, c.fresh
+  local period_of, n = tl.period_of, tl.n
+  local lo_cap, hi_cap = vmin, vmax
   local pending, pending_list, top, ranks = pending, pending_list, top, ranks
   local p_old, p_rank, unchanged = pl_old, pl_rank, unchanged
   local id_new, nrank = false, 0
-  local pl = answer_pl(tl)
+  local pl = tl.pl or answer_pl(tl)
   local res = flat
-  local m0 = row_start(et, pl) -- the event's values start after m0
+  -- The event's values start after m0 (row_start, written out).
+  local m0
+  if et == last_et and pl == last_pl then m0 = nflat + 1 else m0 = nflat + 5 end
   local m = m0
-  local last_code, last_text = nil, nil
   local npl = #pending_list
   local snap, srows = nil, tl.srows
   if mirrored then snap = log_mirror(member, tl) end
   for k = 1, n do
-    local view, per = views[k], period_of[k]
-    local span, unit = view.span, unit_of[k]
-    local pc = codes[per]
+    local pc = cs[k]
     local old = pc[member]
-    if old == nil then old = code_of(per, member) end
+    if old == nil then old = code_of(period_of[k], member) end
+    local unit = units[k]
     local nv, nt, change
     if old then
+      local span = spans[k]
       local r = old % span
       if r < 0 then r = r + span elseif r >= span then r = r - span end
-      local ov
-      if desc then ov = view.hi - (old - r) / span else ov = view.lo + (old - r) / span end
+      local ov = bases[k] + (old - r) / sspans[k]
       nv, nt, change = ov, r, false
       if incr then
         if value ~= 0 then
@@ -1783,11 +1812,11 @@ local function apply_plain(member, value, et, tl, mirrored)
         if better(value, ov) or (value == ov and unit < r and ties ~= 'shared') then
           nv, nt, change = value, unit, true
         end
-      elseif et >= (per.base + r) * view.unit then -- latest
+      elseif et >= (period_of[k].base + r) * views[k].unit then -- latest
         nv, nt, change = value, unit, true
       end
     else
-      if per == all or not all then id_new = true end
+      if fresh[k] then id_new = true end
       if incr and value == 0 then
         nv, nt, change = 0, unit, false -- adds nothing: an absent member stays absent
       else
@@ -1796,26 +1825,22 @@ local function apply_plain(member, value, et, tl, mirrored)
     end
     if (change or old) and (nv < lo_cap or nv > hi_cap) then
       undo_plain(member, tl, k - 1, npl, snap, m)
-      return out_of_range(view, nv, et), id_new
+      return out_of_range(views[k], nv, et), id_new
     end
     if change then
-      local code
-      if span == 1 then
-        if desc then code = view.hi - nv else code = nv - view.lo end
-      elseif desc then
-        code = (view.hi - nv) * span + nt
-      else
-        code = (nv - view.lo) * span + nt
-      end
+      local code = (nv - bases[k]) * sspans[k] + nt
+      local per = period_of[k]
       p_old[k] = old
-      local cur = per == view.cur
-      if cur and not ranks then
-        -- top[per] stays a bound: see write_plan.
+      if track[k] then
+        -- top[per] stays a bound (see write_plan): a member that rose
+        -- keeps a number bound.
         local t = top[per]
-        if t ~= nil and not (t and (code <= t or not old or old > t)) then top[per] = nil end
         if old and code < old then
           nrank = nrank + 1
           p_rank[nrank] = k
+          if t == false then top[per] = nil end
+        elseif t ~= nil and not (t and (code <= t or not old or old > t)) then
+          top[per] = nil
         end
       end
       pc[member] = code
@@ -1826,13 +1851,13 @@ local function apply_plain(member, value, et, tl, mirrored)
         pending_list[#pending_list + 1] = per
       end
       local np = p.n
-      if code ~= last_code then last_code, last_text = code, sfmt('%d', code) end
-      p[np + 1] = last_text
+      local text = sfmt('%d', code)
+      p[np + 1] = text
       p[np + 2] = member
       p.n = np + 2
       if snap then
         snap[k + 1] = code
-        queue_mirrors(srows, k, last_text, member, et)
+        queue_mirrors(srows, k, text, member, et)
       end
     else
       p_old[k] = unchanged
@@ -1850,7 +1875,7 @@ local function apply_plain(member, value, et, tl, mirrored)
   if ranks then
     for k = 1, n do
       local per = period_of[k]
-      local code = codes[per][member]
+      local code = cs[k][member]
       if code then
         local rank = rank_of(per, member, code)
         res[m0 + 2 * k] = rank
@@ -1864,7 +1889,7 @@ local function apply_plain(member, value, et, tl, mirrored)
     for x = 1, nrank do
       local k = p_rank[x]
       local view, per = views[k], period_of[k]
-      local code, old = codes[per][member], p_old[k]
+      local code, old = cs[k][member], p_old[k]
       local t = top[per]
       if t == nil then t = top_code(per) end
       if not t or code <= t then
@@ -1873,7 +1898,15 @@ local function apply_plain(member, value, et, tl, mirrored)
       end
     end
   end
-  row_end(et, pl, m)
+  -- row_end, written out.
+  local f = nflat
+  if m0 == f + 1 then
+    res[f + 1] = f + 1 - m
+  else
+    res[f + 1], res[f + 2], res[f + 3], res[f + 4], res[f + 5] = m - f - 1, 1, 0, et, pl
+    last_et, last_pl = et, pl
+  end
+  nflat = m
   return nil, id_new
 end
 
@@ -2057,8 +2090,18 @@ for e = 1, nevents do
   local row = nil -- nil: the reply is in flat already
   local tl = ev_targets[e]
   if plain_only and tl.plain and not ev_idkey[e] then
-    local refused, id_new = apply_plain(ev_member[e], ev_value[e], tl.t, tl, false)
-    if refused then row = refused else index_names(e, id_new) end
+    local member = ev_member[e]
+    local refused, id_new = apply_plain(member, ev_value[e], tl.t, tl, false)
+    if refused then
+      row = refused
+    elseif ev_name[e] then
+      index_names(e, id_new)
+    elseif id_new then
+      -- index_names for an event read without name or folded id.
+      local np = #name_pending
+      name_pending[np + 1] = '0'
+      name_pending[np + 2] = member .. '\0' .. member
+    end
   else
     row = apply_event(e)
   end
