@@ -792,6 +792,7 @@ end
 -- Movement: the overtakes' keys, and the all view's snapshot of the day,
 -- taken now, before anything of this batch is written.
 local moves_top = tonumber(nextarg())
+local top_at = sfmt('%d', moves_top - 1) -- the last rank of the top, as ZRANGE and LTRIM take it
 if moves_top > 0 then
   for v = 1, nviews do
     local view = views[v]
@@ -1136,7 +1137,7 @@ local function top_code(per)
   local t = top[per]
   if t == nil then
     flush(per)
-    local r = call('ZRANGE', per.zkey, moves_top - 1, moves_top - 1, 'WITHSCORES')
+    local r = call('ZRANGE', per.zkey, top_at, top_at, 'WITHSCORES')
     t = r[2] and num(r[2]) or false
     top[per] = t
   end
@@ -1451,17 +1452,17 @@ end
 -- period per of view was ranked below it before (by its old code), who it
 -- passed: the member now right behind it.
 local function overtake(view, per, member, code, old, rank, et)
-  local was = call('ZCOUNT', per.zkey, '-inf', '(' .. fmt(old))
+  local was = call('ZCOUNT', per.zkey, '-inf', '(' .. sfmt('%d', old))
   if was <= rank then return end
   -- The first member with a worse code, in one call.
-  local behind = call('ZRANGE', per.zkey, '(' .. fmt(code), '+inf', 'BYSCORE', 'LIMIT', 0, 1)[1]
+  local behind = call('ZRANGE', per.zkey, '(' .. sfmt('%d', code), '+inf', 'BYSCORE', 'LIMIT', '0', '1')[1]
   if behind and behind ~= member then
     local mv = moves[view]
     if not mv then
       mv = {}
       moves[view] = mv
     end
-    mv[#mv + 1] = per.id .. '\t' .. member .. '\t' .. behind .. '\t' .. rank .. '\t' .. fmt(et)
+    mv[#mv + 1] = per.id .. '\t' .. member .. '\t' .. behind .. '\t' .. sfmt('%d\t%d', rank, et)
   end
 end
 
@@ -2138,13 +2139,13 @@ local function finish()
 
   for view, mv in pairs(moves) do
     call('LPUSH', view.mvkey, unpack(mv))
-    call('LTRIM', view.mvkey, 0, moves_top - 1)
+    call('LTRIM', view.mvkey, '0', top_at)
   end
 
   if #pending_list > 0 then
     -- Entries of expired periods go as writes come, so the registry stays
     -- as small as the retained data without waiting for a removal.
-    call('ZREMRANGEBYSCORE', reg, '-inf', '(' .. fmt(now))
+    call('ZREMRANGEBYSCORE', reg, '-inf', '(' .. sfmt('%d', now))
     local changed, entries = {}, {}
     for _, per in ipairs(pending_list) do
       if per.seg and not per.created then
@@ -2153,9 +2154,10 @@ local function finish()
         -- instead of on every batch: segment boards are many, and the
         -- entry and expiry stay as long as the key.
       elseif per.exp > 0 then
-        call('PEXPIREAT', per.zkey, fmt(per.exp))
-        if exact then call('PEXPIREAT', per.xkey, fmt(per.exp)) end
-        entries[#entries + 1] = fmt(per.exp)
+        local exp = sfmt('%d', per.exp)
+        call('PEXPIREAT', per.zkey, exp)
+        if exact then call('PEXPIREAT', per.xkey, exp) end
+        entries[#entries + 1] = exp
         entries[#entries + 1] = per.suffix
       else
         entries[#entries + 1] = 'inf'
