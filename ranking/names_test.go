@@ -459,3 +459,68 @@ func checkIndex(t *testing.T, rdb redis.UniversalClient, base string, want []str
 		t.Fatalf("%d entries in ni and the blocks, want %d", len(entries), len(want))
 	}
 }
+
+// TestSearchRenameFromID: a display name whose folded form is the
+// member's folded id shares the id's search entry; renaming the member
+// away from it keeps the member findable by its id, whether the entry is
+// still in ni or already packed into the blocks.
+func TestSearchRenameFromID(t *testing.T) {
+	ranking.GuardKeys(t)
+	for _, be := range []struct {
+		Name   string
+		Client func(t *testing.T) redis.UniversalClient
+	}{
+		{"miniredis", func(t *testing.T) redis.UniversalClient { _, rdb := MustMiniredis(t, time.Now()); return rdb }},
+		{"redis", func(t *testing.T) redis.UniversalClient { return redistest.Client(t) }},
+	} {
+		for _, packed := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/packed=%v", be.Name, packed), func(t *testing.T) {
+				ctx := context.Background()
+				s := newStore(t, be.Client(t), MustConfig(t, "boards: [{id: g, views: [all]}]\n"), nil)
+				apply := func(evs ...ranking.Event) {
+					t.Helper()
+					res, err := s.Apply(ctx, "g", evs, ranking.ApplyOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, r := range res {
+						if r.Err != nil {
+							t.Fatal(r.Err)
+						}
+					}
+				}
+				search := func(q string) string {
+					t.Helper()
+					got, err := s.SearchMembers(ctx, "g", q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return fmt.Sprint(got)
+				}
+				apply(ranking.Event{Member: "alice", Value: 1, Name: "Alice"}, ranking.Event{Member: "bob", Value: 1})
+				if packed {
+					compactAll(t, s, 1024)
+				}
+				if got, want := search("ali"), fmt.Sprint([]ranking.MemberName{{Member: "alice", Name: "Alice"}}); got != want {
+					t.Fatalf("before the rename: search ali = %s, want %s", got, want)
+				}
+				apply(ranking.Event{Member: "alice", Value: 1, Name: "Zed"})
+				if got, want := search("ali"), fmt.Sprint([]ranking.MemberName{{Member: "alice", Name: "Zed"}}); got != want {
+					t.Errorf("after the rename: search ali = %s, want %s (found by id)", got, want)
+				}
+				if got, want := search("zed"), fmt.Sprint([]ranking.MemberName{{Member: "alice", Name: "Zed"}}); got != want {
+					t.Errorf("after the rename: search zed = %s, want %s", got, want)
+				}
+				// And back: the name again equal to the id, then away again.
+				apply(ranking.Event{Member: "alice", Value: 1, Name: "ALICE"})
+				apply(ranking.Event{Member: "alice", Value: 1, Name: "Yves"})
+				if got, want := search("ali"), fmt.Sprint([]ranking.MemberName{{Member: "alice", Name: "Yves"}}); got != want {
+					t.Errorf("after renaming back and away: search ali = %s, want %s", got, want)
+				}
+				if got := search("zed"); got != "[]" {
+					t.Errorf("the old name Zed is still found: %s", got)
+				}
+			})
+		}
+	}
+}

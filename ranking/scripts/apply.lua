@@ -1927,10 +1927,13 @@ local function index_names(e, id_new)
   if not name or name == '' then return end
   -- The search index follows the name: the old name's entry goes, from
   -- ni or else from the blocks (its folded form is kept beside it,
-  -- "<member>\0k", as Lua cannot fold), the new one comes.
+  -- "<member>\0k", as Lua cannot fold), the new one comes. A name that
+  -- folds to the folded id has the id's entry, which stays while the
+  -- member does: it is neither taken out nor added again.
   local got = call('HMGET', names_key, member, member .. '\0k')
   if got[1] ~= name then
-    if got[2] then
+    local id_fold = ev_member_fold[e] or member
+    if got[2] and got[2] ~= id_fold then
       if #name_pending > 0 then
         call('ZADD', name_index, unpack(name_pending))
         name_pending = {}
@@ -1938,9 +1941,12 @@ local function index_names(e, id_new)
       local old = got[2] .. '\0' .. member
       if call('ZREM', name_index, old) == 0 then idx_del(index_bounds, index_blocks, old) end
     end
-    call('HSET', names_key, member, name, member .. '\0k', ev_name_fold[e])
-    name_pending[#name_pending + 1] = '0'
-    name_pending[#name_pending + 1] = ev_name_fold[e] .. '\0' .. member
+    local fold = ev_name_fold[e]
+    call('HSET', names_key, member, name, member .. '\0k', fold)
+    if fold ~= id_fold then
+      name_pending[#name_pending + 1] = '0'
+      name_pending[#name_pending + 1] = fold .. '\0' .. member
+    end
   end
 end
 
