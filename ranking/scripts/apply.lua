@@ -1785,9 +1785,7 @@ local function apply_plain(member, value, et, tl, mirrored)
   local id_new, nrank = false, 0
   local pl = tl.pl or answer_pl(tl)
   local res = flat
-  -- The event's values start after m0 (row_start, written out).
-  local m0
-  if et == last_et and pl == last_pl then m0 = nflat + 1 else m0 = nflat + 5 end
+  local m0 = row_start(et, pl) -- the event's values start after m0
   local m = m0
   local npl = #pending_list
   local snap, srows = nil, tl.srows
@@ -1899,15 +1897,7 @@ local function apply_plain(member, value, et, tl, mirrored)
       end
     end
   end
-  -- row_end, written out.
-  local f = nflat
-  if m0 == f + 1 then
-    res[f + 1] = f + 1 - m
-  else
-    res[f + 1], res[f + 2], res[f + 3], res[f + 4], res[f + 5] = m - f - 1, 1, 0, et, pl
-    last_et, last_pl = et, pl
-  end
-  nflat = m
+  row_end(et, pl, m)
   return nil, id_new
 end
 
