@@ -97,6 +97,7 @@ func runMemory(ctx context.Context, e *env) error {
 	e.out.bench("plain_zset_bytes_per_member_view", plainPer, "bytes")
 	e.out.ratio("memory_vs_plain", divide(stdPer, plainPer))
 	e.out.ratio("memory_vs_plain_uncompacted", divide(float64(uncompacted)/float64(want), plainPer))
+	e.logf("  target: RATIO memory_vs_plain <= 1.1")
 	e.out.bench("memory_load_redis_us_per_member", divide(float64(std.cpu.Microseconds()), float64(n)), "us")
 	e.out.bench("index_compact_redis_us_per_entry", divide(float64(compactCPU.Microseconds()), float64(moved)), "us")
 	return nil
