@@ -2087,18 +2087,8 @@ for e = 1, nevents do
   local row = nil -- nil: the reply is in flat already
   local tl = ev_targets[e]
   if plain_only and tl.plain and not ev_idkey[e] then
-    local member = ev_member[e]
-    local refused, id_new = apply_plain(member, ev_value[e], tl.t, tl, false)
-    if refused then
-      row = refused
-    elseif ev_name[e] then
-      index_names(e, id_new)
-    elseif id_new then
-      -- index_names for an event read without name or folded id.
-      local np = #name_pending
-      name_pending[np + 1] = '0'
-      name_pending[np + 2] = member .. '\0' .. member
-    end
+    local refused, id_new = apply_plain(ev_member[e], ev_value[e], tl.t, tl, false)
+    if refused then row = refused else index_names(e, id_new) end
   else
     row = apply_event(e)
   end
