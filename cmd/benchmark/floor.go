@@ -16,7 +16,8 @@ import (
 // board's code to the member's segment boards (as apply.lua does for a
 // member that always carries the same segment values). Codes go to ZADD
 // as integer text, as apply.lua sends them: a Lua number argument is
-// formatted with %.17g by Redis 7.0, several times dearer. It keeps no member
+// formatted with %.17g by Redis 7.0, several times dearer; numbers are
+// read with s + 0, as apply.lua reads them (tonumber parses twice). It keeps no member
 // records, idempotency ids, names, overtakes, expiries or period checks and
 // answers nothing: it is not a way to run a board, only the floor under
 // Store.Apply's Redis CPU. It shows what the exact design itself costs
@@ -26,7 +27,7 @@ local tpart, nv, ns = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local members, values, groups, at = {}, {}, {}, {}
 local n, a = 0, 4
 while a <= #ARGV do
-  local m, v = ARGV[a], tonumber(ARGV[a + 1])
+  local m, v = ARGV[a], ARGV[a + 1] + 0
   local i = at[m]
   if i then
     values[i] = values[i] + v
@@ -35,7 +36,7 @@ while a <= #ARGV do
     at[m], members[n], values[n] = n, m, v
     if ns > 0 then
       local g = {}
-      for s = 1, ns do g[s] = tonumber(ARGV[a + 1 + s]) end
+      for s = 1, ns do g[s] = ARGV[a + 1 + s] + 0 end
       groups[n] = g
     end
   end
@@ -47,7 +48,7 @@ for k = 1, nv do
   local out, seg = {}, {}
   for i = 1, n do
     local v = values[i]
-    if old[i] then v = v + math.floor(tonumber(old[i]) / scale) end
+    if old[i] then v = v + math.floor((old[i] + 0) / scale) end
     local code = string.format('%d', v * scale + tpart)
     out[2 * i - 1], out[2 * i] = code, members[i]
     for s = 1, ns do
@@ -126,7 +127,7 @@ local tnow, nv = tonumber(ARGV[1]), tonumber(ARGV[2])
 local members, values, at = {}, {}, {}
 local n = 0
 for a = 3 + nv, #ARGV, 2 do
-  local m, v = ARGV[a], tonumber(ARGV[a + 1])
+  local m, v = ARGV[a], ARGV[a + 1] + 0
   local i = at[m]
   if i then values[i] = values[i] + v else n = n + 1; at[m], members[n], values[n] = n, m, v end
 end

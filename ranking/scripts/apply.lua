@@ -160,20 +160,26 @@ local desc = order == 'desc'
 
 local views = {}
 for v = 1, nviews do
-  local view = {name = nextarg(), unit = tonumber(nextarg()), span = tonumber(nextarg()),
-                kind = nextarg(), days = tonumber(nextarg()), lo = tonumber(nextarg()),
-                hi = tonumber(nextarg()), periods = {}, by_id = {}}
-  local np = tonumber(nextarg())
+  local a = i
+  local view = {name = ARGV[a], unit = tonumber(ARGV[a + 1]), span = tonumber(ARGV[a + 2]),
+                kind = ARGV[a + 3], days = tonumber(ARGV[a + 4]), lo = tonumber(ARGV[a + 5]),
+                hi = tonumber(ARGV[a + 6]), periods = {}, by_id = {}}
+  local np = tonumber(ARGV[a + 7])
+  a = a + 8
+  local name, w, periods, by_id = view.name, view.kind == 'w', view.periods, view.by_id
   for p = 1, np do
-    local per = {id = nextarg(), s = tonumber(nextarg()), e = tonumber(nextarg()),
-                 base = tonumber(nextarg()), exp = tonumber(nextarg()), last = tonumber(nextarg()), j = p}
-    per.suffix = view.name .. ':' .. per.id -- the registry's name for it, not a key
-    per.zkey = nextkey()
-    if exact then per.xkey = nextkey() end
-    if view.kind == 'w' then per.rkey = nextkey() end
-    view.periods[p] = per
-    view.by_id[per.id] = per
+    local id = ARGV[a]
+    local per = {id = id, s = tonumber(ARGV[a + 1]), e = tonumber(ARGV[a + 2]),
+                 base = tonumber(ARGV[a + 3]), exp = tonumber(ARGV[a + 4]), last = tonumber(ARGV[a + 5]), j = p,
+                 suffix = name .. ':' .. id, zkey = KEYS[ki], xkey = false, rkey = false}
+    a = a + 6
+    ki = ki + 1
+    if exact then per.xkey = KEYS[ki]; ki = ki + 1 end
+    if w then per.rkey = KEYS[ki]; ki = ki + 1 end
+    periods[p] = per
+    by_id[id] = per
   end
+  i = a
   views[v] = view
 end
 -- The day totals (kind "h", listed last), found by their start.
@@ -400,6 +406,7 @@ local nevents = tonumber(nextarg())
 local ev_member, ev_value, ev_at, ev_name, ev_name_fold, ev_member_fold, ev_id, ev_idkey, ev_targets =
   {}, {}, {}, {}, {}, {}, {}, {}, {}
 local ev_lmkey = {}
+local any_id = false -- whether an event carries an id
 
 -- A window that is not built is derived, for the bounds check only (it is
 -- never built here), from today's window T, which is always built, and the
@@ -687,7 +694,7 @@ local function read_events()
     if plain and plain_tl and not league then
       -- The usual event: ev_at, ev_name, ev_name_fold, ev_member_fold
       -- and ev_id stay nil (index_names reads them so).
-      ev_member[e], ev_value[e], ev_targets[e] = member, tonumber(ARGV[a + 1]), plain_tl
+      ev_member[e], ev_value[e], ev_targets[e] = member, ARGV[a + 1] + 0, plain_tl
       a = a + 3
     else
       local at, nseg = '', 0
@@ -737,7 +744,10 @@ local function read_events()
       a = a + nseg
       ev_targets[e] = tl
       if league then ev_lmkey[e] = nextkey() end
-      if ev_id[e] ~= '' then ev_idkey[e] = nextkey() end
+      if ev_id[e] ~= '' then
+        ev_idkey[e] = nextkey()
+        any_id = true
+      end
     end
   end
   i = a
@@ -756,7 +766,7 @@ end
 -- A duplicate whose original periods are not all listed stops the batch
 -- ({-5, ...}) so that it can answer their state.
 local id_rec = {}
-do
+if any_id then
   local ks, seen = {}, {}
   for e = 1, nevents do
     local k = ev_idkey[e]
@@ -962,7 +972,9 @@ do
     local c = codes[per]
     for k = 1, #w do
       local s = got[k]
-      if s then c[w[k]] = tonumber(s) or num(s) else c[w[k]] = false end
+      -- s + 0 parses a score once (tonumber parses it twice) and, unlike
+      -- some tonumber, accepts an exponent ("1e+09", see num).
+      if s then c[w[k]] = s + 0 else c[w[k]] = false end
     end
   end
 end
@@ -1835,9 +1847,13 @@ local function apply_plain(member, value, et, tl, mirrored)
         -- keeps a number bound.
         local t = top[per]
         if old and code < old then
-          nrank = nrank + 1
-          p_rank[nrank] = k
-          if t == false then top[per] = nil end
+          -- A rise still worse than a number bound stays out of the top:
+          -- no rank to read.
+          if not (t and code > t) then
+            nrank = nrank + 1
+            p_rank[nrank] = k
+            if t == false then top[per] = nil end
+          end
         elseif t ~= nil and not (t and (code <= t or not old or old > t)) then
           top[per] = nil
         end
@@ -2088,7 +2104,8 @@ for e = 1, nevents do
   local tl = ev_targets[e]
   if plain_only and tl.plain and not ev_idkey[e] then
     local refused, id_new = apply_plain(ev_member[e], ev_value[e], tl.t, tl, false)
-    if refused then row = refused else index_names(e, id_new) end
+    -- index_names has nothing to do without a new id or a name.
+    if refused then row = refused elseif id_new or ev_name[e] then index_names(e, id_new) end
   else
     row = apply_event(e)
   end
