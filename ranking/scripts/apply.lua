@@ -1792,7 +1792,7 @@ local function apply_plain(member, value, et, tl, mirrored)
   local cs, spans, sspans, bases, units, track, fresh = c.codes, c.span, c.sspan, c.base, c.unit, c.track, c.fresh
   local period_of, n = tl.period_of, tl.n
   local lo_cap, hi_cap = vmin, vmax
-  local pending, pending_list, top, ranks = pending, pending_list, top, ranks
+  local pending, pending_list, top, ranks, incr = pending, pending_list, top, ranks, incr
   local p_old, p_rank, unchanged = pl_old, pl_rank, unchanged
   local id_new, nrank = false, 0
   local pl = tl.pl or answer_pl(tl)
@@ -1807,31 +1807,42 @@ local function apply_plain(member, value, et, tl, mirrored)
     local old = pc[member]
     if old == nil then old = code_of(period_of[k], member) end
     local unit = units[k]
+    -- One assignment per statement: a multiple assignment goes through
+    -- temporaries, and this loop runs per event and view.
     local nv, nt, change
     if old then
       local span = spans[k]
       local r = old % span
       if r < 0 then r = r + span elseif r >= span then r = r - span end
-      local ov = bases[k] + (old - r) / sspans[k]
-      nv, nt, change = ov, r, false
+      nv = bases[k] + (old - r) / sspans[k] -- the old value
+      nt = r
+      change = false
       if incr then
         if value ~= 0 then
-          nv, change = ov + value, true
+          nv = nv + value
+          change = true
           if unit > r then nt = unit end
         end
       elseif best then
-        if better(value, ov) or (value == ov and unit < r and ties ~= 'shared') then
-          nv, nt, change = value, unit, true
+        if better(value, nv) or (value == nv and unit < r and ties ~= 'shared') then
+          nv = value
+          nt = unit
+          change = true
         end
       elseif et >= (period_of[k].base + r) * views[k].unit then -- latest
-        nv, nt, change = value, unit, true
+        nv = value
+        nt = unit
+        change = true
       end
     else
       if fresh[k] then id_new = true end
+      nt = unit
       if incr and value == 0 then
-        nv, nt, change = 0, unit, false -- adds nothing: an absent member stays absent
+        nv = 0 -- adds nothing: an absent member stays absent
+        change = false
       else
-        nv, nt, change = value, unit, true
+        nv = value
+        change = true
       end
     end
     if (change or old) and (nv < lo_cap or nv > hi_cap) then
