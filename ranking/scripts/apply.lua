@@ -160,17 +160,18 @@ local desc = order == 'desc'
 
 local views = {}
 for v = 1, nviews do
+  -- Numbers are read with s + 0, one parse each (tonumber parses twice).
   local a = i
-  local view = {name = ARGV[a], unit = tonumber(ARGV[a + 1]), span = tonumber(ARGV[a + 2]),
-                kind = ARGV[a + 3], days = tonumber(ARGV[a + 4]), lo = tonumber(ARGV[a + 5]),
-                hi = tonumber(ARGV[a + 6]), periods = {}, by_id = {}}
-  local np = tonumber(ARGV[a + 7])
+  local view = {name = ARGV[a], unit = ARGV[a + 1] + 0, span = ARGV[a + 2] + 0,
+                kind = ARGV[a + 3], days = ARGV[a + 4] + 0, lo = ARGV[a + 5] + 0,
+                hi = ARGV[a + 6] + 0, periods = {}, by_id = {}}
+  local np = ARGV[a + 7] + 0
   a = a + 8
   local name, w, periods, by_id = view.name, view.kind == 'w', view.periods, view.by_id
   for p = 1, np do
     local id = ARGV[a]
-    local per = {id = id, s = tonumber(ARGV[a + 1]), e = tonumber(ARGV[a + 2]),
-                 base = tonumber(ARGV[a + 3]), exp = tonumber(ARGV[a + 4]), last = tonumber(ARGV[a + 5]), j = p,
+    local per = {id = id, s = ARGV[a + 1] + 0, e = ARGV[a + 2] + 0,
+                 base = ARGV[a + 3] + 0, exp = ARGV[a + 4] + 0, last = ARGV[a + 5] + 0, j = p,
                  suffix = name .. ':' .. id, zkey = KEYS[ki], xkey = false, rkey = false}
     a = a + 6
     ki = ki + 1
