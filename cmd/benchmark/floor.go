@@ -17,10 +17,10 @@ import (
 // member that always carries the same segment values). Codes go to ZADD
 // as integer text, as apply.lua sends them: a Lua number argument is
 // formatted with %.17g by Redis 7.0, several times dearer; numbers are
-// read with s + 0, as apply.lua reads them (tonumber parses twice). It keeps no member
-// records, idempotency ids, names, overtakes, expiries or period checks and
-// answers nothing: it is not a way to run a board, only the floor under
-// Store.Apply's Redis CPU. It shows what the exact design itself costs
+// read with s + 0, as apply.lua reads them (tonumber parses twice). It
+// keeps no member records, idempotency ids, names, overtakes, expiries or
+// period checks and answers nothing: it is not a way to run a board, only
+// the floor under Store.Apply's Redis CPU. It shows what the exact design itself costs
 // next to plain ZINCRBY, apart from everything else apply.lua does.
 var floorScript = redis.NewScript(`
 local tpart, nv, ns = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
