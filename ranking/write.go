@@ -328,8 +328,16 @@ func allKeyed(events []Event, idx []int) bool {
 	return true
 }
 
+// nowMargin is how far from a period's boundary the estimate of Redis's now
+// must be for a call to list that period alone: the estimate is learned
+// from the last reply, so it is off by about a call's duration. Nearer a
+// boundary the neighbour is listed too; an estimate off by more costs a
+// retry (apply.lua answers -1 and Redis's now).
+const nowMargin = 30 * time.Second
+
 // periodRows lists the candidate current periods of a calendar view around
-// now (previous, current, next) and the periods of every explicit event time.
+// now (the current one, and its neighbour within nowMargin of a boundary)
+// and the periods of every explicit event time.
 func (s *Store) periodRows(b *Board, v View, events []Event, idx []int, now time.Time) []periodEntry {
 	cal := s.cfg.Calendar
 	var rows []periodEntry
@@ -343,8 +351,12 @@ func (s *Store) periodRows(b *Board, v View, events []Event, idx []int, now time
 	cur := cal.PeriodAt(v, now)
 	add(cur)
 	if v.Kind != All {
-		add(cal.Prev(v, cur))
-		add(cal.Next(v, cur))
+		if now.Sub(cur.Start) < nowMargin {
+			add(cal.Prev(v, cur))
+		}
+		if cur.End.Sub(now) < nowMargin {
+			add(cal.Next(v, cur))
+		}
 	}
 events:
 	for _, i := range idx {
