@@ -177,6 +177,20 @@ const IndexCompactCount = indexCompactCount
 // moves any.
 const IndexCompactPerBlock = indexCompactPerBlock
 
+// CountApplyRuns makes s's apply.lua count in hash counter the runs of
+// events it applies view by view (field run, see apply_run) and those it
+// turns back to event by event (field refused). The hash is written from
+// the script without being declared, which a single Redis allows.
+func CountApplyRuns(s *Store, counter string) {
+	const at = "  if not run_safe(tl, c, e0, e1) then return false end\n"
+	if !strings.Contains(applyLua, at) {
+		panic("apply.lua no longer checks a run with " + at)
+	}
+	count := "  if not run_safe(tl, c, e0, e1) then redis.call('HINCRBY', '" + counter + "', 'refused', 1) return false end\n" +
+		"  redis.call('HINCRBY', '" + counter + "', 'run', 1)\n"
+	s.applyOverride = newScript(strings.Replace(applyLua, at, count, 1))
+}
+
 // UseGenericApply makes s apply every event through apply.lua's generic
 // plan (plan, write_plan, answer), never its plain path (apply_plain), so
 // that a test can hold the two to the same writes and answers.

@@ -24,21 +24,28 @@ import (
 // names, late and refused events, with and without ranks; on boards with
 // segments, events carry stable values (mirrored), other values or none.
 // Every reply and, every few batches, every key (sorted sets with their
-// codes, hashes, lists, strings and expiries) must be the same.
+// codes, hashes, lists, strings and expiries) must be the same. In runs,
+// most events are at now and carry no id, so that batches hold runs of
+// them, which the plain store applies view by view (apply_run) when none
+// can be refused, and event by event when one could.
 func TestPlainPathMatchesGeneric(t *testing.T) {
 	t.Parallel()
 	late := 30 * time.Hour
 	t.Run("plain", func(t *testing.T) {
 		t.Parallel()
-		plainMatchesGeneric(t, plainModelConfig("Europe/Paris", late), late)
+		plainMatchesGeneric(t, plainModelConfig("Europe/Paris", late), late, false)
+	})
+	t.Run("runs", func(t *testing.T) {
+		t.Parallel()
+		plainMatchesGeneric(t, plainModelConfig("Europe/Paris", late), late, true)
 	})
 	t.Run("segments", func(t *testing.T) {
 		t.Parallel()
-		plainMatchesGeneric(t, modelConfig("Europe/Paris", late), late)
+		plainMatchesGeneric(t, modelConfig("Europe/Paris", late), late, false)
 	})
 }
 
-func plainMatchesGeneric(t *testing.T, cfgText string, late time.Duration) {
+func plainMatchesGeneric(t *testing.T, cfgText string, late time.Duration, runs bool) {
 	m := miniredis.RunT(t)
 	loc, _ := time.LoadLocation("Europe/Paris")
 	clock := time.Date(2026, 3, 28, 22, 0, 0, 0, loc) // across a DST change, a week and a month end
@@ -52,6 +59,10 @@ func plainMatchesGeneric(t *testing.T, cfgText string, late time.Duration) {
 	plain := rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: "a:"})
 	generic := rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: "b:"})
 	ranking.UseGenericApply(generic)
+	const counter = "runs-counted"
+	if runs {
+		ranking.CountApplyRuns(plain, counter)
+	}
 
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(5, 9))
@@ -77,14 +88,18 @@ func plainMatchesGeneric(t *testing.T, cfgText string, late time.Duration) {
 				ev.Value = b.Max + 1
 			}
 		}
+		now := 5
+		if runs {
+			now = 9
+		}
 		switch k := rng.IntN(10); {
-		case k < 5:
+		case k < now:
 		case k < 9:
 			ev.At = clock.Add(-time.Duration(rng.Int64N(int64(late - time.Minute)))).Truncate(time.Second)
 		default:
 			ev.At = clock.Add(-late - time.Hour) // refused
 		}
-		if rng.IntN(4) == 0 {
+		if rng.IntN(4) == 0 && (!runs || rng.IntN(3) == 0) {
 			ev.Name = "Name " + ev.Member
 		}
 		if len(b.Segments) > 0 {
@@ -105,7 +120,7 @@ func plainMatchesGeneric(t *testing.T, cfgText string, late time.Duration) {
 				}
 			}
 		}
-		if rng.IntN(6) == 0 {
+		if rng.IntN(6) == 0 && (!runs || rng.IntN(5) == 0) {
 			if len(ids) > 0 && rng.IntN(3) == 0 {
 				prev := ids[rng.IntN(len(ids))]
 				if rng.IntN(2) == 0 {
@@ -151,6 +166,13 @@ func plainMatchesGeneric(t *testing.T, cfgText string, late time.Duration) {
 	lists += sameKeys(t, rdb, "a:", "b:")
 	if lists == 0 {
 		t.Fatal("no overtakes list was compared")
+	}
+	if runs {
+		got := rdb.HGetAll(ctx, counter).Val()
+		if got["run"] == "" || got["refused"] == "" {
+			t.Fatalf("runs applied view by view %q, turned back %q: want some of both", got["run"], got["refused"])
+		}
+		t.Logf("runs applied view by view %s, turned back %s", got["run"], got["refused"])
 	}
 }
 

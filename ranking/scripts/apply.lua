@@ -2107,25 +2107,217 @@ local function apply_event(e)
   return nil
 end
 
+-- A run of plain events (see apply_run) goes view by view from
+-- run_min events on: below that, run_safe's reads cost more than they
+-- save.
+local run_min = 4
+
+-- run_safe tells whether no event of a run (events e0..e1 of plain list
+-- tl, with consts c) can be refused: apply_plain refuses an event in
+-- every view when one view's score, changed or kept, would lie outside
+-- [vmin, vmax], so apply_run takes runs that cannot be refused only. In a
+-- view, a best or latest score is one of the run's members held or the
+-- event's value; an increment's score lies between the lowest and
+-- highest score the run's members held before it (0 for one absent),
+-- moved by all the run's falls and rises. Codes order scores, so the
+-- view's lowest and highest codes among those members give them.
+local function run_safe(tl, c, e0, e1)
+  local up, down = 0, 0
+  for e = e0, e1 do
+    local v = ev_value[e]
+    if incr then
+      if v > 0 then up = up + v else down = down + v end
+    elseif v < vmin or v > vmax then
+      return false
+    end
+  end
+  if down < vmin or up > vmax then return false end
+  local cs, members, period_of = c.codes, ev_member, tl.period_of
+  for k = 1, tl.n do
+    local pc = cs[k]
+    local lo, hi = false, false
+    for e = e0, e1 do
+      local member = members[e]
+      local old = pc[member]
+      if old == nil then old = code_of(period_of[k], member) end
+      if old then
+        if not lo or old < lo then lo = old end
+        if not hi or old > hi then hi = old end
+      end
+    end
+    if lo then
+      local span, base, sspan = c.span[k], c.base[k], c.sspan[k]
+      local r = lo % span
+      if r < 0 then r = r + span elseif r >= span then r = r - span end
+      local a = base + (lo - r) / sspan
+      r = hi % span
+      if r < 0 then r = r + span elseif r >= span then r = r - span end
+      local b = base + (hi - r) / sspan
+      if desc then a, b = b, a end -- a desc board's lowest code is its highest score
+      if a + down < vmin or b + up > vmax then return false end
+    end
+  end
+  return true
+end
+
+-- apply_run applies a run of plain events (e0..e1, all of list tl, none
+-- carrying an id, ranks not answered) view by view, as apply_plain would
+-- event by event: each view's constants are read once, and each view's
+-- key takes the run's writes, rank reads and overtakes in event order,
+-- which is all one key sees (keys are apart). The replies and index
+-- entries are those of apply_plain. It returns false, having done
+-- nothing, when run_safe does not hold.
+local run_fresh = {}
+local function apply_run(tl, e0, e1)
+  local c = tl.consts or plain_consts(tl)
+  if not run_safe(tl, c, e0, e1) then return false end
+  local n, period_of, et = tl.n, tl.period_of, tl.t
+  local pl = tl.pl or answer_pl(tl)
+  local res, members, values, fresh_ev = flat, ev_member, ev_value, run_fresh
+  local pending, top, incr = pending, top, incr
+  local cs, spans, sspans, bases, units, tracks, freshs = c.codes, c.span, c.sspan, c.base, c.unit, c.track, c.fresh
+  local m0 = row_start(et, pl) -- as apply_plain: event e0's values start after m0
+  local stride = n + 1 -- a later event's row: its length, then its values
+  for k = 1, n do
+    local pc = cs[k]
+    local per = period_of[k]
+    local span = spans[k]
+    local sspan = sspans[k]
+    local base = bases[k]
+    local unit = units[k]
+    local track = tracks[k]
+    local fresh = freshs[k]
+    local p = pending[per]
+    local np = 0
+    if p then np = p.n end
+    local m = m0 + k
+    for e = e0, e1 do
+      local member = members[e]
+      local value = values[e]
+      local old = pc[member]
+      if old == nil then old = code_of(per, member) end
+      -- apply_plain's step, without range checks (run_safe).
+      local nv, nt, change
+      if old then
+        local r = old % span
+        if r < 0 then r = r + span elseif r >= span then r = r - span end
+        nv = base + (old - r) / sspan
+        nt = r
+        change = false
+        if incr then
+          if value ~= 0 then
+            nv = nv + value
+            change = true
+            if unit > r then nt = unit end
+          end
+        elseif best then
+          if better(value, nv) or (value == nv and unit < r and ties ~= 'shared') then
+            nv = value
+            nt = unit
+            change = true
+          end
+        elseif et >= (per.base + r) * views[k].unit then -- latest
+          nv = value
+          nt = unit
+          change = true
+        end
+      else
+        if fresh then fresh_ev[e] = true end
+        nt = unit
+        if incr and value == 0 then
+          nv = 0
+          change = false
+        else
+          nv = value
+          change = true
+        end
+      end
+      if change then
+        local code = (nv - base) * sspan + nt
+        pc[member] = code
+        if not p then
+          p = {false, false, false, false, n = 0}
+          pending[per] = p
+          pending_list[#pending_list + 1] = per
+        end
+        p[np + 1] = sfmt('%d', code)
+        p[np + 2] = member
+        np = np + 2
+        if track then
+          -- apply_plain's bound and rank queue, the rank read right after
+          -- the write.
+          local t = top[per]
+          if old and code < old then
+            if not (t and code > t) then
+              if t == false then top[per] = nil end
+              p.n = np
+              t = top[per]
+              if t == nil then t = top_code(per) end
+              if not t or code <= t then
+                local rank = rank_of(per, member, code)
+                if rank <= moves_top then overtake(views[k], per, member, code, old, rank, et) end
+              end
+              np = p.n
+            end
+          elseif t ~= nil and not (t and (code <= t or not old or old > t)) then
+            top[per] = nil
+          end
+        end
+      end
+      res[m] = nv
+      m = m + stride
+    end
+    if p then p.n = np end
+  end
+  row_end(et, pl, m0 + n)
+  local f = m0 + n
+  for _ = e0 + 1, e1 do
+    flat[f + 1] = -n
+    f = f + stride
+  end
+  nflat = f
+  for e = e0, e1 do
+    local id_new = fresh_ev[e]
+    if id_new then fresh_ev[e] = nil end
+    if id_new or ev_name[e] then index_names(e, id_new or false) end
+  end
+  return true
+end
+
 -- An event of a plain list on a board without segments, carrying no id
 -- (most events), goes straight to apply_plain: apply_event's other
--- steps do nothing for it.
+-- steps do nothing for it; a run of them with ranks not answered goes to
+-- apply_run.
 local plain_only = plain_ok and not sm_key
-for e = 1, nevents do
-  local row = nil -- nil: the reply is in flat already
+local function add_row(row)
+  local f, n = nflat, #row
+  flat[f + 1] = n
+  for j = 1, n do flat[f + 1 + j] = row[j] end
+  nflat = f + 1 + n
+end
+local function plain_one(e)
   local tl = ev_targets[e]
-  if plain_only and tl.plain and not ev_idkey[e] then
-    local refused, id_new = apply_plain(ev_member[e], ev_value[e], tl.t, tl, false)
-    -- index_names has nothing to do without a new id or a name.
-    if refused then row = refused elseif id_new or ev_name[e] then index_names(e, id_new) end
-  else
-    row = apply_event(e)
-  end
-  if row then
-    local f, n = nflat, #row
-    flat[f + 1] = n
-    for j = 1, n do flat[f + 1 + j] = row[j] end
-    nflat = f + 1 + n
+  local refused, id_new = apply_plain(ev_member[e], ev_value[e], tl.t, tl, false)
+  -- index_names has nothing to do without a new id or a name.
+  if refused then add_row(refused) elseif id_new or ev_name[e] then index_names(e, id_new) end
+end
+do
+  local e = 1
+  while e <= nevents do
+    local tl = ev_targets[e]
+    local last = e
+    if plain_only and tl.plain and not ev_idkey[e] then
+      if not ranks then
+        while last < nevents and ev_targets[last + 1] == tl and not ev_idkey[last + 1] do last = last + 1 end
+      end
+      if last - e + 1 < run_min or not apply_run(tl, e, last) then
+        for x = e, last do plain_one(x) end
+      end
+    else
+      local row = apply_event(e)
+      if row then add_row(row) end
+    end
+    e = last + 1
   end
 end
 
