@@ -143,8 +143,10 @@ import (
 //	                                                      never expires
 //	<prefix>{<board>}:meta                       hash     shards: the shard count the board's data is written
 //	                                                      with, set when an instance first starts on the board
-//	                                                      and by reshard; start-up refuses a boards file that
-//	                                                      differs; never expires
+//	                                                      and by reshard; enc:<view>: how the view's scores are
+//	                                                      encoded (Board.encodingText), set when an instance
+//	                                                      first starts with the view; start-up refuses a boards
+//	                                                      file that differs in either; never expires
 //	<prefix>{<board>}:serving                    zset     instances serving the board: instance -> ms until which
 //	                                                      it said so (refreshed while it runs, removed when it
 //	                                                      stops); reshard refuses while one is live; entries past

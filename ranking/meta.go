@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -106,6 +107,106 @@ func (s *Store) CheckShards(ctx context.Context) error {
 			}
 		default:
 			errs = append(errs, &ShardsMismatchError{Board: b.ID, Configured: b.Shards, Recorded: rec})
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// EncodingMismatchError is a boards file that would read a board's stored
+// scores in one of its views with another encoding than they were written
+// with: min_score, max_score, decimals, order, ties or the timezone (the
+// longest period, hence the tie span) changed.
+type EncodingMismatchError struct {
+	Board      string
+	View       string // the view's name; "~d" the day totals, "~lg" the league rounds
+	Recorded   string // the data's encoding, as encodingText renders it
+	Configured string // the boards file's
+}
+
+func (e *EncodingMismatchError) Error() string {
+	what := fmt.Sprintf("view %q", e.View)
+	switch e.View {
+	case dayTotals.Name:
+		what = "the day totals of its rolling views"
+	case leagueViewName:
+		what = "its league rounds"
+	}
+	return fmt.Sprintf("board %q: the scores of %s in Redis are encoded as %s, but the boards file gives %s, which would read every stored score wrongly; restore the board's min_score, max_score, decimals, order, ties and timezone, or give it a new id",
+		e.Board, what, e.Recorded, e.Configured)
+}
+
+// encodingText renders how a codec of b stores scores: the value range,
+// decimals and order that give a code's rank value, and the tie unit and
+// span that split it.
+func (b *Board) encodingText(cd codec) string {
+	ties := "ties shared"
+	if b.Ties != TiesShared {
+		ties = fmt.Sprintf("ties by %s in spans of %d", cd.unit.name, cd.span)
+	}
+	return fmt.Sprintf("scores %s to %s with %d decimals, %s, %s",
+		formatScaled(cd.lo, b.Decimals), formatScaled(cd.hi, b.Decimals), b.Decimals, b.Order, ties)
+}
+
+// CheckEncoding compares how each board's settings encode the scores of
+// each of its views with the record of how its data was written (field
+// enc:<view> of the board's meta hash), recording what has no record yet
+// (a new board or view, or data written before the record). It refuses,
+// with an *EncodingMismatchError per view and recording nothing, a board
+// whose stored codes its settings would read differently. Instances run
+// it at start-up.
+func (s *Store) CheckEncoding(ctx context.Context) error {
+	type field struct {
+		b          *Board
+		key, field string
+		view, want string
+	}
+	var errs []error
+	var missing []field
+	for _, b := range s.cfg.Boards {
+		key := s.keysOf(b).shardsRecord()
+		names := make([]string, 0, len(b.codecs))
+		for name := range b.codecs {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		fields := make([]string, len(names))
+		for i, name := range names {
+			fields[i] = "enc:" + name
+		}
+		got, err := s.rdb.HMGet(ctx, key, fields...).Result()
+		if err != nil {
+			return wrapRedis(err)
+		}
+		for i, name := range names {
+			want := b.encodingText(b.codecs[name])
+			switch rec, ok := got[i].(string); {
+			case !ok:
+				missing = append(missing, field{b, key, fields[i], name, want})
+			case rec != want:
+				errs = append(errs, &EncodingMismatchError{Board: b.ID, View: name, Recorded: rec, Configured: want})
+			}
+		}
+	}
+	if len(errs) > 0 {
+		// Refused, it records nothing.
+		return errors.Join(errs...)
+	}
+	for _, f := range missing {
+		// The first instance records it; one starting at the same time
+		// with other settings then finds that.
+		set, err := s.rdb.HSetNX(ctx, f.key, f.field, f.want).Result()
+		if err != nil {
+			return wrapRedis(err)
+		}
+		if set {
+			continue
+		}
+		rec, err := s.rdb.HGet(ctx, f.key, f.field).Result()
+		if err != nil {
+			return wrapRedis(err)
+		}
+		if rec != f.want {
+			errs = append(errs, &EncodingMismatchError{Board: f.b.ID, View: f.view, Recorded: rec, Configured: f.want})
 		}
 	}
 	return errors.Join(errs...)

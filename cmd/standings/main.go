@@ -261,6 +261,12 @@ func (m *Main) Run(ctx context.Context) error {
 		_ = m.Store.Withdraw(pingCtx, m.instance)
 		return err
 	}
+	// A board's stored scores read back only with the settings that wrote
+	// them.
+	if err := m.Store.CheckEncoding(pingCtx); err != nil {
+		_ = m.Store.Withdraw(pingCtx, m.instance)
+		return err
+	}
 	m.Logger.Info("boards loaded", "boards", len(m.Config.Boards), "timezone", m.Config.Timezone)
 	// Bind before any background work starts, so that a busy port is the
 	// one thing reported and no demo traffic is started for nobody.
