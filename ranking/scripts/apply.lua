@@ -2196,7 +2196,9 @@ local function apply_run(tl, e0, e1)
       local value = values[e]
       local old = pc[member]
       if old == nil then old = code_of(per, member) end
-      -- apply_plain's step, without range checks (run_safe).
+      -- apply_plain's step, without range checks (run_safe), written out
+      -- as it is there: a call per event and view would cost more than
+      -- the step; TestPlainPathMatchesGeneric holds both to the plan.
       local nv, nt, change
       if old then
         local r = old % span
