@@ -350,9 +350,10 @@ func (s *Store) deliveryKey(id string) string { return "{" + s.ResultsStream() +
 // Channel is the pub/sub channel of the change feed.
 func (s *Store) Channel() string { return s.prefix + "changes" }
 
-// shardsRecord is the board's record of the shard count its data was
-// written with ("meta", field shards).
-func (k boardKeys) shardsRecord() string { return string(k) + "meta" }
+// metaRecord is the board's record of what its data was written with
+// ("meta": field shards, the shard count; fields enc:<view>, each view's
+// score encoding).
+func (k boardKeys) metaRecord() string { return string(k) + "meta" }
 
 // serving lists the instances serving the board: instance -> until ms.
 func (k boardKeys) serving() string { return string(k) + "serving" }

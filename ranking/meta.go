@@ -42,7 +42,7 @@ func (e *ShardsMismatchError) Error() string {
 // board written before sharding existed), else 0 (no data, no record).
 func (s *Store) RecordedShards(ctx context.Context, boardID string) (int, error) {
 	k := s.keysOfID(boardID)
-	v, err := s.rdb.HGet(ctx, k.shardsRecord(), "shards").Result()
+	v, err := s.rdb.HGet(ctx, k.metaRecord(), "shards").Result()
 	switch {
 	case err == nil:
 		n, err := strconv.Atoi(v)
@@ -87,13 +87,13 @@ func (s *Store) CheckShards(ctx context.Context) error {
 		case rec == b.Shards:
 			// A board written before sharding existed gets its record
 			// (HSETNX: a recorded one stays).
-			if err := s.rdb.HSetNX(ctx, k.shardsRecord(), "shards", b.Shards).Err(); err != nil {
+			if err := s.rdb.HSetNX(ctx, k.metaRecord(), "shards", b.Shards).Err(); err != nil {
 				return wrapRedis(err)
 			}
 		case rec == 0:
 			// The first instance on a board records its count; one starting
 			// at the same time with another count then finds that.
-			set, err := s.rdb.HSetNX(ctx, k.shardsRecord(), "shards", b.Shards).Result()
+			set, err := s.rdb.HSetNX(ctx, k.metaRecord(), "shards", b.Shards).Result()
 			if err != nil {
 				return wrapRedis(err)
 			}
@@ -163,7 +163,7 @@ func (s *Store) CheckEncoding(ctx context.Context) error {
 	var errs []error
 	var missing []field
 	for _, b := range s.cfg.Boards {
-		key := s.keysOf(b).shardsRecord()
+		key := s.keysOf(b).metaRecord()
 		names := make([]string, 0, len(b.codecs))
 		for name := range b.codecs {
 			names = append(names, name)

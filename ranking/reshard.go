@@ -113,7 +113,7 @@ func (s *Store) Reshard(ctx context.Context, boardID string, to int, opts Reshar
 				return rep, err
 			}
 			// No data: nothing to move, the record is all there is.
-			if err := s.rdb.HSet(ctx, k.shardsRecord(), "shards", to).Err(); err != nil {
+			if err := s.rdb.HSet(ctx, k.metaRecord(), "shards", to).Err(); err != nil {
 				return rep, wrapRedis(err)
 			}
 			opts.Log(fmt.Sprintf("board %s has no data: recorded %d shards", b.ID, to))
@@ -194,7 +194,7 @@ func (s *Store) Reshard(ctx context.Context, boardID string, to int, opts Reshar
 			return rep, err
 		}
 	}
-	if err := s.rdb.HSet(ctx, k.shardsRecord(), "shards", to).Err(); err != nil {
+	if err := s.rdb.HSet(ctx, k.metaRecord(), "shards", to).Err(); err != nil {
 		return rep, wrapRedis(err)
 	}
 	if err := s.rdb.Del(ctx, r.prog).Err(); err != nil {
