@@ -2108,8 +2108,8 @@ local function apply_event(e)
 end
 
 -- A run of plain events (see apply_run) goes view by view from
--- run_min events on: below that, run_safe's reads cost more than they
--- save.
+-- run_min events on: below that, run_safe's extra pass over the run
+-- costs more than the run saves.
 local run_min = 4
 
 -- run_safe tells whether no event of a run (events e0..e1 of plain list
