@@ -325,6 +325,21 @@ func (c *Calendar) Shift(v View, p Period, n int) Period {
 	return p
 }
 
+// Within reports whether period p of v is cur, one of the n periods
+// before it (Shift(v, cur, -n) and on), or later: whether p is retained
+// when a board keeps n periods. It walks forward from p, at most n
+// periods: a period near cur costs a step or two however many periods
+// the board keeps.
+func (c *Calendar) Within(v View, p, cur Period, n int) bool {
+	for range n {
+		if !p.End.Before(cur.End) {
+			return true
+		}
+		p = c.Next(v, p)
+	}
+	return !p.End.Before(cur.End)
+}
+
 // granularity of a period parameter, finest first.
 type granularity int
 

@@ -2,6 +2,7 @@ package ranking_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -335,6 +336,39 @@ func TestCalendarDSTHours(t *testing.T) {
 				t.Errorf("Shift(%d) = %s", 1-len(walked), showPeriod(q))
 			}
 		})
+	}
+}
+
+// TestCalendarWithin holds Within to its definition (p is cur, later, or
+// one of Shift(v, cur, -1) ... Shift(v, cur, -n)) for periods before, at
+// and after cur, in every zone (and Pacific/Apia, which skipped a day),
+// across DST changes.
+func TestCalendarWithin(t *testing.T) {
+	t.Parallel() // pure computation
+	rng := rand.New(rand.NewPCG(3, 14))
+	from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	for _, zone := range append(calendarZones, "Pacific/Apia") {
+		cal := MustCalendar(t, zone, time.Monday)
+		for _, vn := range []string{"hour", "day", "week", "month", "7d", "30d", "all"} {
+			v := MustView(t, vn)
+			for range 20 {
+				cur := cal.PeriodAt(v, time.Unix(from+rng.Int64N(366*86400), 0))
+				if zone == "Pacific/Apia" {
+					cur = cal.PeriodAt(v, time.Date(2012, 1, 1+rng.IntN(5), rng.IntN(24), 0, 0, 0, time.UTC))
+				}
+				n := []int{0, 1, 2, 5, 12, 30}[rng.IntN(6)]
+				for d := -n - 3; d <= 2; d++ {
+					p := cal.Shift(v, cur, d)
+					want := !p.End.Before(cur.End)
+					for j := 1; j <= n && !want; j++ {
+						want = samePeriod(p, cal.Shift(v, cur, -j))
+					}
+					if got := cal.Within(v, p, cur, n); got != want {
+						t.Fatalf("%s %s: Within(%s, cur %s, %d) = %v, want %v", zone, vn, showPeriod(p), showPeriod(cur), n, got, want)
+					}
+				}
+			}
+		}
 	}
 }
 

@@ -71,6 +71,26 @@ func TestIndexListsBoardsAndLeaders(t *testing.T) {
 	}
 }
 
+// TestPeriodNavStopsAtKeep follows a view's Previous links from now: they
+// reach back exactly the board's keep (12 days by default), and the oldest
+// kept period links no older one.
+func TestPeriodNavStopsAtKeep(t *testing.T) {
+	f := MustFixture(t)
+	path := "/boards/points/day"
+	var got []string
+	for range 20 {
+		doc := MustOK(t, f.get(t, path)).Doc(t)
+		got = append(got, doc.Find(testid(views.TestPeriod)).AttrOr("data-period", ""))
+		path = doc.Find(testid(views.TestPeriodPrev)).AttrOr("href", "")
+		if path == "" {
+			break
+		}
+	}
+	if len(got) != 13 || got[0] != "2026-11-22" || got[12] != "2026-11-10" {
+		t.Errorf("periods along the Previous links %v, want 2026-11-22 back to 2026-11-10", got)
+	}
+}
+
 func TestBoardRedirectsToFirstView(t *testing.T) {
 	f := MustFixture(t)
 	r := f.get(t, "/boards/lap")

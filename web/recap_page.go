@@ -91,7 +91,7 @@ func (s *Server) handleRecapPage(c echo.Context) error {
 		// as the page reads them.
 		p.Image = absURL(c, recapImagePath(b.ID, v.Name, per.ID, ranking.Segment{}))
 	}
-	if prev := cal.Prev(v, per); !prev.Start.Before(cal.Shift(v, cal.PeriodAt(v, now), -max(b.Keep, b.ResultsKeep)).Start) {
+	if prev := cal.Prev(v, per); cal.Within(v, prev, cal.PeriodAt(v, now), max(b.Keep, b.ResultsKeep)) {
 		p.PrevURL = recapPath(b.ID, v.Name, prev.ID)
 	}
 	if next := cal.Next(v, per); !now.Before(next.Start) {

@@ -198,8 +198,7 @@ func (s *Server) periodNav(b *ranking.Board, v ranking.View, st ranking.Standing
 	nav.IsCurrent = p.ID == cur.ID
 	nav.Upcoming = cur.End.Before(p.End) // a future period: never "closing"
 	nav.CurrentURL = link("")
-	oldest := cal.Shift(v, cur, -b.Keep)
-	if prev := cal.Prev(v, p); !prev.Start.Before(oldest.Start) {
+	if prev := cal.Prev(v, p); cal.Within(v, prev, cur, b.Keep) {
 		nav.PrevURL = link(prev.ID)
 	}
 	if p.Start.Before(cur.Start) {
