@@ -794,9 +794,6 @@ func (r *reshardRun) deleteKey(ctx context.Context, i int, key, suffix string) e
 type keySum struct {
 	n   int64
 	sum *big.Float
-	// seen: the search entries counted, once each, as a member's id may
-	// be both in ni and in the search index's blocks.
-	seen map[string]bool
 }
 
 // sums counts the entries of every key of layout l that holds members
@@ -852,31 +849,47 @@ func (r *reshardRun) sums(ctx context.Context, l *Board) (map[string]*keySum, er
 
 // sumKey adds key's entries owned by shard i of n to ks.
 func (r *reshardRun) sumKey(ctx context.Context, key string, kind, i, n int, ks *keySum) error {
-	if ks.seen == nil {
-		ks.seen = map[string]bool{}
-	}
 	if kind == kindIndexBlocks {
-		return r.scanIndexBlocks(ctx, key, func(_ redis.Pipeliner, entries []string) {
-			for _, e := range entries {
-				if ShardOf(memberOf(kindIndex, e), n) == i && !ks.seen[e] {
-					ks.seen[e] = true
-					ks.n++
+		// A search entry may be in ni as well as in a block (compaction
+		// merges it before taking it out of ni, and a write may add it
+		// again), and counts once: ni (same tag) counts it, a block only
+		// when ni lacks it. Each page's ZMSCORE is answered by the time
+		// the next page is handed over, so no entry is kept.
+		ni := strings.TrimSuffix(key, "nb") + "ni"
+		var asked []*redis.Cmd
+		tally := func() {
+			for _, c := range asked {
+				got, _ := c.Slice() // an error fails the pipeline
+				for _, v := range got {
+					if v == nil {
+						ks.n++
+					}
 				}
 			}
+			asked = asked[:0]
+		}
+		err := r.scanIndexBlocks(ctx, key, func(p redis.Pipeliner, entries []string) {
+			tally()
+			args := []any{"ZMSCORE", ni}
+			for _, e := range entries {
+				if ShardOf(memberOf(kindIndex, e), n) == i {
+					args = append(args, e)
+				}
+			}
+			if len(args) > 2 {
+				asked = append(asked, p.Do(ctx, args...))
+			}
 		})
+		tally()
+		return err
 	}
 	if kind == kindZMember || kind == kindIndex {
 		return r.scanZ(ctx, key, func(_ redis.Pipeliner, zs []redis.Z) {
 			for _, z := range zs {
-				e := z.Member.(string)
-				if ShardOf(memberOf(kind, e), n) != i || (kind == kindIndex && ks.seen[e]) {
-					continue
+				if ShardOf(memberOf(kind, z.Member.(string)), n) == i {
+					ks.n++
+					ks.sum.Add(ks.sum, big.NewFloat(z.Score))
 				}
-				if kind == kindIndex {
-					ks.seen[e] = true
-				}
-				ks.n++
-				ks.sum.Add(ks.sum, big.NewFloat(z.Score))
 			}
 		})
 	}
