@@ -21,7 +21,7 @@ import (
 // laid out over n shards (the copy keeps its name whatever n is).
 func reshardConfig(t *testing.T, n int) *ranking.Config {
 	t.Helper()
-	text := strings.ReplaceAll(modelBoards(), "shards: 2,", fmt.Sprintf("shards: %d,", n))
+	text := strings.ReplaceAll(shardConfig("Europe/Paris"), "shards: 2,", fmt.Sprintf("shards: %d,", n))
 	cfg, err := ranking.ParseConfig([]byte(text))
 	if err != nil {
 		t.Fatal(err)
@@ -43,19 +43,11 @@ func baseBoards(t *testing.T) *ranking.Config {
 	old := shardCounts
 	shardCounts = nil
 	defer func() { shardCounts = old }()
-	cfg, err := ranking.ParseConfig([]byte(modelBoards()))
+	cfg, err := ranking.ParseConfig([]byte(shardConfig("Europe/Paris")))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return cfg
-}
-
-// modelBoards is the sharded model's config without the segments of the
-// board with a rolling window: merged reads of a segment's window that no
-// write built yet answer empty today on boards of several shards, however
-// they got their data (a defect of the merged read, not of the move).
-func modelBoards() string {
-	return strings.ReplaceAll(shardConfig("Europe/Paris"), "3d], segments: [country]", "3d]")
 }
 
 // reshardModel writes the same events into the base boards and their
