@@ -60,6 +60,10 @@ type Options struct {
 	// turn of its lock, so a pipeline of reads would get one turn where
 	// the same reads on their own connections get one each.
 	SoloReads bool
+	// SoloWrites sends every single write (Store.Write) on its own instead
+	// of sharing script calls with concurrent ones (see writeGroup): for
+	// comparisons.
+	SoloWrites bool
 }
 
 // Store keeps the boards of one Config in Redis (standalone or cluster).
@@ -84,6 +88,9 @@ type Store struct {
 	segRecs map[string]string         // members' segment records as a rank card last read them (the card checks them)
 	charts  *chartCache               // final chart points of rank cards (chart_cache.go)
 	moves   recentMoves               // overtakes lists rank cards look in (moves.go)
+	writes  map[groupKey]*writeGroup  // single writes of concurrent requests, in shared calls (writegroup.go)
+
+	soloWrites bool // Options.SoloWrites
 
 	hooks hookState // webhook settings and counters
 
@@ -100,7 +107,7 @@ type Store struct {
 // newStore returns a Store for cfg on rdb; Open is the way in, and tests
 // that watch or alter the store's own commands hand in a client of theirs.
 func newStore(rdb redis.UniversalClient, cfg *Config, opts Options) *Store {
-	s := &Store{rdb: rdb, cfg: cfg, prefix: opts.Prefix, clock: opts.Clock, periods: map[periodKey]periodEntry{}, cards: map[string]*cardTemplate{}, segRecs: map[string]string{}, charts: newChartCache(), shardLimits: defaultShardLimits}
+	s := &Store{rdb: rdb, cfg: cfg, prefix: opts.Prefix, clock: opts.Clock, periods: map[periodKey]periodEntry{}, cards: map[string]*cardTemplate{}, segRecs: map[string]string{}, charts: newChartCache(), shardLimits: defaultShardLimits, writes: map[groupKey]*writeGroup{}, soloWrites: opts.SoloWrites}
 	s.reads = make(map[string]*readPipe, len(cfg.Boards))
 	for _, b := range cfg.Boards {
 		s.reads[b.ID] = &readPipe{rdb: rdb, solo: opts.SoloReads}

@@ -116,16 +116,24 @@ func (b *Board) validate(ev Event) error {
 }
 
 // Write applies one event, ranks answered; a refused event comes back as
-// the error.
+// the error. Concurrent writes to a board share script calls (see
+// writeGroup).
 func (s *Store) Write(ctx context.Context, boardID string, ev Event) (WriteResult, error) {
-	res, err := s.Apply(ctx, boardID, []Event{ev}, ApplyOptions{})
+	b, err := s.board(boardID)
 	if err != nil {
 		return WriteResult{}, err
 	}
-	if res[0].Err != nil {
-		return WriteResult{}, res[0].Err
+	if err := b.validate(ev); err != nil {
+		return WriteResult{}, err // refused before it waits for anything
 	}
-	return res[0], nil
+	res, err := s.writeGroupOf(b, ev).write(ctx, ev)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	if res.Err != nil {
+		return WriteResult{}, res.Err
+	}
+	return res, nil
 }
 
 // ApplyOptions tune a batch write. The zero value answers ranks.

@@ -76,10 +76,41 @@ func runIngest(ctx context.Context, e *env) error {
 			cs[i].works = append(cs[i].works, c.newWork(newEventGen(members, uint64(w))))
 		}
 	}
+	// Single writes: Store.Write, one event per call and ranks answered, as
+	// the web API's POST /scores sends them, from singleWriters callers at
+	// once, grouped into shared script calls (writeGroup) and each on its
+	// own (Options.SoloWrites), on the same board and data set.
+	solo, err := newSoloBenchStore(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer solo.Close()
+	for _, c := range []struct {
+		name, desc string
+		store      *ranking.Store
+	}{
+		{"single_write", fmt.Sprintf("Store.Write, one event per call, ranks answered, %d callers at once; concurrent writes share script calls", singleWriters(e)), store},
+		{"single_write_solo", "the same with Options.SoloWrites: every write in its own script call", solo},
+	} {
+		tc := turnContender{name: c.name, desc: c.desc}
+		for w := range singleWriters(e) {
+			tc.works = append(tc.works, singleWork(c.store, benchBoard)(newEventGen(members, uint64(100+w))))
+		}
+		cs = append(cs, tc)
+	}
 	totals, err := e.runTurns(ctx, cs, turnRounds, 2*e.opts.duration/turnRounds)
 	if err != nil {
 		return err
 	}
+	for _, name := range []string{"single_write", "single_write_solo"} {
+		m := totals[name]
+		lat := sortedCopy(m.latencies)
+		e.out.bench(name+"_events_per_s", m.eventsPerSecond(), "events/s")
+		e.out.bench(name+"_redis_us_per_event", m.redisUSPerEvent(), "us")
+		e.out.bench(name+"_p50_ms", ms(percentile(lat, 50)), "ms")
+		e.out.bench(name+"_p99_ms", ms(percentile(lat, 99)), "ms")
+	}
+	e.out.ratio("redis_cpu_single_write_vs_solo", divide(totals["single_write"].redisUSPerEvent(), totals["single_write_solo"].redisUSPerEvent()))
 	rates, cpu := map[string]float64{}, map[string]float64{}
 	for _, c := range contenders {
 		rates[c.name] = totals[c.name].eventsPerSecond()
@@ -230,6 +261,33 @@ func newBenchStore(ctx context.Context, e *env) (*ranking.Store, error) {
 		return nil, fmt.Errorf("benchmark board: %w", err)
 	}
 	return e.openStore(ctx, cfg, benchPrefix, e.opts.writers+2, "")
+}
+
+// singleWriters is how many callers the single-write contenders run: a
+// web server's concurrent requests, each with one event.
+func singleWriters(e *env) int { return 4 * e.opts.writers }
+
+// newSoloBenchStore is newBenchStore's store (same board and keys) with
+// Options.SoloWrites.
+func newSoloBenchStore(ctx context.Context, e *env) (*ranking.Store, error) {
+	cfg, err := ranking.ParseConfig([]byte(benchConfig))
+	if err != nil {
+		return nil, fmt.Errorf("benchmark board: %w", err)
+	}
+	return e.openStoreWith(ctx, cfg, ranking.Options{Prefix: benchPrefix, SoloWrites: true}, singleWriters(e)+2, "")
+}
+
+// singleWork writes one event per call with Store.Write.
+func singleWork(store *ranking.Store, board string) func(*eventGen) work {
+	return func(g *eventGen) work {
+		return func(ctx context.Context) (int, error) {
+			m, v := g.next()
+			if _, err := store.Write(ctx, board, ranking.Event{Member: m, Value: v}); err != nil {
+				return 0, err
+			}
+			return 1, nil
+		}
+	}
 }
 
 // memberIDs returns n member ids u000000, u000001, ...

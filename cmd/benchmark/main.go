@@ -243,11 +243,16 @@ func newClient(addr string, writers int) *redis.Client {
 // the benchmark's Redis with a client like newClient's: pool connections,
 // timeouts long enough for big scripts; query adds go-redis URL options.
 func (e *env) openStore(ctx context.Context, cfg *ranking.Config, prefix string, pool int, query string) (*ranking.Store, error) {
-	url := fmt.Sprintf("redis://%s/0?pool_size=%d&read_timeout=1m&write_timeout=1m", e.rdb.Options().Addr, pool)
+	return e.openStoreWith(ctx, cfg, ranking.Options{Prefix: prefix}, pool, query)
+}
+
+// openStoreWith is openStore with further options.
+func (e *env) openStoreWith(ctx context.Context, cfg *ranking.Config, opts ranking.Options, pool int, query string) (*ranking.Store, error) {
+	opts.RedisURL = fmt.Sprintf("redis://%s/0?pool_size=%d&read_timeout=1m&write_timeout=1m", e.rdb.Options().Addr, pool)
 	if query != "" {
-		url += "&" + query
+		opts.RedisURL += "&" + query
 	}
-	return ranking.Open(ctx, cfg, ranking.Options{RedisURL: url, Prefix: prefix})
+	return ranking.Open(ctx, cfg, opts)
 }
 
 func serverVersion(ctx context.Context, rdb *redis.Client) string {

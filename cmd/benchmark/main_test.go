@@ -47,6 +47,8 @@ func TestSuitesPrintEveryResult(t *testing.T) {
 		"RATIO ingest_vs_raw", "RATIO ingest_vs_multi", "RATIO ingest_vs_multi_pipelined", "RATIO ingest_vs_cas",
 		"BENCH ingest_redis_us_per_event", "BENCH ingest_ranked_redis_us_per_event", "BENCH multi_pipelined_redis_us_per_event", "BENCH raw_zincrby_redis_us_per_event",
 		"RATIO redis_cpu_ingest_vs_multi_pipelined", "RATIO redis_cpu_ingest_vs_raw",
+		"BENCH single_write_redis_us_per_event", "BENCH single_write_solo_redis_us_per_event", "BENCH single_write_p99_ms",
+		"RATIO redis_cpu_single_write_vs_solo",
 		"BENCH exact_floor_events_per_s", "BENCH incr_floor_events_per_s", "RATIO ingest_vs_exact_floor",
 		"RATIO redis_cpu_exact_floor_vs_multi_pipelined", "RATIO redis_cpu_incr_floor_vs_multi_pipelined", "RATIO redis_cpu_ingest_vs_exact_floor",
 		"BENCH floor_0seg_redis_us_per_event", "BENCH floor_2seg_redis_us_per_event", "RATIO floor_2seg_vs_0seg",
