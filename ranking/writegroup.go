@@ -183,7 +183,7 @@ func (g *writeGroup) send(batch []*groupWrite) {
 		ctx, cancel = context.WithDeadline(ctx, deadline)
 		defer cancel()
 	}
-	res, err := g.apply(ctx, events)
+	res, err := g.applyEach(ctx, events)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for i, w := range batch {
@@ -194,4 +194,16 @@ func (g *writeGroup) send(batch []*groupWrite) {
 		}
 		close(w.done)
 	}
+}
+
+// applyEach applies a grouped call's events. A panic there fails the
+// call's writes with EINTERNAL instead of the process: a lone write's
+// panic stays in its request, as the HTTP server recovers it.
+func (g *writeGroup) applyEach(ctx context.Context, events []Event) (res []WriteResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, Errorf(EINTERNAL, "the write failed: %v", r)
+		}
+	}()
+	return g.apply(ctx, events)
 }

@@ -256,3 +256,44 @@ func TestSoloWrites(t *testing.T) {
 		t.Fatalf("solo writes went through the group: out %v, waiting %d, calls %v", out, w, sizes())
 	}
 }
+
+// A panic in a grouped call fails its writes with EINTERNAL, and the group
+// goes on.
+func TestWriteGroupPanic(t *testing.T) {
+	release := make(chan struct{})
+	g := &writeGroup{apply: func(ctx context.Context, events []Event) ([]WriteResult, error) {
+		if events[0].Member == "held" {
+			<-release
+		}
+		if events[0].Member == "boom" {
+			panic("boom")
+		}
+		res := make([]WriteResult, len(events))
+		for i, ev := range events {
+			res[i].Member = ev.Member
+		}
+		return res, nil
+	}}
+	ctx := context.Background()
+	held := make(chan error, 1)
+	go func() { _, err := g.write(ctx, Event{Member: "held"}); held <- err }()
+	testsupport.WaitFor(t, "the first write to be out", func() bool { out, _ := g.state(); return out })
+	boom := make(chan error, 2)
+	for range 2 {
+		go func() { _, err := g.write(ctx, Event{Member: "boom"}); boom <- err }()
+	}
+	testsupport.WaitFor(t, "the writes to wait", func() bool { _, w := g.state(); return w == 2 })
+	close(release)
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		var e *Error
+		if err := <-boom; !errors.As(err, &e) || e.Code != EINTERNAL {
+			t.Fatalf("a grouped write whose call panicked: %v, want EINTERNAL", err)
+		}
+	}
+	if res, err := g.write(ctx, Event{Member: "after"}); err != nil || res.Member != "after" {
+		t.Fatalf("a write after the panic: %+v %v", res, err)
+	}
+}
