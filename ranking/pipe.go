@@ -180,19 +180,14 @@ func (p *readPipe) landed() {
 // the scripts in one pipeline, and wakes each call's caller.
 func (p *readPipe) send(batch []*pipeCall) {
 	live := batch[:0:0]
-	var deadline time.Time
-	endless := false // some call has no deadline
+	var ctxs []context.Context
 	for _, c := range batch {
 		if c.ctx.Err() != nil {
 			close(c.done) // its caller has gone (c.cmd stays nil)
 			continue
 		}
-		if d, ok := c.ctx.Deadline(); !ok {
-			endless = true
-		} else if d.After(deadline) {
-			deadline = d
-		}
 		live = append(live, c)
+		ctxs = append(ctxs, c.ctx)
 	}
 	if len(live) == 0 {
 		return
@@ -200,12 +195,8 @@ func (p *readPipe) send(batch []*pipeCall) {
 	if p.pipelines != nil {
 		p.pipelines(len(live))
 	}
-	ctx := context.Background()
-	if !endless {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, deadline)
-		defer cancel()
-	}
+	ctx, cancel := latestDeadline(ctxs)
+	defer cancel()
 	var scripts []*pipeCall
 	var tags []string
 	txs := map[string][]txQueue{}
@@ -229,6 +220,23 @@ func (p *readPipe) send(batch []*pipeCall) {
 	for _, c := range live {
 		close(c.done)
 	}
+}
+
+// latestDeadline is the context of a call shared by callers with contexts
+// ctxs: not cancelled when one of them is, and ending at the latest of
+// their deadlines (never, when one has none).
+func latestDeadline(ctxs []context.Context) (context.Context, context.CancelFunc) {
+	var deadline time.Time
+	for _, c := range ctxs {
+		d, ok := c.Deadline()
+		if !ok {
+			return context.Background(), func() {}
+		}
+		if d.After(deadline) {
+			deadline = d
+		}
+	}
+	return context.WithDeadline(context.Background(), deadline)
 }
 
 // sendScripts runs calls' scripts in one pipeline (EVALSHA; the calls

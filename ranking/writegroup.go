@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"sync"
-	"time"
 )
 
 // writeGroup sends the single writes (Store.Write) of one board that
@@ -22,7 +21,7 @@ import (
 // a batch. A caller whose context ends while its write waits gets "not
 // applied" at once and its write is taken out; once its call has left,
 // the outcome is unknown, as for a lone call whose context ends. A call's
-// deadline is the latest of its writes'.
+// deadline is the latest of its writes' (latestDeadline).
 //
 // Each (board, shard, keyed) has its own group: a sharded board's shards
 // are written in parallel, and writes that all carry idempotency ids are
@@ -166,23 +165,13 @@ func (g *writeGroup) send(batch []*groupWrite) {
 	if g.sent != nil {
 		g.sent(len(batch))
 	}
-	ctx := context.Background()
-	var deadline time.Time
-	endless := false // some write has no deadline
 	events := make([]Event, len(batch))
+	ctxs := make([]context.Context, len(batch))
 	for i, w := range batch {
-		events[i] = w.ev
-		if d, ok := w.ctx.Deadline(); !ok {
-			endless = true
-		} else if d.After(deadline) {
-			deadline = d
-		}
+		events[i], ctxs[i] = w.ev, w.ctx
 	}
-	if !endless {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, deadline)
-		defer cancel()
-	}
+	ctx, cancel := latestDeadline(ctxs)
+	defer cancel()
 	res, err := g.applyEach(ctx, events)
 	g.mu.Lock()
 	defer g.mu.Unlock()
