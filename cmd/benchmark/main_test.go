@@ -62,7 +62,7 @@ func TestSuitesPrintEveryResult(t *testing.T) {
 		"BENCH window_7d_events_per_s", "BENCH window_30d_events_per_s", "BENCH window_90d_events_per_s",
 		"RATIO window_30d_vs_7d", "RATIO window_90d_vs_7d",
 		"BENCH healthz_rps", "BENCH board_page_rps", "BENCH board_page_unshared_rps", "BENCH board_page_304_rps", "BENCH rank_card_rps",
-		"BENCH rank_card_read_rps", "RATIO rank_card_read_vs_healthz", "BENCH rank_card_bytes_rps", "RATIO rank_card_bytes_vs_healthz", "BENCH rank_card_cold_redis_us_per_read",
+		"BENCH rank_card_read_rps", "RATIO rank_card_read_vs_healthz", "BENCH rank_card_bytes_rps", "RATIO rank_card_bytes_vs_healthz", "BENCH rank_card_cold_redis_us_per_read", "BENCH rank_card_rows_floor_redis_us_per_read", "RATIO rank_card_kept_vs_rows_floor",
 		"BENCH board_page_p99_ms", "BENCH rank_card_p99_ms",
 		"RATIO board_page_vs_healthz", "RATIO board_page_unshared_vs_healthz", "RATIO rank_card_vs_healthz", "RATIO board_page_304_vs_healthz",
 		"BENCH live_latency_p50_ms", "BENCH live_latency_p99_ms", "BENCH live_renders_per_s", "BENCH live_server_cpu_s",

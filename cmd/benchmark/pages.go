@@ -285,7 +285,11 @@ func runPages(ctx context.Context, e *env) error {
 	if err != nil {
 		return fmt.Errorf("cards with points kept: %w", err)
 	}
-	floor, err := e.cardFloor(ctx, []*redis.Client{e.rdb}, cfg, store, "bench-pages:", "bench", cardMembers, cardReadAround)
+	floor, err := e.cardFloor(ctx, []*redis.Client{e.rdb}, cfg, store, "bench-pages:", "bench", cardMembers, cardReadAround, false)
+	if err != nil {
+		return err
+	}
+	rowsFloor, err := e.cardFloor(ctx, []*redis.Client{e.rdb}, cfg, store, "bench-pages:", "bench", cardMembers, cardReadAround, true)
 	if err != nil {
 		return err
 	}
@@ -294,8 +298,11 @@ func runPages(ctx context.Context, e *env) error {
 	e.out.bench("rank_card_kept_redis_us_per_read", kept, "us")
 	e.out.bench("rank_card_floor_redis_us_per_read", floor, "us")
 	e.logf("  floor: the least an exact card's current standings ask of Redis (its chart's final periods kept), one plain script")
+	e.out.bench("rank_card_rows_floor_redis_us_per_read", rowsFloor, "us")
+	e.logf("  rows floor: the same, answering the headline's rows as a card shows them (each neighbour's code and name)")
 	e.out.ratio("rank_card_kept_vs_cold", divide(kept, divide(float64((cpu1-cpu0).Microseconds()), float64(cardN))))
 	e.out.ratio("rank_card_kept_vs_floor", divide(kept, floor))
+	e.out.ratio("rank_card_kept_vs_rows_floor", divide(kept, rowsFloor))
 	return nil
 }
 

@@ -157,7 +157,7 @@ func runShard(ctx context.Context, e *env) error {
 	}
 	floors := map[string]float64{}
 	for _, board := range []string{"one", "three"} {
-		perMaster, err := e.cardFloorPerMaster(ctx, masters, cfg, store, benchPrefix, board, ids, 2)
+		perMaster, err := e.cardFloorPerMaster(ctx, masters, cfg, store, benchPrefix, board, ids, 2, false)
 		if err != nil {
 			return err
 		}

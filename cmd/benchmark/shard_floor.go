@@ -20,11 +20,33 @@ import (
 // headline's neighbours around them. One call per shard, the other shards
 // after the member's (they need its codes). Measured beside the cards,
 // its ratio is the floor of sharded3_card_cpu_vs_unsharded.
+//
+// ARGV[4] "rows" also answers the headline's rows as a card shows them:
+// each neighbour's code (WITHSCORES, which Redis writes out with %.17g)
+// and name. Without it the neighbours and names are read, not answered.
+// The reply is {per view the member's code (own) or the total (other),
+// the rows (member, code, name) flat}; the own call's codes go to the
+// other shards from ARGV[5].
 const cardFloorLua = `
-local mode, member, around = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local mode, member, around, rows = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4] == 'rows'
 local n = #KEYS - 1
 local names = KEYS[#KEYS]
-local out = {}
+local out, shown = {}, {}
+local function show(flat, step)
+  if #flat == 0 then return end
+  if not rows then
+    redis.call('HMGET', names, unpack(flat))
+    return
+  end
+  local ms = {}
+  for k = 1, #flat, step do ms[#ms + 1] = flat[k] end
+  local nm = redis.call('HMGET', names, unpack(ms))
+  for k = 1, #ms do
+    shown[#shown + 1] = ms[k]
+    shown[#shown + 1] = flat[(k - 1) * step + 2] or false
+    shown[#shown + 1] = nm[k]
+  end
+end
 for i = 1, n do
   local z = KEYS[i]
   local total = redis.call('ZCARD', z)
@@ -33,31 +55,41 @@ for i = 1, n do
     local r = code and redis.call('ZRANK', z, member)
     out[i] = code or false
     if i == 1 and r then
-      local flat = redis.call('ZRANGE', z, math.max(r - around, 0), r + around)
-      redis.call('HMGET', names, unpack(flat))
+      if rows then
+        show(redis.call('ZRANGE', z, math.max(r - around, 0), r + around, 'WITHSCORES'), 2)
+      else
+        show(redis.call('ZRANGE', z, math.max(r - around, 0), r + around), 1)
+      end
     end
   else
-    local code = ARGV[3 + i]
+    local code = ARGV[4 + i]
     if code ~= '' then
       redis.call('ZCOUNT', z, '-inf', '(' .. code)
       redis.call('ZCOUNT', z, code, code)
       if i == 1 then
-        local flat = redis.call('ZRANGE', z, '(' .. code, '+inf', 'BYSCORE', 'LIMIT', 0, around + 1)
-        local below = redis.call('ZRANGE', z, '(' .. code, '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, around)
+        local flat, below
+        if rows then
+          flat = redis.call('ZRANGE', z, '(' .. code, '+inf', 'BYSCORE', 'LIMIT', 0, around + 1, 'WITHSCORES')
+          below = redis.call('ZRANGE', z, '(' .. code, '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, around, 'WITHSCORES')
+        else
+          flat = redis.call('ZRANGE', z, '(' .. code, '+inf', 'BYSCORE', 'LIMIT', 0, around + 1)
+          below = redis.call('ZRANGE', z, '(' .. code, '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, around)
+        end
         for _, m in ipairs(below) do flat[#flat + 1] = m end
-        if #flat > 0 then redis.call('HMGET', names, unpack(flat)) end
+        show(flat, rows and 2 or 1)
       end
     end
     out[i] = total
   end
 end
-return out
+return {out, shown}
 `
 
 // cardFloor measures cardFloorLua's CPU per card on board (all masters),
-// the headline the week view's current period as the cards read it.
-func (e *env) cardFloor(ctx context.Context, masters []*redis.Client, cfg *ranking.Config, store *ranking.Store, prefix, board string, members []string, around int) (float64, error) {
-	per, err := e.cardFloorPerMaster(ctx, masters, cfg, store, prefix, board, members, around)
+// the headline the week view's current period as the cards read it, its
+// rows answered as a card shows them when rows is set.
+func (e *env) cardFloor(ctx context.Context, masters []*redis.Client, cfg *ranking.Config, store *ranking.Store, prefix, board string, members []string, around int, rows bool) (float64, error) {
+	per, err := e.cardFloorPerMaster(ctx, masters, cfg, store, prefix, board, members, around, rows)
 	var total float64
 	for _, us := range per {
 		total += us
@@ -66,7 +98,7 @@ func (e *env) cardFloor(ctx context.Context, masters []*redis.Client, cfg *ranki
 }
 
 // cardFloorPerMaster is cardFloor with each master's CPU per card.
-func (e *env) cardFloorPerMaster(ctx context.Context, masters []*redis.Client, cfg *ranking.Config, store *ranking.Store, prefix, board string, members []string, around int) ([]float64, error) {
+func (e *env) cardFloorPerMaster(ctx context.Context, masters []*redis.Client, cfg *ranking.Config, store *ranking.Store, prefix, board string, members []string, around int, rows bool) ([]float64, error) {
 	b, _ := cfg.Board(board)
 	now, err := store.Now(ctx)
 	if err != nil {
@@ -112,15 +144,26 @@ func (e *env) cardFloorPerMaster(ctx context.Context, masters []*redis.Client, c
 		return prefix + "{" + b.ShardTag(ranking.ShardOf(member, b.Shards)) + "}:"
 	}
 	script := redis.NewScript(cardFloorLua)
+	show := ""
+	if rows {
+		show = "rows"
+	}
 	us, _, err := e.readCPUPerMaster(ctx, masters, func(ctx context.Context, rng *rand.Rand) error {
 		member := members[rng.IntN(len(members))]
 		own := tagOf(member)
 		sh := byTag[own]
-		codes, err := script.Run(ctx, sh.m, sh.keys, "own", member, around).Slice()
+		reply, err := script.Run(ctx, sh.m, sh.keys, "own", member, around, show).Slice()
 		if err != nil {
 			return err
 		}
-		args := []any{"other", member, around}
+		if len(reply) != 2 {
+			return fmt.Errorf("card floor: reply of %d items", len(reply))
+		}
+		codes, _ := reply[0].([]any)
+		if shown, _ := reply[1].([]any); rows && codes[0] != nil && len(shown) == 0 {
+			return fmt.Errorf("card floor: no rows answered for %s", member)
+		}
+		args := []any{"other", member, around, show}
 		for _, c := range codes {
 			s, _ := c.(string)
 			args = append(args, s)
