@@ -55,13 +55,10 @@ import (
 // cost about one cheap read per tick. Topics are indexed by (board, view), so
 // a change touches only its own.
 //
-// A member topic renders the whole card body (`web/livecard.go`). Its chart's
-// past periods are kept from the last whole read, so a re-render asks
-// Redis for one period of history instead of 12. The kept charts are forgotten together when a change line names a
-// past period one of them shows (a late event, a removal, a window built
-// late), at every 5 s refresh and after a resubscribe; a render that began
-// before the forgetting does not keep what it read, and a current period
-// that moved on since the kept chart is read whole.
+// A member topic renders the whole card body (`Server.renderLive`) from
+// one `Store.RankCard` read, as the card page does: the store keeps the
+// chart's final points (`ranking/chart_cache.go`), so a re-render asks
+// Redis for the current periods only.
 //
 // Admission: at most `STANDINGS_LIVE_MAX_CONNS` live sockets per instance and
 // `STANDINGS_LIVE_MAX_PER_CLIENT` per client address (the TCP peer, or the
@@ -152,18 +149,14 @@ type hubLimits struct {
 // hub fans rendered fragments out to websocket viewers. Its maps belong to
 // its mutex; renders and network writes happen outside it.
 type hub struct {
-	render renderFunc
-	scored scoredFunc
-	feed   Feed
-	// invalidate, when set, hears every change message (nil: anything may
-	// have changed) before the topics are marked: what renders keep
-	// across ticks (live cards' charts) is dropped there.
-	invalidate func(*ranking.Change)
-	limits     hubLimits
-	wholeOnly  bool // no diff frames (Options.LiveWholeFrames)
-	tick       time.Duration
-	logger     *slog.Logger
-	metrics    *metrics
+	render    renderFunc
+	scored    scoredFunc
+	feed      Feed
+	limits    hubLimits
+	wholeOnly bool // no diff frames (Options.LiveWholeFrames)
+	tick      time.Duration
+	logger    *slog.Logger
+	metrics   *metrics
 
 	mu        sync.Mutex
 	topics    map[topicKey]*topic
@@ -239,7 +232,6 @@ func (h *hub) run(ctx context.Context) {
 			}
 			sub, changes = s, s.C()
 			// Anything may have changed while we were not listening.
-			h.invalidateKept(nil)
 			h.markAll()
 		case ch, ok := <-changes:
 			if !ok {
@@ -254,10 +246,8 @@ func (h *hub) run(ctx context.Context) {
 				retry.Reset(wait)
 				continue
 			}
-			h.invalidateKept(&ch)
 			h.markChanged(ch)
 		case <-refresh.C:
-			h.invalidateKept(nil)
 			h.markAll()
 		case <-ticker.C:
 			h.mu.Lock()
@@ -267,12 +257,6 @@ func (h *hub) run(ctx context.Context) {
 		case <-h.wake:
 			h.flush(ctx, true)
 		}
-	}
-}
-
-func (h *hub) invalidateKept(ch *ranking.Change) {
-	if h.invalidate != nil {
-		h.invalidate(ch)
 	}
 }
 

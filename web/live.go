@@ -203,7 +203,9 @@ func (s *Server) renderLive(ctx context.Context, key topicKey) (rendered, error)
 	case key.member != "":
 		// The whole card from one snapshot, as the page renders it. Cards
 		// go whole: a headline is small and changes all at once.
-		rc, err := s.liveRankCard(ctx, b, v, key)
+		// The store keeps the chart's final points (ranking/chart_cache.go),
+		// so a re-render reads only the current periods.
+		rc, err := s.store.RankCard(ctx, b.ID, v.Name, key.member, ranking.RankCardQuery{Segment: key.segment, Around: cardAround, History: cardHistory})
 		if ranking.ErrorCode(err) == ranking.ENOTFOUND {
 			comp, out.ranked = views.CardNotRanked(s.notRankedHeadline(b, v)), false
 			break

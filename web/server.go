@@ -166,7 +166,6 @@ type Server struct {
 	echo      *echo.Echo
 	store     Store
 	cfg       *ranking.Config
-	histories *liveHistories // live rank cards' charts
 	writeKeys [][sha256.Size]byte
 	adminKeys [][sha256.Size]byte
 	logger    *slog.Logger
@@ -240,7 +239,6 @@ func NewServer(opts Options) *Server {
 	s.writeTimeout = orDefault(opts.LiveWriteTimeout, DefaultWriteTimeout)
 	s.pingInterval = orDefault(opts.LivePingInterval, DefaultPingInterval)
 	s.echo.IPExtractor = clientIPExtractor(opts.TrustedProxies)
-	s.histories = newLiveHistories()
 	s.hub = newHub(s.renderLive, opts.Store.Scored, opts.Feed, hubLimits{
 		tick:         orDefault(opts.LiveTick, DefaultLiveTick),
 		refresh:      orDefault(opts.LiveRefresh, DefaultLiveRefresh),
@@ -248,7 +246,6 @@ func NewServer(opts Options) *Server {
 		maxConns:     orDefaultInt(opts.LiveMaxConns, DefaultLiveMaxConns),
 		maxPerClient: orDefaultInt(opts.LiveMaxPerClient, DefaultLiveMaxPerClient),
 	}, s.logger, s.metrics)
-	s.hub.invalidate = s.histories.invalidate
 	s.hub.wholeOnly = opts.LiveWholeFrames
 	s.hub.start()
 	return s
