@@ -31,19 +31,20 @@ const cardFloorLua = `
 local mode, member, around, rows = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4] == 'rows'
 local n = #KEYS - 1
 local names = KEYS[#KEYS]
+local with = rows and {'WITHSCORES'} or {} -- ZRANGE's last argument, if any
 local out, shown = {}, {}
-local function show(flat, step)
+local function show(flat)
   if #flat == 0 then return end
   if not rows then
     redis.call('HMGET', names, unpack(flat))
     return
   end
   local ms = {}
-  for k = 1, #flat, step do ms[#ms + 1] = flat[k] end
+  for k = 1, #flat, 2 do ms[#ms + 1] = flat[k] end
   local nm = redis.call('HMGET', names, unpack(ms))
   for k = 1, #ms do
     shown[#shown + 1] = ms[k]
-    shown[#shown + 1] = flat[(k - 1) * step + 2] or false
+    shown[#shown + 1] = flat[2 * k]
     shown[#shown + 1] = nm[k]
   end
 end
@@ -55,11 +56,7 @@ for i = 1, n do
     local r = code and redis.call('ZRANK', z, member)
     out[i] = code or false
     if i == 1 and r then
-      if rows then
-        show(redis.call('ZRANGE', z, math.max(r - around, 0), r + around, 'WITHSCORES'), 2)
-      else
-        show(redis.call('ZRANGE', z, math.max(r - around, 0), r + around), 1)
-      end
+      show(redis.call('ZRANGE', z, math.max(r - around, 0), r + around, unpack(with)))
     end
   else
     local code = ARGV[4 + i]
@@ -67,16 +64,10 @@ for i = 1, n do
       redis.call('ZCOUNT', z, '-inf', '(' .. code)
       redis.call('ZCOUNT', z, code, code)
       if i == 1 then
-        local flat, below
-        if rows then
-          flat = redis.call('ZRANGE', z, '(' .. code, '+inf', 'BYSCORE', 'LIMIT', 0, around + 1, 'WITHSCORES')
-          below = redis.call('ZRANGE', z, '(' .. code, '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, around, 'WITHSCORES')
-        else
-          flat = redis.call('ZRANGE', z, '(' .. code, '+inf', 'BYSCORE', 'LIMIT', 0, around + 1)
-          below = redis.call('ZRANGE', z, '(' .. code, '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, around)
-        end
+        local flat = redis.call('ZRANGE', z, '(' .. code, '+inf', 'BYSCORE', 'LIMIT', 0, around + 1, unpack(with))
+        local below = redis.call('ZRANGE', z, '(' .. code, '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, around, unpack(with))
         for _, m in ipairs(below) do flat[#flat + 1] = m end
-        show(flat, rows and 2 or 1)
+        show(flat)
       end
     end
     out[i] = total
