@@ -22,10 +22,22 @@ import (
 // period checks and answers nothing: it is not a way to run a board, only
 // the floor under Store.Apply's Redis CPU. It shows what the exact design itself costs
 // next to plain ZINCRBY, apart from everything else apply.lua does.
+//
+// Its codes have the bench board's shape, (top - score) × span + tie part,
+// with the board's tie units per view (tieUnits): the tie part counts those
+// units since the period's start, so equal scores tie for as long as they
+// do on the board (an hour in the all view) and Redis orders them by
+// member as it does there. A skiplist insert costs more inside a large
+// group of equal codes, where a member lands by name rather than next to
+// the last insert, so a floor with 1-second ties in every view is cheaper
+// than any exact ingest of this board can be: its all-time codes cannot
+// tie finer than an hour and stay below 2^53.
 var floorScript = redis.NewScript(`
-local tpart, nv, ns = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local nv, ns = tonumber(ARGV[1]), tonumber(ARGV[2])
+local tpart = {}
+for k = 1, nv do tpart[k] = ARGV[2 + k] + 0 end
 local members, values, groups, at = {}, {}, {}, {}
-local n, a = 0, 4
+local n, a = 0, 3 + nv
 while a <= #ARGV do
   local m, v = ARGV[a], ARGV[a + 1] + 0
   local i = at[m]
@@ -42,14 +54,15 @@ while a <= #ARGV do
   end
   a = a + 2 + ns
 end
-local scale = 4294967296
+local span, top = 4194304, 1073741824
 for k = 1, nv do
   local old = redis.call('ZMSCORE', KEYS[k], unpack(members))
   local out, seg = {}, {}
+  local t = tpart[k]
   for i = 1, n do
     local v = values[i]
-    if old[i] then v = v + math.floor((old[i] + 0) / scale) end
-    local code = string.format('%d', v * scale + tpart)
+    if old[i] then v = v + top - math.floor((old[i] + 0) / span) end
+    local code = string.format('%d', (top - v) * span + t)
     out[2 * i - 1], out[2 * i] = code, members[i]
     for s = 1, ns do
       local g = groups[i][s]
@@ -74,10 +87,11 @@ func floorWork(rdb *redis.Client, nseg int) func(*eventGen) work {
 		return func(ctx context.Context) (int, error) {
 			now := time.Now()
 			ks := keys.at(now)
-			// The tie-break part falls as time goes on: earlier is better.
-			tpart := (1<<32 - 1) - now.Unix()%(1<<32)
-			argv := make([]any, 0, 3+ingestBatch*(2+nseg))
-			argv = append(argv, tpart, len(ks), nseg)
+			argv := make([]any, 0, 2+len(ks)+ingestBatch*(2+nseg))
+			argv = append(argv, len(ks), nseg)
+			for i, start := range keys.starts(now) {
+				argv = append(argv, int64(now.Sub(start)/tieUnits()[i]))
+			}
 			group := map[string]int{}
 			var names []string
 			for range ingestBatch {
@@ -116,31 +130,38 @@ func floorWork(rdb *redis.Client, nseg int) func(*eventGen) work {
 }
 
 // incrFloorScript is the other exact design: no old code is read; a member's
-// last event time (one hash field) gives the change of its tie-break part,
-// the same in every view it is in, so each view takes one ZINCRBY (or a ZADD
-// where the member is not in the view's period yet). Exact only while every
+// last event time (one hash field) gives the change of its tie-break part
+// in each view it is in (codes as floorScript's, with the same tie units),
+// so each view takes one ZINCRBY (or a ZADD where the member is not in the
+// view's period yet). Exact only while every
 // event writes every view at its own time and nothing is removed; like
 // floorScript it answers nothing, keeps nothing else and sends numbers as
 // integer text.
 var incrFloorScript = redis.NewScript(`
 local tnow, nv = tonumber(ARGV[1]), tonumber(ARGV[2])
+local start, unit, tie = {}, {}, {}
+for k = 1, nv do
+  start[k], unit[k] = ARGV[1 + 2 * k] + 0, ARGV[2 + 2 * k] + 0
+  tie[k] = math.floor((tnow - start[k]) / unit[k])
+end
 local members, values, at = {}, {}, {}
 local n = 0
-for a = 3 + nv, #ARGV, 2 do
+for a = 3 + 2 * nv, #ARGV, 2 do
   local m, v = ARGV[a], ARGV[a + 1] + 0
   local i = at[m]
   if i then values[i] = values[i] + v else n = n + 1; at[m], members[n], values[n] = n, m, v end
 end
-local scale, top = 4294967296, 4294967295
+local span, top = 4194304, 1073741824
 local last = redis.call('HMGET', KEYS[nv + 1], unpack(members))
 local set = {}
 for i = 1, n do
   local m, lt = members[i], tonumber(last[i])
   for k = 1, nv do
-    if lt and lt >= tonumber(ARGV[2 + k]) then
-      redis.call('ZINCRBY', KEYS[k], string.format('%d', values[i] * scale + lt - tnow), m)
+    if lt and lt >= start[k] then
+      local was = math.floor((lt - start[k]) / unit[k])
+      redis.call('ZINCRBY', KEYS[k], string.format('%d', tie[k] - was - values[i] * span), m)
     else
-      redis.call('ZADD', KEYS[k], string.format('%d', values[i] * scale + top - tnow), m)
+      redis.call('ZADD', KEYS[k], string.format('%d', (top - values[i]) * span + tie[k]), m)
     end
   end
   set[2 * i - 1], set[2 * i] = m, ARGV[1]
@@ -156,12 +177,11 @@ func incrFloorWork(rdb *redis.Client) func(*eventGen) work {
 		return func(ctx context.Context) (int, error) {
 			now := time.Now()
 			ks := keys.at(now)
-			h := now.UTC().Truncate(time.Hour)
-			day := time.Date(h.Year(), h.Month(), h.Day(), 0, 0, 0, 0, time.UTC)
-			monday := day.AddDate(0, 0, -((int(day.Weekday()) + 6) % 7))
-			month := time.Date(h.Year(), h.Month(), 1, 0, 0, 0, 0, time.UTC)
-			argv := make([]any, 0, 2+len(ks)+2*ingestBatch)
-			argv = append(argv, now.Unix()%(1<<32), len(ks), h.Unix(), day.Unix(), monday.Unix(), month.Unix(), 0)
+			argv := make([]any, 0, 2+2*len(ks)+2*ingestBatch)
+			argv = append(argv, now.UnixMilli(), len(ks))
+			for i, start := range keys.starts(now) {
+				argv = append(argv, start.UnixMilli(), tieUnits()[i].Milliseconds())
+			}
 			for range ingestBatch {
 				m, v := g.next()
 				argv = append(argv, m, v)

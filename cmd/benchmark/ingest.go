@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -61,7 +62,7 @@ func runIngest(ctx context.Context, e *env) error {
 		{"multi", "multi", "MULTI, ZINCRBY x5, EXEC per event, one round trip per event", multiWork(e.rdb)},
 		{"multi_pipelined", "multi_pipelined", "100 MULTI/ZINCRBY x5/EXEC blocks per round trip", multiPipelinedWork(e.rdb)},
 		{"cas", "cas", "per view: ZSCORE, then a compare-and-set script; retried on conflict", casWork(e.rdb, &casRetries)},
-		{"exact_floor", "exact_floor", "the least Redis work of an exact atomic ingest: one script per 100 events, ZMSCORE and one ZADD per view, nothing else (see floor.go)", floorWork(e.rdb, 0)},
+		{"exact_floor", "exact_floor", "the least Redis work of an exact atomic ingest: one script per 100 events, ZMSCORE and one ZADD per view of the board's codes, nothing else (see floor.go)", floorWork(e.rdb, 0)},
 		{"incr_floor", "incr_floor", "the other exact design's floor: one ZINCRBY per view and event from the member's last event time, nothing read from the views (see floor.go)", incrFloorWork(e.rdb)},
 	}
 	// The contenders take turns on one data set (see env.runTurns), so
@@ -485,6 +486,36 @@ func (vk *viewKeys) at(now time.Time) []string {
 		vk.prefix + "all:all",
 	}
 	return vk.keys
+}
+
+// tieUnits are the tie-break units of the bench board's views, in
+// benchViews order, as its codec picks them (hour: 1ms; day, week, month:
+// 1s; all: 1h, the finest that fits an all-time view's codes in 53 bits).
+var tieUnits = sync.OnceValue(func() []time.Duration {
+	cfg, err := ranking.ParseConfig([]byte(benchConfig))
+	if err != nil {
+		panic(err)
+	}
+	b, _ := cfg.Board(benchBoard)
+	units := make([]time.Duration, len(benchViews))
+	for i, v := range benchViews {
+		d, ok := map[string]time.Duration{"1ms": time.Millisecond, "1s": time.Second, "1min": time.Minute, "1h": time.Hour}[b.TieResolution(v)]
+		if !ok {
+			panic("bench board view " + v + " has tie unit " + b.TieResolution(v))
+		}
+		units[i] = d
+	}
+	return units
+})
+
+// starts are the starts of the periods holding now, per view in
+// benchViews order (the all view's: the Unix epoch), as the bench
+// board's UTC calendar cuts them.
+func (vk *viewKeys) starts(now time.Time) []time.Time {
+	vk.at(now)
+	h := vk.hour
+	day := time.Date(h.Year(), h.Month(), h.Day(), 0, 0, 0, 0, time.UTC)
+	return []time.Time{h, day, day.AddDate(0, 0, -((int(day.Weekday()) + 6) % 7)), time.Date(h.Year(), h.Month(), 1, 0, 0, 0, 0, time.UTC), time.Unix(0, 0)}
 }
 
 // addCommandStats adds the calls of b to a, averaging each command's
