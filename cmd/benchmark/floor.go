@@ -34,8 +34,8 @@ import (
 // tie finer than an hour and stay below 2^53.
 var floorScript = redis.NewScript(`
 local nv, ns = tonumber(ARGV[1]), tonumber(ARGV[2])
-local tpart = {}
-for k = 1, nv do tpart[k] = ARGV[2 + k] + 0 end
+local ties = {}
+for k = 1, nv do ties[k] = ARGV[2 + k] + 0 end
 local members, values, groups, at = {}, {}, {}, {}
 local n, a = 0, 3 + nv
 while a <= #ARGV do
@@ -54,15 +54,17 @@ while a <= #ARGV do
   end
   a = a + 2 + ns
 end
+-- code = (top - score) * span + tie part: top (2^30) is above any score
+-- and span (2^22) above any tie part here, so codes stay below 2^53.
 local span, top = 4194304, 1073741824
 for k = 1, nv do
   local old = redis.call('ZMSCORE', KEYS[k], unpack(members))
   local out, seg = {}, {}
-  local t = tpart[k]
+  local tie = ties[k]
   for i = 1, n do
     local v = values[i]
     if old[i] then v = v + top - math.floor((old[i] + 0) / span) end
-    local code = string.format('%d', (top - v) * span + t)
+    local code = string.format('%d', (top - v) * span + tie)
     out[2 * i - 1], out[2 * i] = code, members[i]
     for s = 1, ns do
       local g = groups[i][s]
@@ -151,7 +153,7 @@ for a = 3 + 2 * nv, #ARGV, 2 do
   local i = at[m]
   if i then values[i] = values[i] + v else n = n + 1; at[m], members[n], values[n] = n, m, v end
 end
-local span, top = 4194304, 1073741824
+local span, top = 4194304, 1073741824 -- as floorScript's
 local last = redis.call('HMGET', KEYS[nv + 1], unpack(members))
 local set = {}
 for i = 1, n do
