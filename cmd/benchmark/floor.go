@@ -91,7 +91,7 @@ func floorWork(rdb *redis.Client, nseg int) func(*eventGen) work {
 			ks := keys.at(now)
 			argv := make([]any, 0, 2+len(ks)+ingestBatch*(2+nseg))
 			argv = append(argv, len(ks), nseg)
-			for i, start := range keys.starts(now) {
+			for i, start := range keys.starts {
 				argv = append(argv, int64(now.Sub(start)/tieUnits()[i]))
 			}
 			group := map[string]int{}
@@ -181,7 +181,7 @@ func incrFloorWork(rdb *redis.Client) func(*eventGen) work {
 			ks := keys.at(now)
 			argv := make([]any, 0, 2+2*len(ks)+2*ingestBatch)
 			argv = append(argv, now.UnixMilli(), len(ks))
-			for i, start := range keys.starts(now) {
+			for i, start := range keys.starts {
 				argv = append(argv, start.UnixMilli(), tieUnits()[i].Milliseconds())
 			}
 			for range ingestBatch {

@@ -461,11 +461,13 @@ func casAdd(ctx context.Context, rdb *redis.Client, key, member string, value in
 }
 
 // viewKeys names one sorted set per view and current period (UTC), e.g.
-// raw:hour:2026-11-22T13, recomputed when the hour changes.
+// raw:hour:2026-11-22T13, and keeps the periods' starts (the floors count
+// tie units from them), recomputed when the hour changes.
 type viewKeys struct {
 	prefix string
 	hour   time.Time
 	keys   []string
+	starts []time.Time // per view; the all view's: the Unix epoch
 }
 
 func newViewKeys(prefix string) *viewKeys { return &viewKeys{prefix: prefix} }
@@ -478,6 +480,7 @@ func (vk *viewKeys) at(now time.Time) []string {
 	day := time.Date(h.Year(), h.Month(), h.Day(), 0, 0, 0, 0, time.UTC)
 	monday := day.AddDate(0, 0, -((int(day.Weekday()) + 6) % 7))
 	vk.hour = h
+	vk.starts = []time.Time{h, day, monday, time.Date(h.Year(), h.Month(), 1, 0, 0, 0, 0, time.UTC), time.Unix(0, 0)}
 	vk.keys = []string{
 		vk.prefix + "hour:" + h.Format("2006-01-02T15"),
 		vk.prefix + "day:" + day.Format("2006-01-02"),
@@ -507,16 +510,6 @@ var tieUnits = sync.OnceValue(func() []time.Duration {
 	}
 	return units
 })
-
-// starts are the starts of the periods holding now, per view in
-// benchViews order (the all view's: the Unix epoch), as the bench
-// board's UTC calendar cuts them.
-func (vk *viewKeys) starts(now time.Time) []time.Time {
-	vk.at(now)
-	h := vk.hour
-	day := time.Date(h.Year(), h.Month(), h.Day(), 0, 0, 0, 0, time.UTC)
-	return []time.Time{h, day, day.AddDate(0, 0, -((int(day.Weekday()) + 6) % 7)), time.Date(h.Year(), h.Month(), 1, 0, 0, 0, 0, time.UTC), time.Unix(0, 0)}
-}
 
 // addCommandStats adds the calls of b to a, averaging each command's
 // time per call over both.
