@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/standings/standings/ranking"
 )
 
 // The floor contenders measure the least Redis work of any exact, atomic
@@ -23,21 +24,31 @@ import (
 // the floor under Store.Apply's Redis CPU. It shows what the exact design itself costs
 // next to plain ZINCRBY, apart from everything else apply.lua does.
 //
-// Its codes have the bench board's shape, (top - score) × span + tie part,
-// with the board's tie units per view (tieUnits): the tie part counts those
-// units since the period's start, so equal scores tie for as long as they
-// do on the board (an hour in the all view) and Redis orders them by
-// member as it does there. A skiplist insert costs more inside a large
-// group of equal codes, where a member lands by name rather than next to
-// the last insert, so a floor with 1-second ties in every view is cheaper
-// than any exact ingest of this board can be: its all-time codes cannot
-// tie finer than an hour and stay below 2^53.
+// It writes the board's own codes (ranking.ViewCode): (Hi − score) × Span
+// + tie units since the period's start, with the board's tie units per
+// view. Equal scores tie for as long as they do on the board (an hour in
+// the all view) and Redis orders them by member as it does there: a
+// skiplist insert costs more inside a large group of equal codes, where a
+// member lands by name rather than next to the last insert, so a floor
+// with finer ties than the board's would be cheaper than any exact ingest
+// of this board can be.
+//
+// In the ingest suite it writes the board's own period keys, which every
+// contender writing the board also writes. A sorted set's writes cost
+// more the longer its history (docs/benchmarks.md): keys of its own,
+// written by the floor alone, would have a shorter history than the
+// board's, which takes the events of four contenders, and make the floor
+// cheaper than it is. The segment suite's floors keep keys of their own,
+// as each of its boards takes one contender's events.
 var floorScript = redis.NewScript(`
 local nv, ns = tonumber(ARGV[1]), tonumber(ARGV[2])
-local ties = {}
-for k = 1, nv do ties[k] = ARGV[2 + k] + 0 end
+local hi, span, tie = {}, {}, {}
+for k = 1, nv do
+  local a = 3 * k
+  hi[k], span[k], tie[k] = ARGV[a] + 0, ARGV[a + 1] + 0, ARGV[a + 2] + 0
+end
 local members, values, groups, at = {}, {}, {}, {}
-local n, a = 0, 3 + nv
+local n, a = 0, 3 + 3 * nv
 while a <= #ARGV do
   local m, v = ARGV[a], ARGV[a + 1] + 0
   local i = at[m]
@@ -54,45 +65,51 @@ while a <= #ARGV do
   end
   a = a + 2 + ns
 end
--- code = (top - score) * span + tie part: top (2^30) is above any score
--- and span (2^22) above any tie part here, so codes stay below 2^53.
-local span, top = 4194304, 1073741824
 for k = 1, nv do
   local old = redis.call('ZMSCORE', KEYS[k], unpack(members))
   local out, seg = {}, {}
-  local tie = ties[k]
+  local top, sp, t = hi[k], span[k], tie[k]
   for i = 1, n do
     local v = values[i]
-    if old[i] then v = v + top - math.floor((old[i] + 0) / span) end
-    local code = string.format('%d', (top - v) * span + tie)
+    if old[i] then v = v + top - math.floor((old[i] + 0) / sp) end
+    local code = string.format('%d', (top - v) * sp + t)
     out[2 * i - 1], out[2 * i] = code, members[i]
     for s = 1, ns do
       local g = groups[i][s]
-      local t = seg[g]
-      if not t then t = {}; seg[g] = t end
-      t[#t + 1] = code
-      t[#t + 1] = members[i]
+      local u = seg[g]
+      if not u then u = {}; seg[g] = u end
+      u[#u + 1] = code
+      u[#u + 1] = members[i]
     end
   end
   redis.call('ZADD', KEYS[k], unpack(out))
-  for g, t in pairs(seg) do redis.call('ZADD', KEYS[nv + (g - 1) * nv + k], unpack(t)) end
+  for g, u in pairs(seg) do redis.call('ZADD', KEYS[nv + (g - 1) * nv + k], unpack(u)) end
 end
 return n
 `)
 
-// floorWork sends ingestBatch events per floorScript call, each with nseg
-// (0..2) segment values drawn as segmentWork draws them (a member's country
-// and team are fixed). Keys are named like the board's, under floor:.
-func floorWork(rdb *redis.Client, nseg int) func(*eventGen) work {
+// floorWork sends ingestBatch events per floorScript call to board's views,
+// each with nseg (0..2) segment values drawn as segmentWork draws them (a
+// member's country and team are fixed). It writes the board's own period
+// keys, or with a prefix keys of the same names under it (segment boards'
+// keys are those keys followed by the segment's tag).
+func floorWork(rdb *redis.Client, store *ranking.Store, board, prefix string, nseg int) func(*eventGen) work {
 	return func(g *eventGen) work {
-		keys := newViewKeys(fmt.Sprintf("floor%d:", nseg))
 		return func(ctx context.Context) (int, error) {
 			now := time.Now()
-			ks := keys.at(now)
-			argv := make([]any, 0, 2+len(ks)+ingestBatch*(2+nseg))
-			argv = append(argv, len(ks), nseg)
-			for i, start := range keys.starts {
-				argv = append(argv, int64(now.Sub(start)/tieUnits()[i]))
+			ks := make([]string, 0, len(benchViews))
+			argv := make([]any, 0, 2+3*len(benchViews)+ingestBatch*(2+nseg))
+			argv = append(argv, len(benchViews), nseg)
+			for _, v := range benchViews {
+				vc, err := store.ViewCode(board, v, now)
+				if err != nil {
+					return 0, err
+				}
+				if !vc.Desc {
+					return 0, fmt.Errorf("floor: board %s is not desc", board)
+				}
+				ks = append(ks, prefix+vc.Key)
+				argv = append(argv, vc.Hi, vc.Span, vc.Tie(now))
 			}
 			group := map[string]int{}
 			var names []string
@@ -133,7 +150,8 @@ func floorWork(rdb *redis.Client, nseg int) func(*eventGen) work {
 
 // incrFloorScript is the other exact design: no old code is read; a member's
 // last event time (one hash field) gives the change of its tie-break part
-// in each view it is in (codes as floorScript's, with the same tie units),
+// in each view it is in (codes of floorScript's shape on keys of its own:
+// (2^30 − score) × 2^22 + the board's tie units since the period's start),
 // so each view takes one ZINCRBY (or a ZADD where the member is not in the
 // view's period yet). Exact only while every
 // event writes every view at its own time and nothing is removed; like

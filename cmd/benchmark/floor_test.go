@@ -7,14 +7,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/standings/standings/ranking"
 	"github.com/standings/standings/ranking/redistest"
 )
 
 // TestFloorsWriteExactCodes holds both floor scripts to what they stand
-// for: after the same events, every view of each holds every member at
-// the sum of its values, in codes of the board's shape, ordered best
-// first, with a tie part that counts the view's tie unit (the all view's
-// hour, so members whose sums are equal tie there exactly).
+// for. The exact floor writes the board's own keys in turns with
+// Store.Apply: afterwards the board reads every member at the sum of both
+// streams' values in every view, best first, and equal sums share one code
+// in the all view (whose tie unit is the hour). The incr floor's own keys
+// hold every member at the sum of its values, in codes of the same shape.
 func TestFloorsWriteExactCodes(t *testing.T) {
 	if err := redistest.Available(); err != nil {
 		if redistest.Required() {
@@ -29,22 +31,35 @@ func TestFloorsWriteExactCodes(t *testing.T) {
 	}
 	defer srv.Close()
 	rdb := newClient(srv.Addr, 1)
+	cfg, err := ranking.ParseConfig([]byte(benchConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := ranking.Open(ctx, cfg, ranking.Options{RedisURL: "redis://" + srv.Addr, Prefix: benchPrefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
 	members := memberIDs(50)
 	for attempt := 0; ; attempt++ {
 		if err := rdb.FlushAll(ctx).Err(); err != nil {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		exact := floorWork(rdb, 0)(newEventGen(members, 3))
+		exact := floorWork(rdb, store, benchBoard, "", 0)(newEventGen(members, 3))
+		apply := applyWork(store, benchBoard, ranking.ApplyOptions{NoRanks: true})(newEventGen(members, 4))
 		incr := incrFloorWork(rdb)(newEventGen(members, 3))
-		want := map[string]int64{}
-		g := newEventGen(members, 3) // the floors' own event stream
+		board, own := map[string]int64{}, map[string]int64{}
+		gf, ga := newEventGen(members, 3), newEventGen(members, 4) // the contenders' own event streams
 		for range 20 {
 			for range ingestBatch {
-				m, v := g.next()
-				want[m] += v
+				m, v := gf.next()
+				board[m] += v
+				own[m] += v
+				m, v = ga.next()
+				board[m] += v
 			}
-			for _, w := range []work{exact, incr} {
+			for _, w := range []work{exact, apply, incr} {
 				if _, err := w(ctx); err != nil {
 					t.Fatal(err)
 				}
@@ -58,33 +73,57 @@ func TestFloorsWriteExactCodes(t *testing.T) {
 			}
 			t.Fatal("two runs crossed an hour")
 		}
-		for _, prefix := range []string{"floor0:", "incrfloor:"} {
-			for i, k := range keys.at(start) {
-				zs, err := rdb.ZRangeWithScores(ctx, prefix+k, 0, -1).Result()
-				if err != nil {
-					t.Fatal(err)
+		for _, view := range benchViews {
+			pg, err := store.Page(ctx, benchBoard, view, ranking.PageQuery{Limit: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(pg.Entries) != len(board) {
+				t.Fatalf("%s holds %d members, want %d", view, len(pg.Entries), len(board))
+			}
+			for j, e := range pg.Entries {
+				if e.Score != board[e.Member] {
+					t.Errorf("%s %s: score %d, want %d", view, e.Member, e.Score, board[e.Member])
 				}
-				if len(zs) != len(want) {
-					t.Fatalf("%s%s holds %d members, want %d", prefix, k, len(zs), len(want))
+				if j > 0 && e.Score > pg.Entries[j-1].Score {
+					t.Errorf("%s: %s (%d) after %s", view, e.Member, e.Score, pg.Entries[j-1].Member)
 				}
-				const span, top = 1 << 22, 1 << 30
-				for j, z := range zs {
-					m := z.Member.(string)
-					if got := top - int64(math.Floor(z.Score/span)); got != want[m] {
-						t.Errorf("%s%s %s: score %d, want %d", prefix, k, m, got, want[m])
-					}
-					if j > 0 && want[m] > want[zs[j-1].Member.(string)] {
-						t.Errorf("%s%s: %s (%d) after %s", prefix, k, m, want[m], zs[j-1].Member)
-					}
+			}
+		}
+		// The all view's tie part is the hour: a score's code is the same
+		// for every member that holds it.
+		vc, err := store.ViewCode(benchBoard, "all", start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zs, err := rdb.ZRangeWithScores(ctx, vc.Key, 0, -1).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := 1; j < len(zs); j++ {
+			if board[zs[j].Member.(string)] == board[zs[j-1].Member.(string)] && zs[j].Score != zs[j-1].Score {
+				t.Errorf("all: equal scores of %s and %s have codes %v and %v", zs[j-1].Member, zs[j].Member, zs[j-1].Score, zs[j].Score)
+			}
+		}
+		for i, k := range keys.at(start) {
+			zs, err := rdb.ZRangeWithScores(ctx, "incrfloor:"+k, 0, -1).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(zs) != len(own) {
+				t.Fatalf("incrfloor:%s holds %d members, want %d", k, len(zs), len(own))
+			}
+			const span, top = 1 << 22, 1 << 30
+			for j, z := range zs {
+				m := z.Member.(string)
+				if got := top - int64(math.Floor(z.Score/span)); got != own[m] {
+					t.Errorf("incrfloor:%s %s: score %d, want %d", k, m, got, own[m])
 				}
-				// The all view's tie part is the hour: a score's code is
-				// the same for every member that holds it.
-				if tieUnits()[i] == time.Hour {
-					for j := 1; j < len(zs); j++ {
-						if want[zs[j].Member.(string)] == want[zs[j-1].Member.(string)] && zs[j].Score != zs[j-1].Score {
-							t.Errorf("%s%s: equal scores of %s and %s have codes %v and %v", prefix, k, zs[j-1].Member, zs[j].Member, zs[j-1].Score, zs[j].Score)
-						}
-					}
+				if j > 0 && own[m] > own[zs[j-1].Member.(string)] {
+					t.Errorf("incrfloor:%s: %s (%d) after %s", k, m, own[m], zs[j-1].Member)
+				}
+				if j > 0 && tieUnits()[i] == time.Hour && own[m] == own[zs[j-1].Member.(string)] && z.Score != zs[j-1].Score {
+					t.Errorf("incrfloor:%s: equal scores of %s and %s have codes %v and %v", k, zs[j-1].Member, m, zs[j-1].Score, z.Score)
 				}
 			}
 		}

@@ -62,7 +62,7 @@ func runIngest(ctx context.Context, e *env) error {
 		{"multi", "multi", "MULTI, ZINCRBY x5, EXEC per event, one round trip per event", multiWork(e.rdb)},
 		{"multi_pipelined", "multi_pipelined", "100 MULTI/ZINCRBY x5/EXEC blocks per round trip", multiPipelinedWork(e.rdb)},
 		{"cas", "cas", "per view: ZSCORE, then a compare-and-set script; retried on conflict", casWork(e.rdb, &casRetries)},
-		{"exact_floor", "exact_floor", "the least Redis work of an exact atomic ingest: one script per 100 events, ZMSCORE and one ZADD per view of the board's codes, nothing else (see floor.go)", floorWork(e.rdb, 0)},
+		{"exact_floor", "exact_floor", "the least Redis work of an exact atomic ingest: one script per 100 events, ZMSCORE and one ZADD per view of the board's codes, nothing else (see floor.go)", floorWork(e.rdb, store, benchBoard, "", 0)},
 		{"incr_floor", "incr_floor", "the other exact design's floor: one ZINCRBY per view and event from the member's last event time, nothing read from the views (see floor.go)", incrFloorWork(e.rdb)},
 	}
 	// The contenders take turns on one data set (see env.runTurns), so
@@ -183,7 +183,7 @@ func runSegmentIngest(ctx context.Context, e *env, store *ranking.Store, members
 			if floor {
 				c.name = fmt.Sprintf("floor_%dseg", nseg)
 				c.desc = "the floor script (see floor.go), the same events and segment values"
-				newWork = floorWork(e.rdb, nseg)
+				newWork = floorWork(e.rdb, store, board, fmt.Sprintf("floor%d:", nseg), nseg)
 			}
 			for w := range e.opts.writers {
 				c.works = append(c.works, newWork(newEventGen(members, uint64(w))))
