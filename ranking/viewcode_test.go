@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
-	"github.com/redis/go-redis/v9"
 	"github.com/standings/standings/ranking"
 	"github.com/standings/standings/ranking/rankingtest"
 )
@@ -18,9 +16,7 @@ import (
 func TestViewCodeIsWhatApplyWrites(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	m := miniredis.RunT(t)
-	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
-	t.Cleanup(func() { rdb.Close() })
+	m, rdb := MustMiniredis(t, time.Now())
 	cfg := MustConfig(t, `
 timezone: Europe/Berlin
 boards:
