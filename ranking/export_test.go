@@ -6,14 +6,23 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"golang.org/x/text/transform"
 )
 
 // Exports of unexported functions for the external tests.
 var (
 	MaxPeriodLength = (*Calendar).maxPeriodLength
 	SearchFold      = foldSearch
-	ParseScaled     = parseScaled
-	FormatScaled    = formatScaled
+	// SearchFoldChain is foldSearch's chain alone, fresh on every call.
+	SearchFoldChain = func(s string) string {
+		out, _, err := transform.String(foldChains.New().(transform.Transformer), s)
+		if err != nil {
+			return strings.ToLower(s)
+		}
+		return out
+	}
+	ParseScaled  = parseScaled
+	FormatScaled = formatScaled
 )
 
 // MaxScaled is the bound every scaled value stays below (2^53).

@@ -33,14 +33,50 @@ var searchScript = newScript(searchLua)
 // compatibility decomposition (NFKD), combining marks dropped (é → e,
 // ł stays ł: it has no decomposition), case folded (Straße → strasse,
 // Дмитрий → дмитрий), then recomposed (NFC). Scripts without case (CJK)
-// are kept as they are.
+// are kept as they are. ASCII text, most ids, folds to its lower case
+// without the chain (NFKD and NFC keep ASCII, and its case folding is
+// A-Z to a-z); the chain's buffers are pooled, as every event's id is
+// folded.
 func foldSearch(s string) string {
-	t := transform.Chain(norm.NFKD, runes.Remove(runes.In(unicode.Mn)), cases.Fold(), norm.NFC)
+	if out, ok := foldASCII(s); ok {
+		return out
+	}
+	t := foldChains.Get().(transform.Transformer)
+	defer foldChains.Put(t)
 	out, _, err := transform.String(t, s)
 	if err != nil {
 		return strings.ToLower(s)
 	}
 	return out
+}
+
+// foldChains hold foldSearch's transformers (one is not safe for
+// concurrent use; transform.String resets it).
+var foldChains = sync.Pool{New: func() any {
+	return transform.Chain(norm.NFKD, runes.Remove(runes.In(unicode.Mn)), cases.Fold(), norm.NFC)
+}}
+
+// foldASCII is foldSearch of ASCII text: s itself when it has no upper
+// case letter. ok is false for text with other characters.
+func foldASCII(s string) (out string, ok bool) {
+	upper := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return "", false
+		}
+		upper = upper || 'A' <= c && c <= 'Z'
+	}
+	if !upper {
+		return s, true
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b), true
 }
 
 // MaxSearchResults bounds one name search.

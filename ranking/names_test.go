@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +26,47 @@ func TestSearchFold(t *testing.T) {
 			t.Errorf("fold %q = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// TestSearchFoldShortcuts: ASCII text, folded without the chain, and
+// any text, folded by pooled chains from several goroutines at once,
+// fold as a fresh chain folds them.
+func TestSearchFoldShortcuts(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 8))
+	var texts []string
+	for c := range 128 {
+		texts = append(texts, string(rune(c)), "Ab"+string(rune(c))+"Z")
+	}
+	for range 2000 {
+		b := make([]byte, rnd.IntN(24))
+		for i := range b {
+			b[i] = byte(rnd.IntN(128))
+		}
+		texts = append(texts, string(b))
+	}
+	for range 2000 {
+		var sb strings.Builder
+		for range 1 + rnd.IntN(4) {
+			sb.WriteString(nameParts[rnd.IntN(len(nameParts))])
+			sb.WriteByte(byte('A' + rnd.IntN(26)))
+		}
+		texts = append(texts, sb.String(), "\xff"+sb.String())
+	}
+	want := make([]string, len(texts))
+	for i, s := range texts {
+		want[i] = ranking.SearchFoldChain(s)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := g; i < len(texts); i += 2 {
+				if got := ranking.SearchFold(texts[i]); got != want[i] {
+					t.Errorf("fold %q = %q, a fresh chain gives %q", texts[i], got, want[i])
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // nameParts build names in several scripts.
