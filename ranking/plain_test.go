@@ -22,7 +22,9 @@ import (
 // boards of every policy, tie rule and order, with more members than the
 // overtakes' top (so its bound is read, kept and dropped), ids, retries,
 // names, late and refused events, with and without ranks; on boards with
-// segments, events carry stable values (mirrored), other values or none.
+// segments, events carry stable values (mirrored), other values or none;
+// on league boards, events in the open round seat new members as rounds
+// open and close.
 // Every reply and, every few batches, every key (sorted sets with their
 // codes, hashes, lists, strings and expiries) must be the same. In runs,
 // most events are at now and carry no id, so that batches hold runs of
@@ -42,6 +44,14 @@ func TestPlainPathMatchesGeneric(t *testing.T) {
 	t.Run("segments", func(t *testing.T) {
 		t.Parallel()
 		plainMatchesGeneric(t, modelConfig("Europe/Paris", late), late, false)
+	})
+	t.Run("leagues", func(t *testing.T) {
+		t.Parallel()
+		// l-narrow's rounds reach its bounds, where a round's score is
+		// held while the views take the event.
+		narrow := "  - {id: l-narrow, min_score: 0, max_score: 3, views: [day, all], lateness: 3h,\n" +
+			"     league: {cycle: hour, tiers: [a, b], cohort_size: 5, promote: 2, demote: 2}}\n"
+		plainMatchesGeneric(t, leagueModelConfig+narrow, 3*time.Hour, false)
 	})
 }
 

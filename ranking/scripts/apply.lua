@@ -579,8 +579,11 @@ local function target_list(at, esegs)
     tl.lg = n
   end
   tl.n = n
-  -- A plain list (see apply_plain): one target per view, in view order.
+  -- A plain list (see apply_plain): one target per view, in view order;
+  -- on a league board, an event in the open round also has the round's
+  -- target, last (apply_event seats the member).
   tl.plain = #esegs == 0 and not tl.lg and n == nviews
+  tl.plain_lg = #esegs == 0 and tl.lg == nviews + 1 and n == nviews + 1
   -- Every event of the list has its time t: each target's time unit is
   -- computed here, once.
   for k = 1, n do tl_unit[k] = floor(t / views[view_of[k]].unit) - period_of[k].base end
@@ -1720,18 +1723,21 @@ local function answer(member, et, tl)
 end
 
 -- Plain lists: on a board without windows or exact times, an event
--- naming no segment value and dated outside the open round (if any) has
--- one target per view, target v being the period of view v that holds its
--- time, which also answers view v; so has a mirrored event (see Mirrors),
--- whose codes also go to its segment boards' rows. apply_plain plans,
--- writes and answers such an event in one pass over its targets (ranks,
--- when read, in a second), taking back what it queued when a later target
--- is out of range (undo_plain), as plan, write_plan and
--- answer do for any list (same codes, queue, mirror log, bounds, ranks
--- and overtakes; the model and equivalence tests hold both to it),
--- without their per-target branches for kinds and segment targets: it is
--- most events of most boards. It returns the refusal, or nil, and whether
--- the member's id entry is new (see index_names); the reply goes to flat.
+-- naming no segment value has one target per view, target v being the
+-- period of view v that holds its time, which also answers view v; so has
+-- a mirrored event (see Mirrors), whose codes also go to its segment
+-- boards' rows. On a league board, an event dated in the open round has
+-- the round's target too, last (plain_lg): kept within [min, max] rather
+-- than refused, answering nothing. apply_plain plans, writes and answers
+-- such an event in one pass over its targets (ranks, when read, in a
+-- second), taking back what it queued when a later target is out of range
+-- (undo_plain), as plan, write_plan and answer do for any list (same
+-- codes, queue, mirror log, bounds, ranks and overtakes; the model and
+-- equivalence tests hold both to it), without their per-target branches
+-- for kinds and segment targets: it is most events of most boards. It
+-- returns the refusal, or nil, whether the member's id entry is new (see
+-- index_names), and whether the member entered the open round (its
+-- caller seats it); the reply goes to flat.
 local plain_ok = not has_windows and not exact
 local incr, best = policy == 'increment', policy == 'best'
 -- pl_old[k]: target k's code before the event when the event changed it
@@ -1794,7 +1800,7 @@ local function plain_consts(tl)
     c.span[k] = view.span
     if desc then c.base[k], c.sspan[k] = view.hi, -view.span else c.base[k], c.sspan[k] = view.lo, view.span end
     if view.span == 1 then c.unit[k] = 0 else c.unit[k] = unit_of[k] end
-    c.track[k] = per == view.cur and not ranks
+    c.track[k] = per == view.cur and not ranks and view.kind ~= 'l'
     c.fresh[k] = per == all or not all
   end
   tl.consts = c
@@ -1805,7 +1811,8 @@ local function apply_plain(member, value, et, tl, mirrored)
   local src = tl.base or tl
   local c = src.consts or plain_consts(src)
   local cs, spans, sspans, bases, units, track, fresh = c.codes, c.span, c.sspan, c.base, c.unit, c.track, c.fresh
-  local period_of, n = tl.period_of, tl.n
+  local period_of, n, lg = tl.period_of, tl.n, tl.lg
+  local seat = false
   local lo_cap, hi_cap = vmin, vmax
   local pending, pending_list, top, ranks, incr = pending, pending_list, top, ranks, incr
   local p_old, p_rank, unchanged = pl_old, pl_rank, unchanged
@@ -1860,7 +1867,12 @@ local function apply_plain(member, value, et, tl, mirrored)
         change = true
       end
     end
-    if (change or old) and (nv < lo_cap or nv > hi_cap) then
+    if k == lg then
+      -- The open round (the last target): a round holds fewer events than
+      -- the views, so its score is kept within [min, max] (see plan).
+      if nv < lo_cap then nv = lo_cap elseif nv > hi_cap then nv = hi_cap end
+      seat = change and old == false
+    elseif (change or old) and (nv < lo_cap or nv > hi_cap) then
       undo_plain(member, tl, k - 1, npl, snap, m)
       return out_of_range(views[k], nv, et), id_new
     end
@@ -1903,12 +1915,15 @@ local function apply_plain(member, value, et, tl, mirrored)
     else
       p_old[k] = unchanged
     end
-    -- nv is 0 for a member absent before and after.
-    m = m + 1
-    res[m] = nv
-    if ranks then
+    -- nv is 0 for a member absent before and after. The round answers
+    -- nothing.
+    if k ~= lg then
       m = m + 1
-      res[m] = 0
+      res[m] = nv
+      if ranks then
+        m = m + 1
+        res[m] = 0
+      end
     end
   end
   -- Ranks are read once every target is queued: each target is its own
@@ -1917,7 +1932,7 @@ local function apply_plain(member, value, et, tl, mirrored)
     for k = 1, n do
       local per = period_of[k]
       local code = cs[k][member]
-      if code then
+      if code and k ~= lg then
         local rank = rank_of(per, member, code)
         res[m0 + 2 * k] = rank
         local view, old = views[k], p_old[k]
@@ -1940,7 +1955,7 @@ local function apply_plain(member, value, et, tl, mirrored)
     end
   end
   row_end(et, pl, m)
-  return nil, id_new
+  return nil, id_new, seat
 end
 
 -- index_names keeps the names hash and the search index ni up to date
@@ -2101,9 +2116,12 @@ local function apply_event(e)
   end
   if not mirrored and any_mirrored and mirror_log[member] then unmirror(member) end
   local refused, id_new
-  if plain_ok and (tl.plain or (mirrored and tl.base.plain)) then
-    refused, id_new = apply_plain(member, value, et, tl, mirrored)
+  if plain_ok and (tl.plain or tl.plain_lg or (mirrored and tl.base.plain)) then
+    local seat
+    refused, id_new, seat = apply_plain(member, value, et, tl, mirrored)
     if refused then return refused end
+    -- As below: a member new to the open round takes a seat.
+    if seat and lm_rec[member] ~= nil then place(member, e) end
   else
     refused, id_new = plan(member, value, et, tl, pure_after)
     if not refused and value ~= 0 and tl.checks[1] then
