@@ -14,15 +14,9 @@ var (
 	MaxPeriodLength = (*Calendar).maxPeriodLength
 	SearchFold      = foldSearch
 	// SearchFoldChain is foldSearch's chain alone, fresh on every call.
-	SearchFoldChain = func(s string) string {
-		out, _, err := transform.String(foldChains.New().(transform.Transformer), s)
-		if err != nil {
-			return strings.ToLower(s)
-		}
-		return out
-	}
-	ParseScaled  = parseScaled
-	FormatScaled = formatScaled
+	SearchFoldChain = func(s string) string { return foldWith(foldChains.New().(transform.Transformer), s) }
+	ParseScaled     = parseScaled
+	FormatScaled    = formatScaled
 )
 
 // MaxScaled is the bound every scaled value stays below (2^53).

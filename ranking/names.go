@@ -43,6 +43,11 @@ func foldSearch(s string) string {
 	}
 	t := foldChains.Get().(transform.Transformer)
 	defer foldChains.Put(t)
+	return foldWith(t, s)
+}
+
+// foldWith is s through the chain t, or lower-cased where t fails.
+func foldWith(t transform.Transformer, s string) string {
 	out, _, err := transform.String(t, s)
 	if err != nil {
 		return strings.ToLower(s)
