@@ -130,15 +130,23 @@ func (s *Store) applyRequest(b *Board, shard int, events []Event, idx []int, now
 			at = itoa(ev.At.UnixMilli())
 		}
 		memberKey := foldSearch(ev.Member)
-		if at == "" && ev.Name == "" && ev.ID == "" && len(evSegs[j]) == 0 && memberKey == ev.Member {
-			// A plain event: three arguments instead of eight.
+		// An event at Redis's now without name or id whose id folds to
+		// itself is plain: three arguments instead of eight, or with
+		// segment values "s" and their count instead of the seven.
+		short := at == "" && ev.Name == "" && ev.ID == "" && memberKey == ev.Member
+		if short && len(evSegs[j]) == 0 {
 			args = append(args, ev.Member, itoa(ev.Value), "")
 		} else {
-			nameKey := ""
-			if ev.Name != "" {
-				nameKey = foldSearch(ev.Name)
+			if short {
+				args = append(args, ev.Member, itoa(ev.Value), "s")
+			} else {
+				nameKey := ""
+				if ev.Name != "" {
+					nameKey = foldSearch(ev.Name)
+				}
+				args = append(args, ev.Member, itoa(ev.Value), "1", at, ev.Name, nameKey, memberKey, ev.ID)
 			}
-			args = append(args, ev.Member, itoa(ev.Value), "1", at, ev.Name, nameKey, memberKey, ev.ID, itoa(int64(len(evSegs[j]))))
+			args = append(args, itoa(int64(len(evSegs[j]))))
 			for _, sg := range evSegs[j] {
 				args = append(args, itoa(int64(segIndex[sg])))
 			}

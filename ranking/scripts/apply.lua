@@ -51,9 +51,11 @@
 --     values per name, then the names,
 --   nevents, per event: member, value, then "" for a plain event (no
 --     at_ms, name or id, no segment value, the id folded for search is
---     the id) or "1" and at_ms ("" = Redis now), name ("" = none), the
---     name folded for search ("" = none), the member id folded, id ("" =
---     none), nseg, then nseg 1-based segment board indexes,
+--     the id), "s", nseg and nseg 1-based segment board indexes for one
+--     that differs from a plain event only by its segment values, or "1"
+--     and at_ms ("" = Redis now), name ("" = none), the name folded for
+--     search ("" = none), the member id folded, id ("" = none), nseg, then
+--     nseg 1-based segment board indexes,
 --   moves_top (0 = no overtakes kept; else KEYS mv:<view> per view but the
 --     day totals, in view order, after the events' keys),
 --   snap_top (0 = none; else the all view's 1-based index, shape ("h": a
@@ -249,13 +251,15 @@ for v = 1, nviews do
   seg_keys = seg_keys + stride * #views[v].periods
 end
 for g = 1, nsegs do
-  segs[g] = {tag = nextarg(), name = nextarg(), value = nextarg(), k0 = ki, rows = {}}
-  segs[g].xtag = '\0' .. segs[g].tag
+  local tag = nextarg()
+  local xtag = nil
+  if exact then xtag = '\0' .. tag end
+  -- rows[voff[v] + j]: row j of view v (one table for every view).
+  segs[g] = {tag = tag, name = nextarg(), value = nextarg(), k0 = ki, rows = {}, xtag = xtag}
   ki = ki + seg_keys
-  for v = 1, nviews do segs[g].rows[v] = {} end
 end
 local function segrow(sb, v, j)
-  local per = sb.rows[v][j]
+  local per = sb.rows[voff[v] + j]
   if per then return per end
   local view, bp = views[v], views[v].periods[j]
   local zkey, rkey
@@ -279,7 +283,7 @@ local function segrow(sb, v, j)
   end
   per = setmetatable({seg = true, suffix = view.name .. sb.tag .. ':' .. bp.id, zkey = zkey, rkey = rkey,
                       xtag = sb.xtag, fresh = false, created = false}, meta)
-  sb.rows[v][j] = per
+  sb.rows[voff[v] + j] = per
   seg_rows[#seg_rows + 1] = per
   return per
 end
@@ -652,7 +656,7 @@ local function seg_list(light)
       period_of[k], board_of[k] = per, false
     else
       local sb, v = esegs[g], view_of[k]
-      period_of[k], board_of[k] = sb.rows[v][per.j] or segrow(sb, v, per.j), sb
+      period_of[k], board_of[k] = sb.rows[voff[v] + per.j] or segrow(sb, v, per.j), sb
     end
   end
   -- The light list's carried values and record lines serve (see purity).
@@ -706,7 +710,8 @@ local function read_events()
   local plain_tl = nil -- the list of events at Redis's now naming no segment value
   for e = 1, nevents do
     local member = ARGV[a]
-    local plain = ARGV[a + 2] == '' -- no time, name, id or segment value
+    local form = ARGV[a + 2]
+    local plain = form == '' -- no time, name, id or segment value
     if plain and plain_tl and not league then
       -- The usual event: ev_at, ev_name, ev_name_fold, ev_member_fold
       -- and ev_id stay nil (index_names reads them so).
@@ -718,6 +723,12 @@ local function read_events()
         ev_member[e], ev_value[e], ev_at[e], ev_name[e], ev_name_fold[e], ev_member_fold[e], ev_id[e] =
           member, tonumber(ARGV[a + 1]), '', '', '', member, ''
         a = a + 3
+      elseif form == 's' then
+        -- Segment values only: ev_at, ev_name, ev_name_fold,
+        -- ev_member_fold and ev_id stay nil, as for a plain event.
+        ev_member[e], ev_value[e] = member, ARGV[a + 1] + 0
+        nseg = ARGV[a + 3] + 0
+        a = a + 4
       else
         at = ARGV[a + 3]
         ev_member[e], ev_value[e], ev_at[e], ev_name[e], ev_name_fold[e], ev_member_fold[e], ev_id[e] =
@@ -760,7 +771,8 @@ local function read_events()
       a = a + nseg
       ev_targets[e] = tl
       if league then ev_lmkey[e] = nextkey() end
-      if ev_id[e] ~= '' then
+      local id = ev_id[e]
+      if id and id ~= '' then
         ev_idkey[e] = nextkey()
         any_id = true
       end
