@@ -1204,14 +1204,22 @@ end
 -- written in one HSET at the end: sm_rec[member] the "name=value" lines
 -- (false: none), sm_pure[member] the pure names.
 local sm_rec, sm_pure, sm_out = {}, {}, {}
+-- again[member]: the member has more than one event in the batch (only
+-- then can a mirrored write of it be followed by a plan in full, see
+-- log_mirror).
+local again = {}
 local function read_member_records()
   local fields, seen = {}, {}
   for e = 1, nevents do
     local member = ev_member[e]
-    if not ev_targets[e].err and not seen[member] then
+    local s = seen[member]
+    if s ~= nil then again[member] = true end
+    if not s and not ev_targets[e].err then
       seen[member] = true
       fields[#fields + 1] = member
       fields[#fields + 1] = member .. '\0p'
+    elseif s == nil then
+      seen[member] = false
     end
   end
   if #fields > 0 then
@@ -1537,7 +1545,11 @@ end
 -- log_mirror adds a mirrored event's entry to the member's mirror log and
 -- returns it, its codes still false: the segment rows' codes go there,
 -- not to codes, one table per event instead of one entry per segment row.
+local scratch_snap = {}
 local function log_mirror(member, tl)
+  -- A member with one event in the batch needs no log: it gets no later
+  -- plan in full. Its codes go to a table nothing reads.
+  if not again[member] then return scratch_snap end
   local n = tl.n
   if n > #no_codes then for k = #no_codes + 1, n do no_codes[k] = false end end
   local snap = {tl, unpack(no_codes, 1, n)}
@@ -1786,8 +1798,8 @@ local function undo_plain(member, tl, k, npl, snap, m)
     pending[pending_list[x]] = nil
     pending_list[x] = nil
   end
-  if snap then
-    local log = mirror_log[member]
+  local log = snap and mirror_log[member]
+  if log then
     log[#log] = nil
     if #log == 0 then mirror_log[member] = nil end
   end
