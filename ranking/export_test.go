@@ -204,3 +204,6 @@ func UseGenericApply(s *Store) {
 	}
 	s.applyOverride = newScript(strings.Replace(applyLua, on, "local plain_ok = false and not has_windows", 1))
 }
+
+// ValidSegmentValue exposes validSegmentValue.
+var ValidSegmentValue = validSegmentValue

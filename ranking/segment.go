@@ -133,10 +133,22 @@ const (
 	MaxSegmentValues = 10000
 )
 
-var (
-	segmentNamePattern  = regexp.MustCompile(`^[a-z][a-z0-9_]{0,15}$`)
-	segmentValuePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,32}$`)
-)
+var segmentNamePattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,15}$`)
+
+// validSegmentValue reports whether v is 1 to 32 characters of
+// A-Za-z0-9_.- (written out: every event with segment values checks each).
+func validSegmentValue(v string) bool {
+	if len(v) == 0 || len(v) > 32 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // HasSegment reports whether the board declares the segment name.
 func (b *Board) HasSegment(name string) bool { return slices.Contains(b.Segments, name) }
@@ -155,7 +167,7 @@ func (b *Board) ValidateSegmentName(name string) error {
 // ValidateSegmentValue checks a segment value: 1..32 characters of
 // A-Za-z0-9_.-.
 func ValidateSegmentValue(name, value string) error {
-	if !segmentValuePattern.MatchString(value) {
+	if !validSegmentValue(value) {
 		return Errorf(EINVALID, "segment %s value %q must be 1 to 32 characters of A-Za-z0-9_.-", name, value)
 	}
 	return nil
@@ -182,6 +194,18 @@ func (b *Board) ValidateSegments(segs map[string]string) error {
 	if len(b.Segments) == 0 {
 		return Errorf(EINVALID, "board %q has no segments, so an event cannot carry any", b.ID)
 	}
+	valid := true
+	for name, value := range segs {
+		if !b.HasSegment(name) || !validSegmentValue(value) {
+			valid = false
+			break
+		}
+	}
+	if valid {
+		return nil
+	}
+	// The first wrong one by name, so that the error does not depend on
+	// the map's order.
 	for _, name := range sortedNames(segs) {
 		if err := b.ValidateSegmentName(name); err != nil {
 			return err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -83,6 +85,34 @@ func TestSegmentEventValidation(t *testing.T) {
 	}
 	if sg, err := b.ParseSegment("team:red-1.x_Y"); err != nil || sg != (ranking.Segment{Name: "team", Value: "red-1.x_Y"}) {
 		t.Fatalf("ParseSegment: %v %v", sg, err)
+	}
+}
+
+// TestSegmentValueCheck holds the written-out value check to the
+// contract's pattern on chosen and random strings.
+func TestSegmentValueCheck(t *testing.T) {
+	pattern := regexp.MustCompile(`^[A-Za-z0-9_.-]{1,32}$`)
+	check := func(v string) {
+		if got, want := ranking.ValidSegmentValue(v), pattern.MatchString(v); got != want {
+			t.Fatalf("ValidSegmentValue(%q) = %v, the pattern says %v", v, got, want)
+		}
+	}
+	for _, v := range []string{"", "a", "FR", "red-1.x_Y", strings.Repeat("x", 32), strings.Repeat("x", 33),
+		"F R", "a:b", "a\n", "\na", "é", "a/b", "a\x00", "@", "[", "`", "{", "~"} {
+		check(v)
+	}
+	for c := range 256 {
+		check(string(rune(c)))
+		check("a" + string([]byte{byte(c)}) + "b")
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "abcXYZ019_.-: /\x00\xffé"
+	for range 5000 {
+		b := make([]byte, rng.IntN(36))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		check(string(b))
 	}
 }
 
