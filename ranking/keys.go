@@ -198,7 +198,12 @@ func (k boardKeys) built(view, period string) string { return string(k) + "r:" +
 // segPeriod is period for view v of segment board seg (the board itself
 // for the zero Segment).
 func (k boardKeys) segPeriod(v View, seg Segment, period string) string {
-	return k.period(v.Name+seg.tag(), period)
+	if seg.IsZero() {
+		return k.period(v.Name, period)
+	}
+	// period(v.Name+seg.tag(), period) in one concatenation: a batch
+	// builds one per segment board, view and period row.
+	return string(k) + "z:" + v.Name + "@" + seg.Name + "=" + seg.Value + ":" + period
 }
 
 // segBuilt is built for window v of segment board seg.
