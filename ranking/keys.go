@@ -185,7 +185,12 @@ func (s *Store) keysOfID(board string) boardKeys { return boardKeys(s.prefix + "
 
 // period is the sorted set of one period of a view ("z:"); view may carry
 // a segment's tag.
-func (k boardKeys) period(view, period string) string { return string(k) + "z:" + view + ":" + period }
+func (k boardKeys) period(view, period string) string { return k.taggedPeriod(view, "", period) }
+
+// taggedPeriod is period(view+tag, period) in one concatenation.
+func (k boardKeys) taggedPeriod(view, tag, period string) string {
+	return string(k) + "z:" + view + tag + ":" + period
+}
 
 // exactTimes is the exact event times of one period of a view ("x:").
 func (k boardKeys) exactTimes(view, period string) string {
@@ -198,12 +203,8 @@ func (k boardKeys) built(view, period string) string { return string(k) + "r:" +
 // segPeriod is period for view v of segment board seg (the board itself
 // for the zero Segment).
 func (k boardKeys) segPeriod(v View, seg Segment, period string) string {
-	if seg.IsZero() {
-		return k.period(v.Name, period)
-	}
-	// period(v.Name+seg.tag(), period) in one concatenation: a batch
-	// builds one per segment board, view and period row.
-	return string(k) + "z:" + v.Name + "@" + seg.Name + "=" + seg.Value + ":" + period
+	// A batch builds one per segment board, view and period row.
+	return k.taggedPeriod(v.Name, seg.tag(), period)
 }
 
 // segBuilt is built for window v of segment board seg.

@@ -2,7 +2,7 @@ package ranking
 
 import "testing"
 
-// TestSegPeriodKey holds segPeriod's one concatenation to the key it
+// TestSegPeriodKey holds segPeriod (built through taggedPeriod) to the key it
 // names: the period key of the view's segment board.
 func TestSegPeriodKey(t *testing.T) {
 	k := boardKeys("p:{b}:")
