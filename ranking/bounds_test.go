@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/standings/standings/ranking"
+	"github.com/standings/standings/ranking/redistest"
 )
 
 // TestWindowDriftsOutOfRange: a window is the sum of its days, so when a
@@ -247,5 +248,86 @@ func TestLateEventUnreadSegmentWindow(t *testing.T) {
 				t.Fatalf("FR window ending D-2: %+v %v; want a at 10", pg, err)
 			}
 		})
+	}
+}
+
+// TestRunRefusesPastBounds: a run of plain events (no id, no time, ranks
+// not asked for), which apply.lua applies view by view when no event of
+// it can be refused, still refuses an event that would take a member past
+// the board's bounds, on a desc board as on an asc one, and applies the
+// rest; a run that stays within them (scores reaching max_score and
+// min_score) is applied view by view. On miniredis the desc check once swapped its two
+// bounds by multiple assignment, which its Lua does not do as Redis's
+// does (TestScriptsAssignPortably).
+func TestRunRefusesPastBounds(t *testing.T) {
+	for _, be := range backends() {
+		for _, order := range []string{"desc", "asc"} {
+			t.Run(be.Name+"/"+order, func(t *testing.T) {
+				rdb := be.Client(t)
+				cfg := MustConfig(t, "boards:\n  - {id: b, order: "+order+", min_score: -20, max_score: 20, views: [day, all]}\n")
+				s := newStore(t, rdb, cfg, nil)
+				counter := ""
+				if be.Name != "cluster" { // the counter is a key the script does not declare
+					counter = redistest.Namespace(t) + ":runs"
+					ranking.CountApplyRuns(s, counter)
+				}
+				ctx := context.Background()
+				run := func(events ...ranking.Event) []ranking.WriteResult {
+					t.Helper()
+					res, err := s.Apply(ctx, "b", events, ranking.ApplyOptions{NoRanks: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return res
+				}
+				ev := func(member string, value int64) ranking.Event { return ranking.Event{Member: member, Value: value} }
+				score := func(member string, want int64) {
+					t.Helper()
+					for _, view := range []string{"day", "all"} {
+						e, err := s.Member(ctx, "b", view, member, ranking.MemberQuery{})
+						if err != nil || e.Score != want {
+							t.Fatalf("%s in %s: %+v %v; want score %d", member, view, e, err, want)
+						}
+					}
+				}
+				run(ev("x", 15), ev("y", -15), ev("w", 1))
+				// Past max_score, then past min_score, each in a run of its own
+				// with members below and above.
+				for _, events := range [][]ranking.Event{
+					{ev("a", 1), ev("w", 1), ev("x", 10), ev("c", 1)},
+					{ev("a", 1), ev("w", 1), ev("y", -10), ev("c", 1)},
+				} {
+					for i, r := range run(events...) {
+						refused := i == 2
+						if refused != (ranking.ErrorCode(r.Err) == ranking.EINVALID) || (!refused && r.Err != nil) {
+							t.Fatalf("event %d (%s %+d): %v; want refused %v", i, r.Member, events[i].Value, r.Err, refused)
+						}
+					}
+				}
+				score("x", 15)
+				score("y", -15)
+				score("w", 3)
+				score("c", 2)
+				var res []ranking.WriteResult
+				for _, m := range []struct {
+					member string
+					sign   int64
+				}{{"x", 1}, {"y", -1}} {
+					res = run(ev(m.member, m.sign), ev(m.member, 2*m.sign), ev(m.member, m.sign), ev(m.member, m.sign))
+					for i, r := range res {
+						if r.Err != nil {
+							t.Fatalf("event %d (%s) within bounds: %v", i, r.Member, r.Err)
+						}
+					}
+					score(m.member, 20*m.sign)
+				}
+				if counter != "" {
+					got := rdb.HGetAll(ctx, counter).Val()
+					if got["refused"] != "2" || got["run"] != "2" {
+						t.Fatalf("runs %v; want the first two turned back, the last two applied view by view", got)
+					}
+				}
+			})
+		}
 	}
 }

@@ -73,3 +73,182 @@ func TestScriptHeadersNameRealGoFunctions(t *testing.T) {
 		})
 	}
 }
+
+// TestScriptsAssignPortably keeps every script's multiple assignments
+// correct on the embedded store's Lua as well as Redis's. Lua evaluates
+// all of an assignment's expressions before assigning any variable, so
+// `a, b = b, a` swaps; miniredis's Lua (gopher-lua) assigns each local as
+// soon as its expression is evaluated, and reads a local for a table
+// store only at the end, so there `a, b = b, a` sets both to b,
+// `a, b = a + 1, a + b` reads the new a, and `t.x, a = a, b` stores the
+// new a. A run_safe swap written that way let the embedded store take
+// scores past a desc board's bounds. So an expression of a multiple
+// assignment (or an index of one of its targets) must not read a local
+// that the same statement assigns at another position; reading the one
+// it assigns itself (`n, c = tonumber(n), tonumber(c)`) is portable.
+// Statements are taken one line at a time (after "then", "do" or "else").
+func TestScriptsAssignPortably(t *testing.T) {
+	paths, err := filepath.Glob("scripts/*.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range paths {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n, line := range strings.Split(string(src), "\n") {
+			for _, stmt := range splitTop(luaCode(line), ';') {
+				if bad := crossReads(stmt); bad != "" {
+					t.Errorf("%s:%d: %q reads %s, which it also assigns: assign one variable per statement", path, n+1, strings.TrimSpace(line), bad)
+				}
+			}
+		}
+	}
+	// The check itself.
+	for stmt, want := range map[string]string{
+		"a, b = b, a":                       "b",
+		"if desc then a, b = b, a end":      "b",
+		"x, y = y * 2, x * 2":               "y",
+		"t.x, a = a, b":                     "a",
+		"a, t[a] = 1, 2":                    "a",
+		"n, c = tonumber(n), tonumber(c)":   "",
+		"sign, n = '-', -n":                 "",
+		"local a, b = b, a":                 "",
+		"t[1], t[2] = t[2], t[1]":           "",
+		"x, y = o.x, o.y":                   "",
+		"a, b = 'a, b', 1":                  "",
+		"if a == b then x, y = 1, b end":    "",
+		"out[i], out[i + 1] = code, member": "",
+	} {
+		if got := crossReads(luaCode(stmt)); got != want {
+			t.Errorf("crossReads(%q) = %q, want %q", stmt, got, want)
+		}
+	}
+}
+
+// luaCode is a line of Lua without its comment and with its strings
+// emptied.
+func luaCode(line string) string {
+	var b strings.Builder
+	var quote byte
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quote != 0 && c == '\\':
+			i++
+		case quote != 0:
+			if c == quote {
+				quote = 0
+				b.WriteByte(c)
+			}
+		case c == '"' || c == '\'':
+			quote = c
+			b.WriteByte(c)
+		case c == '-' && i+1 < len(line) && line[i+1] == '-':
+			return b.String()
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// splitTop splits s at sep outside brackets.
+func splitTop(s string, sep byte) []string {
+	var parts []string
+	depth, from := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		case sep:
+			if depth == 0 {
+				parts = append(parts, s[from:i])
+				from = i + 1
+			}
+		}
+	}
+	return append(parts, s[from:])
+}
+
+var (
+	luaName     = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+	luaKeywords = map[string]bool{"and": true, "break": true, "do": true, "else": true, "elseif": true, "end": true, "false": true, "for": true, "function": true, "if": true, "in": true, "local": true, "nil": true, "not": true, "or": true, "repeat": true, "return": true, "then": true, "true": true, "until": true, "while": true}
+	luaOpener   = regexp.MustCompile(`\b(then|do|else)\b`)
+)
+
+// crossReads returns a local that stmt, a multiple assignment, assigns at
+// one position and reads at another ("" if none, or not one).
+func crossReads(stmt string) string {
+	if loc := luaOpener.FindAllStringIndex(stmt, -1); loc != nil {
+		stmt = stmt[loc[len(loc)-1][1]:]
+	}
+	stmt = strings.TrimSpace(stmt)
+	if strings.HasPrefix(stmt, "local ") || strings.HasPrefix(stmt, "for ") {
+		return ""
+	}
+	eq := -1
+	depth := 0
+	for i := 0; i < len(stmt) && eq < 0; i++ {
+		switch c := stmt[i]; c {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		case '=':
+			prev, next := byte(0), byte(0)
+			if i > 0 {
+				prev = stmt[i-1]
+			}
+			if i+1 < len(stmt) {
+				next = stmt[i+1]
+			}
+			if depth == 0 && !strings.ContainsRune("=~<>", rune(prev)) && next != '=' {
+				eq = i
+			}
+		}
+	}
+	if eq < 0 {
+		return ""
+	}
+	targets := splitTop(stmt[:eq], ',')
+	if len(targets) < 2 {
+		return ""
+	}
+	values := splitTop(stmt[eq+1:], ',')
+	assigned := map[string]int{} // a local target -> its position
+	for i, tg := range targets {
+		if tg = strings.TrimSpace(tg); goIdent.MatchString(tg) {
+			assigned[tg] = i
+		}
+	}
+	reads := func(expr string, at int) string {
+		for _, loc := range luaName.FindAllStringIndex(expr, -1) {
+			name := expr[loc[0]:loc[1]]
+			before := strings.TrimRight(expr[:loc[0]], " ")
+			if luaKeywords[name] || strings.HasSuffix(before, ".") || strings.HasSuffix(before, ":") {
+				continue // a keyword, a field or a method
+			}
+			if pos, ok := assigned[name]; ok && pos != at {
+				return name
+			}
+		}
+		return ""
+	}
+	for i, v := range values {
+		if name := reads(v, i); name != "" {
+			return name
+		}
+	}
+	for _, tg := range targets {
+		if tg = strings.TrimSpace(tg); !goIdent.MatchString(tg) {
+			if name := reads(tg, -1); name != "" {
+				return name
+			}
+		}
+	}
+	return ""
+}

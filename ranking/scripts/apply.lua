@@ -2209,8 +2209,14 @@ local function run_safe(tl, c, e0, e1)
       r = hi % span
       if r < 0 then r = r + span elseif r >= span then r = r - span end
       local b = base + (hi - r) / sspan
-      if desc then a, b = b, a end -- a desc board's lowest code is its highest score
-      if a + down < vmin or b + up > vmax then return false end
+      -- A desc board's lowest code is its highest score. (Not a swap by
+      -- multiple assignment: see TestScriptsAssignPortably.)
+      local low, high = a, b
+      if desc then
+        low = b
+        high = a
+      end
+      if low + down < vmin or high + up > vmax then return false end
     end
   end
   return true
