@@ -99,10 +99,13 @@ func TestScriptsAssignPortably(t *testing.T) {
 			t.Fatal(err)
 		}
 		lines := strings.Split(string(src), "\n")
+		goesOn := func(code string) bool {
+			code = strings.TrimSpace(code)
+			return strings.HasSuffix(code, "=") || strings.HasSuffix(code, ",")
+		}
 		for n := 0; n < len(lines); n++ {
-			// A statement whose line ends in "=" or "," goes on.
 			first, code := n, luaCode(lines[n])
-			for n+1 < len(lines) && (strings.HasSuffix(strings.TrimSpace(code), "=") || strings.HasSuffix(strings.TrimSpace(code), ",")) {
+			for n+1 < len(lines) && goesOn(code) {
 				n++
 				code += " " + luaCode(lines[n])
 			}
@@ -163,23 +166,35 @@ func luaCode(line string) string {
 	return b.String()
 }
 
-// splitTop splits s at sep outside brackets.
-func splitTop(s string, sep byte) []string {
-	var parts []string
-	depth, from := 0, 0
+// outside calls at with the index of each byte of s outside brackets,
+// until at returns false.
+func outside(s string, at func(i int) bool) {
+	depth := 0
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '(', '[', '{':
 			depth++
 		case ')', ']', '}':
 			depth--
-		case sep:
-			if depth == 0 {
-				parts = append(parts, s[from:i])
-				from = i + 1
+		default:
+			if depth == 0 && !at(i) {
+				return
 			}
 		}
 	}
+}
+
+// splitTop splits s at sep outside brackets.
+func splitTop(s string, sep byte) []string {
+	var parts []string
+	from := 0
+	outside(s, func(i int) bool {
+		if s[i] == sep {
+			parts = append(parts, s[from:i])
+			from = i + 1
+		}
+		return true
+	})
 	return append(parts, s[from:])
 }
 
@@ -199,27 +214,13 @@ func crossReads(stmt string) string {
 	if strings.HasPrefix(stmt, "local ") || strings.HasPrefix(stmt, "for ") {
 		return ""
 	}
-	eq := -1
-	depth := 0
-	for i := 0; i < len(stmt) && eq < 0; i++ {
-		switch c := stmt[i]; c {
-		case '(', '[', '{':
-			depth++
-		case ')', ']', '}':
-			depth--
-		case '=':
-			prev, next := byte(0), byte(0)
-			if i > 0 {
-				prev = stmt[i-1]
-			}
-			if i+1 < len(stmt) {
-				next = stmt[i+1]
-			}
-			if depth == 0 && !strings.ContainsRune("=~<>", rune(prev)) && next != '=' {
-				eq = i
-			}
+	eq := -1 // the assignment's "=", not a comparison's
+	outside(stmt, func(i int) bool {
+		if stmt[i] == '=' && (i == 0 || !strings.ContainsRune("=~<>", rune(stmt[i-1]))) && (i+1 == len(stmt) || stmt[i+1] != '=') {
+			eq = i
 		}
-	}
+		return eq < 0
+	})
 	if eq < 0 {
 		return ""
 	}
