@@ -182,18 +182,29 @@ func (s *Store) applyRequest(b *Board, shard int, events []Event, idx []int, now
 	if allIdx == 0 {
 		return keys, append(args, "0")
 	}
+	args = append(args, itoa(SnapshotTop), itoa(int64(allIdx)))
+	return s.snapshotDaysArgs(b, k, views[allIdx-1].Name, now, keys, args)
+}
+
+// snapshotDaysArgs appends the all view's day snapshots around now, as
+// apply.lua and remove.lua take them (keep_snapshot in lib.lua keeps the
+// one of the day holding Redis's now): to args the shape ("h", or "z" on
+// a shard of a sharded board), the number of days and per day its start
+// and end in ms; to keys per day the snapshot hash, or the shard's codes
+// and count.
+func (s *Store) snapshotDaysArgs(b *Board, k boardKeys, allView string, now time.Time, keys []string, args []any) ([]string, []any) {
 	days := snapshotDays(s.cfg.Calendar, now)
 	shape := "h"
 	if b.Sharded() {
 		shape = "z"
 	}
-	args = append(args, itoa(SnapshotTop), itoa(int64(allIdx)), shape, itoa(int64(len(days))))
+	args = append(args, shape, itoa(int64(len(days))))
 	for _, d := range days {
 		args = append(args, itoa(d.Start.UnixMilli()), itoa(d.End.UnixMilli()))
 		if b.Sharded() {
-			keys = append(keys, k.snapshotCodes(views[allIdx-1].Name, d.ID), k.snapshotCount(views[allIdx-1].Name, d.ID))
+			keys = append(keys, k.snapshotCodes(allView, d.ID), k.snapshotCount(allView, d.ID))
 		} else {
-			keys = append(keys, k.snapshot(views[allIdx-1].Name, d.ID))
+			keys = append(keys, k.snapshot(allView, d.ID))
 		}
 	}
 	return keys, args

@@ -78,7 +78,11 @@ func (s *Store) RemoveMemberOnly(ctx context.Context, boardID, member string) (b
 	if b.Sharded() {
 		listed = itoa(s.rdb.ZCard(ctx, s.keysOf(b).memberResults(member)).Val())
 	}
-	keys, args := s.removeRequest(b, member, entries, listed)
+	now, err := s.Now(ctx)
+	if err != nil {
+		return false, err
+	}
+	keys, args := s.removeRequest(b, member, entries, listed, now)
 	raw, err := removeScript.Run(ctx, s.rdb, keys, args...).Slice()
 	if err != nil {
 		return false, err

@@ -75,8 +75,9 @@ import (
 //	                                                      last step
 //	<prefix>{<board>}:snap:<view>:<day>          hash     the all view's best SnapshotTop ranks at the start of a day
 //	                                                      (local; member -> rank; field \0 = how many were
-//	                                                      ranked), taken by apply.lua before the day's first
-//	                                                      write; a day after the day ends
+//	                                                      ranked), taken before the day's first change of the
+//	                                                      all view (a write or a removal: keep_snapshot in
+//	                                                      lib.lua); a day after the day ends
 //	<prefix>{<shard>}:snapz:<view>:<day>         zset     on a shard of a sharded board instead: the shard's best
 //	                                                      SnapshotTop members of the all view -> code at the start
 //	                                                      of a day; a day after the day ends

@@ -413,7 +413,11 @@ func (s *Store) RemoveMember(ctx context.Context, boardID, member string) (bool,
 			}
 			listed = itoa(n)
 		}
-		keys, args := s.removeRequest(b, member, entries, listed)
+		now, err := s.Now(ctx)
+		if err != nil {
+			return false, err
+		}
+		keys, args := s.removeRequest(b, member, entries, listed, now)
 		// Not keyed: a second run would answer "not there" for a member
 		// this call removed, so a removal of unknown outcome is the caller's
 		// to retry.

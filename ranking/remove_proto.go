@@ -3,6 +3,7 @@ package ranking
 import (
 	_ "embed"
 	"strings"
+	"time"
 )
 
 // The remove.lua protocol: KEYS and ARGV of a member removal, and the
@@ -13,17 +14,25 @@ var removeLua string
 
 var removeScript = newScript(removeLua)
 
-// removeRequest builds KEYS and ARGV for remove.lua: every entry of the
-// member's shard's registry as read just before, with its z and x keys
-// declared. listed is the count of the member's results index, read on a
-// sharded board's own tag ("" on a board of one shard: the script counts).
-func (s *Store) removeRequest(b *Board, member string, entries []string, listed string) (keys []string, args []any) {
-	keys = make([]string, 6, 8+2*len(entries))
+// removeRequest builds KEYS and ARGV for remove.lua: the all view's day
+// snapshots around now (the app's estimate of Redis's clock), and every
+// entry of the member's shard's registry as read just before, with its z
+// and x keys declared. listed is the count of the member's results index,
+// read on a sharded board's own tag ("" on a board of one shard: the
+// script counts).
+func (s *Store) removeRequest(b *Board, member string, entries []string, listed string, now time.Time) (keys []string, args []any) {
+	keys = make([]string, 6, 14+2*len(entries))
 	k := s.memberKeys(b, member)
 	keys[0], keys[1], keys[2], keys[3], keys[4], keys[5] = k.registry(), k.names(), k.outbox(), k.memberResults(member), k.nameIndex(), k.finalVersion()
 	keys = append(keys, k.indexBounds(), k.indexBlocks())
-	args = make([]any, 0, 5+len(entries))
+	args = make([]any, 0, 13+len(entries))
 	args = append(args, member, s.Channel(), b.ID, foldSearch(member), listed)
+	if all, ok := b.View("all"); ok {
+		args = append(args, itoa(SnapshotTop), string(b.Ties))
+		keys, args = s.snapshotDaysArgs(b, k, all.Name, now, keys, args)
+	} else {
+		args = append(args, "0")
+	}
 	for _, e := range entries {
 		keys = append(keys, k.registered(e), k.registeredExact(e))
 		args = append(args, e)

@@ -539,3 +539,102 @@ func TestAmendmentsMatchModel(t *testing.T) {
 		})
 	}
 }
+
+// TestRemovalKeepsMidnightRanks: a removal that is the first change of a
+// local day keeps the day's snapshot first, as a day's first write does,
+// so the all view's previous ranks are the ranks at midnight (the removed
+// member counted) whether the removal or a write comes first, on one
+// shard or three.
+func TestRemovalKeepsMidnightRanks(t *testing.T) {
+	ranking.GuardKeys(t)
+	for _, be := range backends() {
+		for _, shards := range []int{1, 3} {
+			for _, removeFirst := range []bool{true, false} {
+				t.Run(fmt.Sprintf("%s/shards%d/removeFirst=%v", be.Name, shards, removeFirst), func(t *testing.T) {
+					// A local midnight passing while the test runs would
+					// start another day between its steps: run it again.
+					for range 2 {
+						if !removalKeepsMidnightRanks(t, be.Client(t), shards, removeFirst) {
+							return
+						}
+					}
+					t.Fatal("two runs each crossed a local midnight")
+				})
+			}
+		}
+	}
+}
+
+// removalKeepsMidnightRanks runs TestRemovalKeepsMidnightRanks once; it
+// answers true when the local day changed meanwhile.
+func removalKeepsMidnightRanks(t *testing.T, rdb redis.UniversalClient, shards int, removeFirst bool) bool {
+	ctx := context.Background()
+	cfg := MustConfig(t, fmt.Sprintf("boards: [{id: g, views: [day, all], shards: %d}]\n", shards))
+	s := newStore(t, rdb, cfg, nil)
+	b, _ := cfg.Board("g")
+	dayOf := func() string {
+		now, err := s.Now(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg.Calendar.PeriodAt(ranking.View{Name: "day", Kind: ranking.Day}, now).ID
+	}
+	day := dayOf()
+	mustApply := func(evs ...ranking.Event) {
+		t.Helper()
+		res, err := s.Apply(ctx, "g", evs, ranking.ApplyOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res {
+			if r.Err != nil {
+				t.Fatal(r.Err)
+			}
+		}
+	}
+	mustApply(ranking.Event{Member: "a", Value: 50}, ranking.Event{Member: "b", Value: 40}, ranking.Event{Member: "c", Value: 30})
+	// As if those writes came before midnight: today has no snapshot yet.
+	var snaps []string
+	if shards == 1 {
+		snaps = append(snaps, s.Prefix()+"{g}:snap:all:"+day)
+	} else {
+		for i := range shards {
+			pre := s.Prefix() + "{" + b.ShardTag(i) + "}:"
+			snaps = append(snaps, pre+"snapz:all:"+day, pre+"snapn:all:"+day)
+		}
+	}
+	for _, k := range snaps {
+		if err := rdb.Del(ctx, k).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	remove := func() {
+		t.Helper()
+		if ok, err := s.RemoveMember(ctx, "g", "a"); err != nil || !ok {
+			t.Fatalf("remove: %v %v", ok, err)
+		}
+	}
+	if removeFirst {
+		remove()
+		mustApply(ranking.Event{Member: "d", Value: 10})
+	} else {
+		mustApply(ranking.Event{Member: "d", Value: 10})
+		remove()
+	}
+	pg, err := s.Page(ctx, "g", "all", ranking.PageQuery{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dayOf() != day {
+		return true
+	}
+	var got []string
+	for _, e := range pg.Entries {
+		got = append(got, fmt.Sprintf("%d %s prev %d", e.Rank, e.Member, e.PrevRank))
+	}
+	want := []string{"1 b prev 2", "2 c prev 3", "3 d prev " + fmt.Sprint(ranking.PrevNew)}
+	if !slices.Equal(got, want) {
+		t.Errorf("all view after the removal %q, want %q (a was first at midnight)", got, want)
+	}
+	return false
+}

@@ -847,7 +847,7 @@ if moves_top > 0 then
   end
 end
 -- keep_day_snapshot keeps the all view's best snap_top ranks as the
--- day's snapshot before the first write of a local day.
+-- day's snapshot before the first write of a local day (keep_snapshot).
 local function keep_day_snapshot(snap_top)
   local av = views[tonumber(nextarg())]
   local shape = nextarg()
@@ -858,36 +858,7 @@ local function keep_day_snapshot(snap_top)
     if shape == 'z' then kn = nextkey() end
     if now >= s0 and now < e0 then skey, nkey, sexp = k, kn, e0 end
   end
-  if skey and shape == 'z' and call('EXISTS', nkey) == 0 then
-    -- A shard keeps codes, which merge across shards (shard_read.go).
-    local zkey = av.periods[1].zkey
-    local flat = call('ZRANGE', zkey, 0, snap_top - 1, 'WITHSCORES')
-    local z = {}
-    for k = 1, #flat, 2 do
-      z[#z + 1] = flat[k + 1]
-      z[#z + 1] = flat[k]
-    end
-    if #z > 0 then
-      call('ZADD', skey, unpack(z))
-      call('PEXPIREAT', skey, fmt(sexp + 86400000))
-    end
-    call('SET', nkey, call('ZCARD', zkey), 'PXAT', fmt(sexp + 86400000))
-  elseif skey and shape == 'h' and call('EXISTS', skey) == 0 then
-    -- The field "\0" holds how many were ranked: a member missing from a
-    -- full snapshot was ranked below it, not absent.
-    local zkey = av.periods[1].zkey
-    local flat = call('ZRANGE', zkey, 0, snap_top - 1, 'WITHSCORES')
-    local h = {'\0', call('ZCARD', zkey)}
-    local rank, last = 0, nil
-    for k = 1, #flat, 2 do
-      if ties ~= 'shared' or flat[k + 1] ~= last then rank = (k + 1) / 2 end
-      last = flat[k + 1]
-      h[#h + 1] = flat[k]
-      h[#h + 1] = rank
-    end
-    call('HSET', skey, unpack(h))
-    call('PEXPIREAT', skey, fmt(sexp + 86400000))
-  end
+  if skey then keep_snapshot(av.periods[1].zkey, shape, snap_top, ties, skey, nkey, sexp + 86400000) end
 end
 do
   local snap_top = tonumber(nextarg())

@@ -88,6 +88,47 @@ local function redis_now()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
+-- keep_snapshot keeps the best top entries of the all view zkey as a local
+-- day's snapshot, unless the day has one: whatever changes the all view
+-- first in a day (apply.lua's first write, remove.lua's removal) calls it
+-- before the change, so it holds the ranks at midnight. Shape "h": the
+-- hash skey of member -> rank (ties "shared": equal codes share a rank),
+-- its field "\0" how many were ranked (a member missing from a full
+-- snapshot was ranked below it, not absent). Shape "z", on a shard of a
+-- sharded board: the shard's codes in the sorted set skey, which merge
+-- across shards (shard_read.go), and how many it ranked in the string
+-- nkey. Both expire at exp_ms.
+local function keep_snapshot(zkey, shape, top, ties, skey, nkey, exp_ms)
+  local exp = fmt(exp_ms)
+  if shape == 'z' then
+    if redis.call('EXISTS', nkey) == 1 then return end
+    local flat = redis.call('ZRANGE', zkey, 0, top - 1, 'WITHSCORES')
+    local z = {}
+    for k = 1, #flat, 2 do
+      z[#z + 1] = flat[k + 1]
+      z[#z + 1] = flat[k]
+    end
+    if #z > 0 then
+      redis.call('ZADD', skey, unpack(z))
+      redis.call('PEXPIREAT', skey, exp)
+    end
+    redis.call('SET', nkey, redis.call('ZCARD', zkey), 'PXAT', exp)
+    return
+  end
+  if redis.call('EXISTS', skey) == 1 then return end
+  local flat = redis.call('ZRANGE', zkey, 0, top - 1, 'WITHSCORES')
+  local h = {'\0', redis.call('ZCARD', zkey)}
+  local rank, last = 0, nil
+  for k = 1, #flat, 2 do
+    if ties ~= 'shared' or flat[k + 1] ~= last then rank = (k + 1) / 2 end
+    last = flat[k + 1]
+    h[#h + 1] = flat[k]
+    h[#h + 1] = rank
+  end
+  redis.call('HSET', skey, unpack(h))
+  redis.call('PEXPIREAT', skey, exp)
+end
+
 -- amend_guard checks a stored result before an amendment replaces it:
 -- "gone" (and the listing forgotten from listing_key) when none is stored,
 -- "moved" when it is not the one read (sha, its SHA-1 in hex), "stale"

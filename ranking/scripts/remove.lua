@@ -18,6 +18,12 @@
 -- its results index (on the board's own tag): the caller counts that
 -- index first and passes the count.
 --
+-- A removal that is the first change of the board's all view on a local
+-- day keeps the day's snapshot first (keep_snapshot), as apply.lua's
+-- first write of a day does, so the all view's previous ranks stay the
+-- ranks at midnight, the removed member counted (on every shard count:
+-- a shard not written since midnight is its own snapshot).
+--
 -- Go       remove_proto.go: removeRequest, decodeRemove
 -- KEYS     (all on the member's shard) 1 the registry k, 2 the names hash
 --          n, 3 the outbox out, 4 the member's results index rm:<member>
@@ -25,13 +31,17 @@
 --          periods' version fv (INCR when it exists and the member left
 --          some period: rank cards' kept chart points of the old version
 --          are no longer used), 7 the search index's block bounds nx,
---          8 its blocks nb, then per declared entry: z:<entry>,
---          x:<entry>; on a league board
---          then lm:<member> and, per declared entry ~lg:<round> in order,
+--          8 its blocks nb, then per snapshot day snap:all:<day> (shape
+--          "h") or snapz:all:<day> and snapn:all:<day> ("z"), then per
+--          declared entry: z:<entry>, x:<entry>; on a league board then
+--          lm:<member> and, per declared entry ~lg:<round> in order,
 --          lg:<round>:m and lg:<round>:f
 -- ARGV     member, channel, board id, the member id folded for search,
---          the results listing the member ("": count KEYS 4 here), then
---          the declared entries, in KEYS order
+--          the results listing the member ("": count KEYS 4 here),
+--          snap_top (0: the board has no all view, and the next four are
+--          left out), ties, shape ("h" or "z"), ndays, per snapshot day
+--          start_ms, end_ms (the day holding Redis's now is the one
+--          kept), then the declared entries, in KEYS order
 -- Returns  {removed, listed, now_ms}: the number of period keys the member
 --          was removed from (-1 when the registry holds an undeclared
 --          entry), how many recorded results list it, and Redis's now
@@ -39,9 +49,29 @@
 local reg, names, out, rm, ni, fv = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local member, channel, board, member_fold = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local now = redis_now()
+-- The snapshot of the day holding now, when the board has an all view.
+local snap_top, shape, ties = tonumber(ARGV[6]), nil, nil
+local skey, nkey, sexp = nil, nil, 0
+local a, ki = 7, 9
+if snap_top > 0 then
+  ties, shape = ARGV[7], ARGV[8]
+  a = 10
+  for _ = 1, tonumber(ARGV[9]) do
+    local s0, e0 = tonumber(ARGV[a]), tonumber(ARGV[a + 1])
+    local k, kn = KEYS[ki], nil
+    ki = ki + 1
+    if shape == 'z' then
+      kn = KEYS[ki]
+      ki = ki + 1
+    end
+    if now >= s0 and now < e0 then skey, nkey, sexp = k, kn, e0 end
+    a = a + 2
+  end
+end
+local first = a -- the first declared entry's ARGV index
 local declared = {}
-for k = 6, #ARGV do
-  declared[ARGV[k]] = 2 * (k - 6) + 9 -- index of its z key
+for k = first, #ARGV do
+  declared[ARGV[k]] = 2 * (k - first) + ki -- index of its z key
 end
 redis.call('ZREMRANGEBYSCORE', reg, '-inf', '(' .. fmt(now))
 local entries = redis.call('ZRANGE', reg, 0, -1)
@@ -49,6 +79,10 @@ for _, entry in ipairs(entries) do
   if not declared[entry] then
     return {-1, 0, now}
   end
+end
+local all = declared['all:all']
+if skey and all and redis.call('ZSCORE', KEYS[all], member) then
+  keep_snapshot(KEYS[all], shape, snap_top, ties, skey, nkey, sexp + 86400000)
 end
 local removed = 0
 local changed = {}
@@ -64,11 +98,11 @@ for _, entry in ipairs(entries) do
 end
 -- League: the member's record goes, and its seat in each round: left out
 -- of every cohort not decided yet, and of the counts.
-local lk = 9 + 2 * (#ARGV - 5)
+local lk = ki + 2 * (#ARGV - first + 1)
 if KEYS[lk] then
   redis.call('DEL', KEYS[lk])
   local j = lk + 1
-  for k = 6, #ARGV do
+  for k = first, #ARGV do
     if string.sub(ARGV[k], 1, 4) == '~lg:' then
       local mk, fk = KEYS[j], KEYS[j + 1]
       j = j + 2
