@@ -467,3 +467,48 @@ func TestParseConfigKeysAsWritten(t *testing.T) {
 		t.Errorf("action x %+v, want the last board and value", a)
 	}
 }
+
+// FuzzParseConfig: any boards file is refused with a message or parsed
+// into boards whose calendar views hold each instant in one period that
+// Next and Prev step to and from (go test -fuzz FuzzParseConfig ./ranking).
+func FuzzParseConfig(f *testing.F) {
+	for _, s := range []string{
+		"boards: [{id: points, views: [hour, day, week, month, all]}]\n",
+		"timezone: Asia/Shanghai\nweek_starts: sunday\nboards: [{id: p, segments: [country, team], views: [day, 7d, 30d], zones: [{title: G, top: 3}], lateness: 48h, keep: 2}]\n",
+		"boards:\n  - id: lg\n    views: [day, all]\n    league: {cycle: day, tiers: [bronze, silver, {id: gold, title: Gold}], cohort_size: 5, promote: 2, demote: 2}\n",
+		"timezone: America/St_Johns\nboards: [{id: lap, order: asc, update: best, ties: shared, decimals: 3, max_score: 3600, min_score: -5, views: [week, all]}]\n",
+		"boards: [{id: s, shards: 3, views: [day, all]}]\nwebhooks: [{url: 'http://127.0.0.1:1/x', secret_env: HOOK_SECRET, events: [period.final]}]\n",
+	} {
+		f.Add(s)
+	}
+	at := []time.Time{
+		time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC),
+		time.Date(2026, 3, 29, 1, 30, 0, 0, time.UTC), // a DST change in Europe
+		time.Date(2025, 12, 31, 23, 59, 59, 0, time.UTC),
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		cfg, err := ranking.ParseConfig([]byte(text))
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("refused without a message")
+			}
+			return
+		}
+		for _, b := range cfg.Boards {
+			for _, v := range b.Views {
+				if v.Kind == ranking.All || v.Kind == ranking.Window {
+					continue
+				}
+				for _, now := range at {
+					p := cfg.Calendar.PeriodAt(v, now)
+					if now.Before(p.Start) || !now.Before(p.End) {
+						t.Fatalf("%s at %v: period %v", v.Name, now, p)
+					}
+					if n := cfg.Calendar.Next(v, p); !n.Start.Equal(p.End) || cfg.Calendar.Prev(v, n).ID != p.ID {
+						t.Fatalf("%s: %v follows %v", v.Name, n, p)
+					}
+				}
+			}
+		}
+	})
+}
