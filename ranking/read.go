@@ -397,7 +397,8 @@ func (s *Store) RemoveMember(ctx context.Context, boardID, member string) (bool,
 	}
 	// The registry is read first so that remove.lua can declare every key
 	// it touches; a write that registers a period in between makes the
-	// script answer removeChanged, and the removal is tried again. On a
+	// script answer removeChanged, and the removal is tried again (as it
+	// is after removeClock, with Redis's clock learned from the answer). On a
 	// sharded board both are the member's shard's, and the member's results
 	// index, on the board's own tag, is counted first.
 	for range 5 {
@@ -421,6 +422,7 @@ func (s *Store) RemoveMember(ctx context.Context, boardID, member string) (bool,
 		// Not keyed: a second run would answer "not there" for a member
 		// this call removed, so a removal of unknown outcome is the caller's
 		// to retry.
+		local := s.clock()
 		val, err := s.runWrite(ctx, removeScript, false, keys, args...)
 		if err != nil {
 			return false, err
@@ -433,7 +435,8 @@ func (s *Store) RemoveMember(ctx context.Context, boardID, member string) (bool,
 		if err != nil {
 			return false, err
 		}
-		if rep.removed == removeChanged {
+		s.learnNow(rep.nowMS, local)
+		if rep.removed == removeChanged || rep.removed == removeClock {
 			continue
 		}
 		if rep.listed > 0 || (rep.removed > 0 && (b.League != nil || b.Sharded())) {

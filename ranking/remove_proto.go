@@ -65,6 +65,10 @@ func decodeRemove(raw []any) (removeReply, error) {
 	return removeReply{removed: asInt(raw[0]), listed: asInt(raw[1]), nowMS: asInt(raw[2])}, nil
 }
 
-// removeChanged is remove.lua's removed count when the registry changed
-// between the read and the call.
-const removeChanged = -1
+// remove.lua's removed count when it changed nothing: the registry
+// changed between the read and the call (removeChanged), or no snapshot
+// day listed holds Redis's now (removeClock).
+const (
+	removeChanged = -1
+	removeClock   = -2
+)

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -544,17 +545,19 @@ func TestAmendmentsMatchModel(t *testing.T) {
 // local day keeps the day's snapshot first, as a day's first write does,
 // so the all view's previous ranks are the ranks at midnight (the removed
 // member counted) whether the removal or a write comes first, on one
-// shard or three.
+// shard or three, also when the app's estimate of Redis's clock is days
+// off at the removal (the script answers, and the removal is tried again
+// on Redis's clock).
 func TestRemovalKeepsMidnightRanks(t *testing.T) {
 	ranking.GuardKeys(t)
 	for _, be := range backends() {
 		for _, shards := range []int{1, 3} {
-			for _, removeFirst := range []bool{true, false} {
-				t.Run(fmt.Sprintf("%s/shards%d/removeFirst=%v", be.Name, shards, removeFirst), func(t *testing.T) {
+			for _, c := range []struct{ removeFirst, clockOff bool }{{true, false}, {false, false}, {true, true}} {
+				t.Run(fmt.Sprintf("%s/shards%d/removeFirst=%v/clockOff=%v", be.Name, shards, c.removeFirst, c.clockOff), func(t *testing.T) {
 					// A local midnight passing while the test runs would
 					// start another day between its steps: run it again.
 					for range 2 {
-						if !removalKeepsMidnightRanks(t, be.Client(t), shards, removeFirst) {
+						if !removalKeepsMidnightRanks(t, be.Client(t), shards, c.removeFirst, c.clockOff) {
 							return
 						}
 					}
@@ -567,10 +570,11 @@ func TestRemovalKeepsMidnightRanks(t *testing.T) {
 
 // removalKeepsMidnightRanks runs TestRemovalKeepsMidnightRanks once; it
 // answers true when the local day changed meanwhile.
-func removalKeepsMidnightRanks(t *testing.T, rdb redis.UniversalClient, shards int, removeFirst bool) bool {
+func removalKeepsMidnightRanks(t *testing.T, rdb redis.UniversalClient, shards int, removeFirst, clockOff bool) bool {
 	ctx := context.Background()
 	cfg := MustConfig(t, fmt.Sprintf("boards: [{id: g, views: [day, all], shards: %d}]\n", shards))
-	s := newStore(t, rdb, cfg, nil)
+	var off atomic.Int64 // the app clock's error, set once Redis's is learned
+	s := newStore(t, rdb, cfg, func() time.Time { return time.Now().Add(time.Duration(off.Load())) })
 	b, _ := cfg.Board("g")
 	dayOf := func() string {
 		now, err := s.Now(ctx)
@@ -610,6 +614,10 @@ func removalKeepsMidnightRanks(t *testing.T, rdb redis.UniversalClient, shards i
 	}
 	remove := func() {
 		t.Helper()
+		if clockOff {
+			off.Store(int64(-72 * time.Hour))
+			defer off.Store(0)
+		}
 		if ok, err := s.RemoveMember(ctx, "g", "a"); err != nil || !ok {
 			t.Fatalf("remove: %v %v", ok, err)
 		}

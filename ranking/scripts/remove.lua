@@ -44,7 +44,9 @@
 --          kept), then the declared entries, in KEYS order
 -- Returns  {removed, listed, now_ms}: the number of period keys the member
 --          was removed from (-1 when the registry holds an undeclared
---          entry), how many recorded results list it, and Redis's now
+--          entry, -2 when the member must leave the all view and no
+--          listed day holds Redis's now: nothing was changed either way),
+--          how many recorded results list it, and Redis's now
 
 local reg, names, out, rm, ni, fv = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local member, channel, board, member_fold = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
@@ -81,7 +83,9 @@ for _, entry in ipairs(entries) do
   end
 end
 local all = declared['all:all']
-if skey and all and redis.call('ZSCORE', KEYS[all], member) then
+if snap_top > 0 and all and redis.call('ZSCORE', KEYS[all], member) then
+  -- No listed day holds Redis's now: the caller's clock estimate was off.
+  if not skey then return {-2, 0, now} end
   keep_snapshot(KEYS[all], shape, snap_top, ties, skey, nkey, sexp + 86400000)
 end
 local removed = 0
