@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -91,21 +92,27 @@ func (mb *modelBoard) prevRank(mv *modelView, period, member string, rank int64,
 		panic(err)
 	}
 	prev := mb.cal.Prev(v, p)
-	exp := mb.cal.Shift(v, prev, mb.b.Keep).End
-	final := prev.End.Add(mb.b.Lateness)
-	if mb.b.ResultsKeep > 0 {
-		final = final.Add(time.Hour) // store.go resultGrace
-	}
-	if final.After(exp) {
-		exp = final
-	}
-	if !now.Before(exp) {
+	if !now.Before(mb.expiry(v, prev)) {
 		return ranking.PrevUnknown
 	}
 	if r := mb.ranksOf(mv, prev.ID)[member]; r > 0 {
 		return r
 	}
 	return ranking.PrevNew
+}
+
+// expiry is when period p of view v expires: keep periods after it, or
+// later on boards that record results.
+func (mb *modelBoard) expiry(v ranking.View, p ranking.Period) time.Time {
+	exp := mb.cal.Shift(v, p, mb.b.Keep).End
+	final := p.End.Add(mb.b.Lateness)
+	if mb.b.ResultsKeep > 0 {
+		final = final.Add(time.Hour) // store.go resultGrace
+	}
+	if final.After(exp) {
+		exp = final
+	}
+	return exp
 }
 
 // ranksOf is every member's rank in a period, computed once per verify
@@ -279,6 +286,35 @@ func (mb *modelBoard) apply(ev ranking.Event, t int64, now int64) (res ranking.W
 	return res, ""
 }
 
+// remove forgets member in every retained period of the board and its
+// segment boards, as RemoveMember does (an expired period's key is gone in
+// Redis; miniredis, whose TTLs stand still here, keeps it as it was). A
+// removal that changes the all view keeps the day's snapshot first, as a
+// write does.
+func (mb *modelBoard) remove(member string, now int64) {
+	for _, mv := range mb.views {
+		if mv.view.Kind == ranking.All && mv.periods["all"][member] != nil {
+			mb.snapshot(now)
+		}
+	}
+	for _, b := range append([]*modelBoard{mb}, slices.Collect(maps.Values(mb.segs))...) {
+		for _, mv := range b.views {
+			for id, es := range mv.periods {
+				if id != ranking.AllPeriodID {
+					p, err := mb.cal.ParsePeriod(mv.view, id)
+					if err != nil {
+						panic(err)
+					}
+					if mb.expiry(mv.view, p).UnixMilli() < now {
+						continue
+					}
+				}
+				delete(es, member)
+			}
+		}
+	}
+}
+
 // modelChange is an event's planned change to one period of one view.
 type modelChange struct {
 	mv     *modelView
@@ -389,18 +425,19 @@ boards:
 
 // workload drives one store and its model with random batches.
 type workload struct {
-	t      *testing.T
-	rdb    redis.UniversalClient
-	prefix string
-	rng    *rand.Rand
-	store  *ranking.Store
-	cfg    *ranking.Config
-	models map[string]*modelBoard
-	now    func() time.Time // the test's view of Redis's clock
-	step   func()           // moves the clock (miniredis) or not (real Redis)
-	usedID []ranking.Event
-	late   time.Duration
-	moved  int // rows verified whose previous rank differs from their rank
+	t       *testing.T
+	rdb     redis.UniversalClient
+	prefix  string
+	rng     *rand.Rand
+	store   *ranking.Store
+	cfg     *ranking.Config
+	models  map[string]*modelBoard
+	now     func() time.Time // the test's view of Redis's clock
+	step    func()           // moves the clock (miniredis) or not (real Redis)
+	usedID  []ranking.Event
+	late    time.Duration
+	moved   int // rows verified whose previous rank differs from their rank
+	removed int // members removed
 }
 
 var memberPool = func() []string {
@@ -493,6 +530,16 @@ func (w *workload) run(events int) {
 		// without ranks (the rng's sequence stays the workload's own).
 		noRanks := batches%3 == 1
 		b := boards[w.rng.IntN(len(boards))]
+		if w.rng.IntN(30) == 0 {
+			// A cheater's removal, now and then, between batches.
+			m := memberPool[w.rng.IntN(len(memberPool))]
+			if _, err := w.store.RemoveMember(ctx, b.ID, m); err != nil {
+				w.t.Fatalf("remove %s from %s: %v", m, b.ID, err)
+			}
+			w.models[b.ID].remove(m, w.now().UnixMilli())
+			w.removed++
+			continue
+		}
 		n := 1 + w.rng.IntN(40)
 		if w.rng.IntN(25) == 0 {
 			n = 101 + w.rng.IntN(250) // more than one script call
@@ -574,7 +621,7 @@ func (w *workload) verify() {
 			checked += w.verifyBoard(mb)
 		}
 	}
-	w.t.Logf("verified %d rows and cards; %d rows moved since their previous period", checked, w.moved)
+	w.t.Logf("verified %d rows and cards; %d rows moved since their previous period; %d removals", checked, w.moved, w.removed)
 	if w.moved == 0 {
 		w.t.Error("no row moved: the previous ranks were not exercised")
 	}
