@@ -57,6 +57,7 @@ type windowModel struct {
 	refusals, drifted int
 	prevKnown         int // entries whose previous rank was known and checked
 	prevCalls         int
+	removals          int
 }
 
 func (wm *windowModel) dayOf(ms int64) string {
@@ -200,14 +201,35 @@ func newWindowModel(t *testing.T, rdb redis.UniversalClient, late time.Duration,
 		store: rankingtest.MustStore(t, rdb, cfg, ranking.Options{})}
 }
 
-// write sends a batch and records it in the model; it checks each answer
-// for the window ending today against the model.
+// write sends a batch, or now and then removes a member, and records it
+// in the model; it checks each answer for the window ending today against
+// the model.
 func (wm *windowModel) write(rng *rand.Rand, now time.Time, late time.Duration) {
 	ctx := context.Background()
 	if rng.IntN(2) == 0 {
 		wm.readAny(rng, now, late)
 	}
 	b := wm.cfg.Boards[rng.IntN(len(wm.cfg.Boards))]
+	if rng.IntN(20) == 0 {
+		// A removal: the member leaves every retained window and day
+		// total, so no window built later brings it back.
+		m := fmt.Sprintf("m%02d", rng.IntN(25))
+		if b.Max < 1000 {
+			m = fmt.Sprintf("m%d", rng.IntN(4))
+		}
+		if _, err := wm.store.RemoveMember(ctx, b.ID, m); err != nil {
+			wm.t.Fatal(err)
+		}
+		var kept []windowEvent
+		for _, e := range wm.events[b.ID] {
+			if e.member != m {
+				kept = append(kept, e)
+			}
+		}
+		wm.events[b.ID] = kept
+		wm.removals++
+		return
+	}
 	batch := make([]ranking.Event, 1+rng.IntN(15))
 	narrow := b.Max < 1000
 	for i := range batch {
@@ -421,7 +443,7 @@ func TestWindowsMiniredis(t *testing.T) {
 			if totals == 0 || totals > 30+3+2 {
 				t.Errorf("%d day totals kept after 60 days, want at most 35", totals)
 			}
-			t.Logf("%d events refused as the model predicted, %d window rows read outside [min, max]", wm.refusals, wm.drifted)
+			t.Logf("%d events refused as the model predicted, %d window rows read outside [min, max], %d removals", wm.refusals, wm.drifted, wm.removals)
 			if wm.refusals == 0 || wm.drifted == 0 {
 				t.Errorf("the narrow board never reached its bounds")
 			}
