@@ -84,7 +84,8 @@ import (
 //	<prefix>{<shard>}:snapn:<view>:<day>         string   how many that shard's all view ranked then; the same
 //	<prefix>{<board>}:mv:<view>                  list     the view's newest MovesTop overtakes, newest first:
 //	                                                      period\tmember\tpassed\trank\tat_ms; never expires
-//	                                                      (bounded)
+//	                                                      (bounded); a removal drops the removed member's
+//	                                                      (forgetmoves.lua)
 //	<prefix>{<board>}:mt:<view>                  string   on a sharded board, the view's merged top MovesTop as last
 //	                                                      compared for overtakes: period\tcompared_ms, then
 //	                                                      rank\tmember lines; never expires (one per view)

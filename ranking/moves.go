@@ -2,6 +2,7 @@ package ranking
 
 import (
 	"context"
+	_ "embed"
 	"strconv"
 	"strings"
 	"sync"
@@ -192,4 +193,30 @@ func passedIn(moves []Move, period, member string) *Move {
 		}
 	}
 	return nil
+}
+
+//go:embed scripts/forgetmoves.lua
+var forgetMovesLua string
+
+var forgetMovesScript = newScript(forgetMovesLua)
+
+// forgetMovesRequest builds forgetmoves.lua's KEYS and ARGV: every view
+// of board b, for member removed from it at removedMS.
+func (s *Store) forgetMovesRequest(b *Board, member string, removedMS int64) (keys []string, args []any) {
+	k := s.keysOf(b)
+	args = append(make([]any, 0, 4+len(b.Views)), member, itoa(removedMS), s.Channel(), b.ID)
+	for _, v := range b.Views {
+		keys = append(keys, k.moves(v.Name), k.movesTop(v.Name))
+		args = append(args, v.Name)
+	}
+	return keys, args
+}
+
+// forgetMoves forgets a member removed at removedMS in its board's
+// overtakes (see forgetmoves.lua). It is idempotent, so it may be sent
+// again.
+func (s *Store) forgetMoves(ctx context.Context, b *Board, member string, removedMS int64) error {
+	keys, args := s.forgetMovesRequest(b, member, removedMS)
+	_, err := s.runWrite(ctx, forgetMovesScript, true, keys, args...)
+	return err
 }

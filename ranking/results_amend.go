@@ -77,6 +77,9 @@ const amendAttempts = 5
 // results too. It returns how many results it amended; running it again
 // amends none. Errors of one result do not stop the others.
 func (s *Store) amendRemoved(ctx context.Context, b *Board, member string, removedMS int64) (int, error) {
+	if err := s.forgetMoves(ctx, b, member, removedMS); err != nil {
+		return 0, err
+	}
 	if b.Sharded() {
 		// Counted after the member left its shard and before its
 		// listings are read: a result read from the shards before the

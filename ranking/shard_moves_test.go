@@ -154,3 +154,78 @@ func TestShardMovesRedis(t *testing.T) {
 		})
 	}
 }
+
+// TestRemovalForgetsOvertakes: a removed member leaves the overtakes it
+// made and those that passed it, on one shard and on three, and one it
+// makes once back on the board stays; a removal adds no overtake.
+func TestRemovalForgetsOvertakes(t *testing.T) {
+	t.Run("miniredis", func(t *testing.T) {
+		clock := time.Date(2026, 11, 2, 9, 10, 0, 0, time.UTC)
+		m, rdb := MustMiniredis(t, clock)
+		removalForgetsOvertakes(t, rdb, func() time.Time { return clock }, func() {
+			clock = clock.Add(ranking.ShardMovesTick)
+			m.SetTime(clock)
+		})
+	})
+	for _, tc := range []struct {
+		name string
+		rdb  func(t *testing.T) redis.UniversalClient
+	}{
+		{"redis", func(t *testing.T) redis.UniversalClient { return redistest.Client(t) }},
+		{"cluster", func(t *testing.T) redis.UniversalClient { return redistest.ClusterClient(t) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			removalForgetsOvertakes(t, tc.rdb(t), nil, func() { time.Sleep(ranking.ShardMovesTick + 50*time.Millisecond) })
+		})
+	}
+}
+
+func removalForgetsOvertakes(t *testing.T, rdb redis.UniversalClient, clock func() time.Time, tick func()) {
+	ctx := context.Background()
+	s := newStore(t, rdb, MustConfig(t, shardMovesConfig), clock)
+	write := func(evs ...ranking.Event) {
+		t.Helper()
+		for _, board := range []string{"mv1", "mv3"} {
+			if _, err := s.Apply(ctx, board, evs, ranking.ApplyOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	remove := func(member string) {
+		t.Helper()
+		for _, board := range []string{"mv1", "mv3"} {
+			if ok, err := s.RemoveMember(ctx, board, member); err != nil || !ok {
+				t.Fatalf("remove %s from %s: %v %v", member, board, ok, err)
+			}
+		}
+	}
+	check := func(step string, want ...string) {
+		t.Helper()
+		tick()
+		for _, board := range []string{"mv1", "mv3"} {
+			for _, view := range []string{"all", "hour"} {
+				if got := movesOf(t, s, board, view); !slices.Equal(got, want) {
+					t.Fatalf("%s: %s/%s overtakes %q, want %q", step, board, view, got, want)
+				}
+			}
+		}
+	}
+	var evs []ranking.Event
+	for i := range 120 {
+		evs = append(evs, ranking.Event{Member: fmt.Sprintf("m%03d", i), Value: int64(10 * (1000 - i))})
+	}
+	write(evs...)
+	check("start")
+	write(ranking.Event{Member: "m119", Value: 695})
+	check("m119 climbs", "m119>m050#51 ()")
+	write(ranking.Event{Member: "m118", Value: 1185})
+	check("m118 climbs", "m118>m000#1 ()", "m119>m050#51 ()")
+	remove("m119")
+	check("m119 removed", "m118>m000#1 ()")
+	remove("m000")
+	check("m000 removed")
+	write(ranking.Event{Member: "m119", Value: 1})
+	check("m119 back, last")
+	write(ranking.Event{Member: "m119", Value: 9994})
+	check("m119 climbs again", "m119>m001#2 ()")
+}
