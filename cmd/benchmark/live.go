@@ -242,6 +242,14 @@ write:
 	}
 	tick.Stop()
 	elapsed := time.Since(start)
+	// The last writes' frames leave at the hub's next tick: they are
+	// counted for two ticks more, and on a loaded machine until a frame
+	// has come at all (bounded), so a short run is not taken for silence.
+	drain := time.Now().Add(10 * time.Second)
+	time.Sleep(2 * web.DefaultLiveTick)
+	for frames.Load() == 0 && written > 0 && time.Now().Before(drain) {
+		time.Sleep(20 * time.Millisecond)
+	}
 	recording.Store(false)
 	cpu1, err := child.cpu()
 	if err != nil {
