@@ -60,7 +60,9 @@ type shardWorkload struct {
 	ids     []ranking.Event
 	// dated gives every event an explicit time: on a real Redis, whose
 	// clock moves between the copies' writes, so that ties fall alike.
-	dated bool
+	dated   bool
+	last    map[string][]ranking.Event // each board's last batch
+	removed int                        // removals of a member on the board
 }
 
 func (w *shardWorkload) event(b *ranking.Board) ranking.Event {
@@ -116,6 +118,24 @@ func (w *shardWorkload) run(events int) {
 	}
 	for done, batches := 0, 0; done < events; batches++ {
 		b := bases[w.rng.IntN(len(bases))]
+		if last := w.last[b.ID]; len(last) > 0 && w.rng.IntN(8) == 0 {
+			// A removal, now and then, of a member the board's last batch
+			// wrote: every copy answers as the board.
+			m := last[w.rng.IntN(len(last))].Member
+			want, err := w.store.RemoveMember(ctx, b.ID, m)
+			if err != nil {
+				w.t.Fatalf("remove %s from %s: %v", m, b.ID, err)
+			}
+			for _, id := range w.copies(b.ID) {
+				if got, err := w.store.RemoveMember(ctx, id, m); err != nil || got != want {
+					w.t.Fatalf("remove %s from %s: %v %v, the board says %v", m, id, got, err, want)
+				}
+			}
+			if want {
+				w.removed++
+			}
+			continue
+		}
 		n := 1 + w.rng.IntN(30)
 		if w.rng.IntN(20) == 0 {
 			n = 101 + w.rng.IntN(150)
@@ -124,6 +144,7 @@ func (w *shardWorkload) run(events int) {
 		for i := range batch {
 			batch[i] = w.event(b)
 		}
+		w.last[b.ID] = batch
 		opts := ranking.ApplyOptions{NoRanks: batches%3 == 1}
 		want, err := w.store.Apply(ctx, b.ID, batch, opts)
 		if err != nil {
@@ -298,7 +319,7 @@ func newShardWorkload(t *testing.T, rdb redis.UniversalClient, members int, seed
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &shardWorkload{t: t, rng: rand.New(rand.NewPCG(seed, 17)), cfg: cfg}
+	w := &shardWorkload{t: t, rng: rand.New(rand.NewPCG(seed, 17)), cfg: cfg, last: map[string][]ranking.Event{}}
 	w.store = rankingtest.MustStore(t, rdb, cfg, ranking.Options{Prefix: redistest.Namespace(t) + ":"})
 	for i := range members {
 		w.members = append(w.members, fmt.Sprintf("m%04d", i))
@@ -337,6 +358,7 @@ func TestShardedReadsEqualUnshardedMiniredis(t *testing.T) {
 			if n := w.verify(); n == 0 {
 				t.Fatal("nothing verified")
 			}
+			t.Logf("%d removals", w.removed)
 		})
 	}
 }
