@@ -584,19 +584,7 @@ func removalKeepsMidnightRanks(t *testing.T, rdb redis.UniversalClient, shards i
 		return cfg.Calendar.PeriodAt(ranking.View{Name: "day", Kind: ranking.Day}, now).ID
 	}
 	day := dayOf()
-	mustApply := func(evs ...ranking.Event) {
-		t.Helper()
-		res, err := s.Apply(ctx, "g", evs, ranking.ApplyOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range res {
-			if r.Err != nil {
-				t.Fatal(r.Err)
-			}
-		}
-	}
-	mustApply(ranking.Event{Member: "a", Value: 50}, ranking.Event{Member: "b", Value: 40}, ranking.Event{Member: "c", Value: 30})
+	mustApply(t, s, "g", ranking.Event{Member: "a", Value: 50}, ranking.Event{Member: "b", Value: 40}, ranking.Event{Member: "c", Value: 30})
 	// As if those writes came before midnight: today has no snapshot yet.
 	var snaps []string
 	if shards == 1 {
@@ -624,9 +612,9 @@ func removalKeepsMidnightRanks(t *testing.T, rdb redis.UniversalClient, shards i
 	}
 	if removeFirst {
 		remove()
-		mustApply(ranking.Event{Member: "d", Value: 10})
+		mustApply(t, s, "g", ranking.Event{Member: "d", Value: 10})
 	} else {
-		mustApply(ranking.Event{Member: "d", Value: 10})
+		mustApply(t, s, "g", ranking.Event{Member: "d", Value: 10})
 		remove()
 	}
 	pg, err := s.Page(ctx, "g", "all", ranking.PageQuery{Limit: 10})

@@ -167,15 +167,9 @@ func TestRemovalForgetsOvertakes(t *testing.T) {
 			m.SetTime(clock)
 		})
 	})
-	for _, tc := range []struct {
-		name string
-		rdb  func(t *testing.T) redis.UniversalClient
-	}{
-		{"redis", func(t *testing.T) redis.UniversalClient { return redistest.Client(t) }},
-		{"cluster", func(t *testing.T) redis.UniversalClient { return redistest.ClusterClient(t) }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			removalForgetsOvertakes(t, tc.rdb(t), nil, func() { time.Sleep(ranking.ShardMovesTick + 50*time.Millisecond) })
+	for _, be := range backends()[1:] { // Redis and the cluster, a tick waited for
+		t.Run(be.Name, func(t *testing.T) {
+			removalForgetsOvertakes(t, be.Client(t), nil, func() { time.Sleep(ranking.ShardMovesTick + 50*time.Millisecond) })
 		})
 	}
 }

@@ -11,43 +11,23 @@ import (
 	"github.com/standings/standings/web"
 )
 
-// fuzzBoards has a board of each shape the routes serve: segments, zones,
-// a rolling window, an ascending best board and a league.
-const fuzzBoards = `
-timezone: Europe/Berlin
-boards:
-  - id: points
-    title: Points
-    decimals: 1
-    min_score: -1000
-    max_score: 1000
+// fuzzBoards has a board of each shape the routes serve: the fixture's
+// (a descending board with decimals, an ascending best board), one with
+// segments, zones and a rolling window, and a league.
+const fuzzBoards = testBoards + `  - id: seg
+    title: Segments
     segments: [country, team]
     zones: [{title: Gold, top: 3}, {title: Silver, top: 10}]
     views: [hour, day, week, month, all, 7d]
     lateness: 1h
-  - id: lap
-    title: Fastest lap
-    order: asc
-    update: best
-    ties: shared
-    decimals: 3
-    max_score: 3600
-    views: [week, all]
-  - id: lg
-    title: Daily league
-    decimals: 1
-    max_score: 1000
-    views: [day, all]
-    lateness: 3h
-    league: {cycle: day, tiers: [bronze, silver, {id: gold, title: Gold league}], cohort_size: 5, promote: 2, demote: 2}
-`
+` + leagueTestBoard
 
 // FuzzRequest sends any method, path, query, key and body to every route
 // (go test -fuzz FuzzRequest ./web): no request is answered 500, and one
 // refused (4xx) changes no Redis key.
 func FuzzRequest(f *testing.F) {
 	fx := MustFixtureOf(f, fuzzBoards, web.Options{WriteRate: -1})
-	for _, b := range []string{"points", "lg"} {
+	for _, b := range []string{"points", "seg", "lg"} {
 		for i, m := range []string{"alice", "bob", "carol", "dave", "eve", "frank"} {
 			MustOK(f, fx.do(f, "POST", "/api/v1/boards/"+b+"/scores", writeKey, `{"member":"`+m+`","value":`+strconv.Itoa(i+1)+`,"name":"N `+m+`"}`))
 		}
@@ -62,8 +42,8 @@ func FuzzRequest(f *testing.F) {
 	}{
 		{get, "/", anon, ""},
 		{get, "/boards/points/day", anon, ""},
-		{get, "/boards/points/7d?period=2026-11-22&offset=0", anon, ""},
-		{get, "/boards/points/all.csv?segment=country:de", anon, ""},
+		{get, "/boards/seg/7d?period=2026-11-22&offset=0", anon, ""},
+		{get, "/boards/seg/all.csv?segment=country:de", anon, ""},
 		{get, "/boards/points/day/members/alice", anon, ""},
 		{get, "/boards/points/day/members?q=al", anon, ""},
 		{get, "/boards/points/day/members/alice/preview.png", anon, ""},
@@ -78,7 +58,7 @@ func FuzzRequest(f *testing.F) {
 		{get, "/api", anon, ""},
 		{get, "/api/v1/openapi.json", anon, ""},
 		{get, "/api/v1/boards/points/day?limit=3&offset=1&around=bob", anon, ""},
-		{get, "/api/v1/boards/points/segments/country", anon, ""},
+		{get, "/api/v1/boards/seg/segments/country", anon, ""},
 		{get, "/api/v1/boards/points/members?q=a&limit=5", anon, ""},
 		{get, "/api/v1/boards/points/day/members/alice?friends=bob,carol", anon, ""},
 		{get, "/api/v1/boards/points/day/moves", anon, ""},
@@ -86,7 +66,7 @@ func FuzzRequest(f *testing.F) {
 		{get, "/api/v1/boards/lg/league/bronze/1", anon, ""},
 		{get, "/api/v1/boards/lg/league/members/alice", anon, ""},
 		{get, "/api/v1/webhooks/deliveries", admin, ""},
-		{post, "/api/v1/boards/points/scores", writer, `{"member":"zed","value":1.5,"segments":{"country":"de","team":"red"},"at":"2026-11-22T09:30:00Z","id":"x1"}`},
+		{post, "/api/v1/boards/seg/scores", writer, `{"member":"zed","value":1.5,"segments":{"country":"de","team":"red"},"at":"2026-11-22T09:30:00Z","id":"x1"}`},
 		{post, "/api/v1/boards/points/scores/batch", writer, `{"events":[{"member":"a","value":1},{"member":"b","value":-2,"name":"B"}]}`},
 		{post, "/api/v1/actions/read", writer, `{"member":"a"}`},
 		{post, "/api/v1/webhooks/deliveries/1/retry", admin, ""},

@@ -24,7 +24,10 @@ boards:
     decimals: 1
     max_score: 1000
     views: [day, all]
-  - id: lg
+` + leagueTestBoard
+
+// leagueTestBoard is the league board lg, as a boards file's list entry.
+const leagueTestBoard = `  - id: lg
     title: Daily league
     decimals: 1
     max_score: 1000
