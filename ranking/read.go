@@ -439,23 +439,20 @@ func (s *Store) RemoveMember(ctx context.Context, boardID, member string) (bool,
 		if rep.removed == removeChanged || rep.removed == removeClock {
 			continue
 		}
-		if rep.listed > 0 || rep.removed > 0 {
-			// Amended now so the next results read shows it (a league
-			// member's cohort results are listed apart; on a sharded
-			// board a result being recorded from a read of the shards may
-			// list the member, and the amendment's count makes it read
-			// again), and its overtakes forgotten; a failure here is
-			// retried by the relay from the member.removed outbox entry,
-			// so the removal itself stands.
-			_, _ = s.amendRemoved(ctx, b, member, rep.nowMS)
+		if rep.removed == 0 && rep.listed == 0 {
+			return false, nil
 		}
-		if rep.removed > 0 || rep.listed > 0 {
-			// The member.removed outbox entry (webhooks, and the amendment
-			// again) is relayed now rather than at the recorder's next pass.
-			s.KickRelay()
-			return true, nil
-		}
-		return false, nil
+		// Amended now so the next results read shows it (a league member's
+		// cohort results are listed apart; on a sharded board a result
+		// being recorded from a read of the shards may list the member, and
+		// the amendment's count makes it read again), and its overtakes
+		// forgotten; a failure here is retried by the relay from the
+		// member.removed outbox entry, so the removal itself stands. That
+		// entry (webhooks, and the amendment again) is relayed now rather
+		// than at the recorder's next pass.
+		_, _ = s.amendRemoved(ctx, b, member, rep.nowMS)
+		s.KickRelay()
+		return true, nil
 	}
 	return false, Errorf(EUNAVAILABLE, "the board kept changing during the removal; try again")
 }

@@ -101,6 +101,30 @@ func snapshotDays(cal *Calendar, now time.Time) []Period {
 	return []Period{cal.Prev(day, cur), cur, cal.Next(day, cur)}
 }
 
+// snapshotDaysArgs appends the all view's day snapshots around now, as
+// apply.lua and remove.lua take them (keep_snapshot in lib.lua keeps the
+// one of the day holding Redis's now): to args the shape ("h", or "z" on
+// a shard of a sharded board), the number of days and per day its start
+// and end in ms; to keys per day the snapshot hash, or the shard's codes
+// and count.
+func (s *Store) snapshotDaysArgs(b *Board, k boardKeys, allView string, now time.Time, keys []string, args []any) ([]string, []any) {
+	days := snapshotDays(s.cfg.Calendar, now)
+	shape := "h"
+	if b.Sharded() {
+		shape = "z"
+	}
+	args = append(args, shape, itoa(int64(len(days))))
+	for _, d := range days {
+		args = append(args, itoa(d.Start.UnixMilli()), itoa(d.End.UnixMilli()))
+		if b.Sharded() {
+			keys = append(keys, k.snapshotCodes(allView, d.ID), k.snapshotCount(allView, d.ID))
+		} else {
+			keys = append(keys, k.snapshot(allView, d.ID))
+		}
+	}
+	return keys, args
+}
+
 // read.lua's choice of candidate, besides a 1-based index.
 const (
 	readNoClock = 0  // Redis's now is in no candidate
