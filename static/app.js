@@ -40,6 +40,22 @@
       if (a.nodeValue !== b.nodeValue) a.nodeValue = b.nodeValue;
       return;
     }
+    morphAttrs(a, b);
+    var ac = Array.prototype.filter.call(a.childNodes, function (c) { return !c.standingsKeep; });
+    var bc = Array.prototype.slice.call(b.childNodes);
+    var kept = Array.prototype.filter.call(a.childNodes, function (c) { return c.standingsKeep; })[0] || null;
+    for (var i = 0; i < bc.length; i++) {
+      var x = ac[i], y = bc[i];
+      if (x && x.nodeType === y.nodeType && x.nodeName === y.nodeName) morph(x, y);
+      else if (x) a.replaceChild(y, x);
+      else a.insertBefore(y, kept);
+    }
+    for (; i < ac.length; i++) a.removeChild(ac[i]);
+  }
+
+  // morphAttrs gives element a the attributes of b, keeping the classes
+  // scripts add.
+  function morphAttrs(a, b) {
     var i, n;
     // An opened <details> ("12 more moves") is the reader's choice: a
     // frame never closes it.
@@ -59,16 +75,6 @@
       if (cls.length || b.hasAttribute("class")) a.setAttribute("class", cls.join(" "));
       else a.removeAttribute("class");
     }
-    var ac = Array.prototype.filter.call(a.childNodes, function (c) { return !c.standingsKeep; });
-    var bc = Array.prototype.slice.call(b.childNodes);
-    var kept = Array.prototype.filter.call(a.childNodes, function (c) { return c.standingsKeep; })[0] || null;
-    for (i = 0; i < bc.length; i++) {
-      var x = ac[i], y = bc[i];
-      if (x && x.nodeType === y.nodeType && x.nodeName === y.nodeName) morph(x, y);
-      else if (x) a.replaceChild(y, x);
-      else a.insertBefore(y, kept);
-    }
-    for (; i < ac.length; i++) a.removeChild(ac[i]);
   }
 
   // longestRun returns, for a list of old positions (-1: new), which
@@ -261,6 +267,9 @@
       return tr;
     });
     placeRows(ct, order);
+    // The table's own attributes (a first page's podium comes and goes).
+    morphAttrs(cur, next);
+    morphAttrs(ct.parentNode, nt.parentNode);
     ["ticker"].forEach(function (name) {
       var b = next.querySelector('[data-live-block="' + name + '"]');
       if (b) setBlock(cur, name, b.outerHTML);

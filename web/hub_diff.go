@@ -21,8 +21,9 @@ package web
 // fill the free positions in the order they had, and "ranks" says, in
 // runs over them, by how much their rank numbers change. "caption"
 // and "ticker" come only when they changed. Whatever a diff
-// cannot say (another period, an empty table, a block that appears) is a
-// whole fragment, as is a diff no smaller than one.
+// cannot say (another period, an empty table, a block that appears, a
+// first page's podium that comes or goes) is a whole fragment, as is a
+// diff no smaller than one.
 
 import (
 	"bytes"
@@ -41,6 +42,7 @@ type tableState struct {
 	raw        []int64 // each row's score, as stored (scaled)
 	caption    string
 	ticker     string // the ticker block's markup; "" when there is none
+	podium     bool   // the table styles its top three as a podium
 	// delta says a score change as the board shows it, and whether it is
 	// better (1) or worse (-1) by the board's order.
 	delta func(from, to int64) (string, int)
@@ -74,7 +76,7 @@ type diffRow struct {
 func diffOf(a, b *tableState) []byte {
 	if a == nil || b == nil || a.id != b.id || a.period != b.period ||
 		len(a.rows) == 0 || len(b.rows) == 0 ||
-		(a.ticker == "") != (b.ticker == "") {
+		(a.ticker == "") != (b.ticker == "") || a.podium != b.podium {
 		return nil
 	}
 	old := make(map[string]int, len(a.rows))
@@ -218,5 +220,5 @@ func scoreDelta(b *ranking.Board) func(from, to int64) (string, int) {
 
 // tableStateOf keeps what a live table frame shows, for the next diff.
 func tableStateOf(b *ranking.Board, t views.Table, raw []int64, ticker string) *tableState {
-	return &tableState{id: t.ID, period: t.Period, rows: t.Rows, raw: raw, caption: t.Caption, ticker: ticker, delta: scoreDelta(b)}
+	return &tableState{id: t.ID, period: t.Period, rows: t.Rows, raw: raw, caption: t.Caption, ticker: ticker, podium: len(t.Podium) > 0, delta: scoreDelta(b)}
 }

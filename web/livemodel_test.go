@@ -18,6 +18,7 @@ type LiveModel struct {
 	ID, Period      string
 	Members, Rows   []string // in order
 	Caption         string
+	TableAttrs      string // the table element's attributes (a podium's class)
 	Ticker          string // the ticker block's normalized markup
 	Diffs, Wholes   int    // frames applied of each kind
 	WholeBytes      int    // bytes of the whole fragments applied
@@ -54,6 +55,9 @@ func (m *LiveModel) applyWhole(frame string) error {
 		m.Rows = append(m.Rows, h)
 	})
 	m.Caption = root.Find("caption").Text()
+	if table := root.Find("table").First(); table.Length() > 0 {
+		m.TableAttrs = fmt.Sprintf("%v", table.Nodes[0].Attr)
+	}
 	m.Ticker = outer(root.Find(`[data-live-block="ticker"]`))
 	return nil
 }
@@ -209,6 +213,8 @@ func (m *LiveModel) Same(o *LiveModel) string {
 		return fmt.Sprintf("members %v, want %v", m.Members, o.Members)
 	case m.Caption != o.Caption:
 		return fmt.Sprintf("caption %q, want %q", m.Caption, o.Caption)
+	case m.TableAttrs != o.TableAttrs:
+		return fmt.Sprintf("table %s, want %s", m.TableAttrs, o.TableAttrs)
 	case m.Ticker != o.Ticker:
 		return fmt.Sprintf("ticker %q, want %q", m.Ticker, o.Ticker)
 	}
