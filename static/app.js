@@ -42,15 +42,31 @@
     }
     morphAttrs(a, b);
     var ac = Array.prototype.filter.call(a.childNodes, function (c) { return !c.standingsKeep; });
-    var bc = Array.prototype.slice.call(b.childNodes);
     var kept = Array.prototype.filter.call(a.childNodes, function (c) { return c.standingsKeep; })[0] || null;
+    morphChildren(a, ac, Array.prototype.slice.call(b.childNodes), kept);
+  }
+
+  // morphChildren morphs the children ac of element a into bc, by
+  // position; children bc has more of go before the node before.
+  function morphChildren(a, ac, bc, before) {
     for (var i = 0; i < bc.length; i++) {
       var x = ac[i], y = bc[i];
       if (x && x.nodeType === y.nodeType && x.nodeName === y.nodeName) morph(x, y);
       else if (x) a.replaceChild(y, x);
-      else a.insertBefore(y, kept);
+      else a.insertBefore(y, before);
     }
     for (; i < ac.length; i++) a.removeChild(ac[i]);
+  }
+
+  // morphAround makes element a look like b but for its child keep, which
+  // stands for b's child keepB and is left to the caller: the children
+  // before it and after it are morphed on each side.
+  function morphAround(a, b, keep, keepB) {
+    morphAttrs(a, b);
+    var ac = Array.prototype.slice.call(a.childNodes), bc = Array.prototype.slice.call(b.childNodes);
+    var ai = ac.indexOf(keep), bi = bc.indexOf(keepB);
+    morphChildren(a, ac.slice(0, ai), bc.slice(0, bi), keep);
+    morphChildren(a, ac.slice(ai + 1), bc.slice(bi + 1), null);
   }
 
   // morphAttrs gives element a the attributes of b, keeping the classes
@@ -267,15 +283,11 @@
       return tr;
     });
     placeRows(ct, order);
-    // The table's own attributes (a first page's podium comes and goes).
-    morphAttrs(cur, next);
-    morphAttrs(ct.parentNode, nt.parentNode);
-    ["ticker"].forEach(function (name) {
-      var b = next.querySelector('[data-live-block="' + name + '"]');
-      if (b) setBlock(cur, name, b.outerHTML);
-    });
-    var cap = cur.querySelector("caption"), ncap = next.querySelector("caption");
-    if (cap && ncap && cap.textContent !== ncap.textContent) cap.textContent = ncap.textContent;
+    // Everything around the rows is morphed: the table's attributes (a
+    // first page's podium comes and goes), caption and head, and the
+    // fragment's other parts (the ticker, a league round's status).
+    morphAround(ct.parentNode, nt.parentNode, ct, nt);
+    morphAround(cur, next, ct.parentNode, nt.parentNode);
     slide(ct, tops);
     return cur;
   }

@@ -1,13 +1,17 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +21,7 @@ import (
 	"github.com/standings/standings/internal/browsertest"
 	"github.com/standings/standings/ranking"
 	"github.com/standings/standings/static"
+	"github.com/standings/standings/views"
 )
 
 // TestDiffFramesPatchTheTableInChromium: static/app.js itself, in
@@ -29,12 +34,15 @@ import (
 // What the script adds of its own (a flash, a score badge) is left out,
 // and no diff may send the page back for a whole table. The Go model of
 // the page (livemodel_test.go) mirrors the script; this checks the script.
+// A league group's table, which goes whole every frame, is checked the
+// same way: its rows, zones, outcomes and the round's status.
 func TestDiffFramesPatchTheTableInChromium(t *testing.T) {
 	t.Parallel() // its own Chromium and its own server
 	tab := browsertest.MustBrowser(t)
 	feed := &frameFeed{}
 	srv := httptest.NewServer(feed)
 	t.Cleanup(srv.Close)
+	const steps = 200
 	for _, spec := range []string{
 		"boards:\n  - id: b\n    views: [day]\n",
 		"boards:\n  - id: b\n    views: [day]\n    order: asc\n    update: best\n    format: duration\n    decimals: 3\n",
@@ -49,47 +57,128 @@ func TestDiffFramesPatchTheTableInChromium(t *testing.T) {
 			seed := rand.Uint64()
 			t.Run(fmt.Sprintf("%s/%d/zones=%d/seed=%d", b.Format, limit, len(b.Zones), seed), func(t *testing.T) {
 				r := newRandomTables(seed, b, limit)
-				full, prev := r.step(t)
-				frames := feed.start(string(full))
-				browsertest.Run(t, tab, "open the page", chromedp.Navigate(srv.URL+"/page"))
-				browsertest.WaitJS(t, tab, 10*time.Second, "the live feed", `document.getElementById("live-status").dataset.state === "live"`)
-				browsertest.Run(t, tab, "the probe", chromedp.Evaluate[chromedp.Void](diffProbe))
-				check := func(i int, frame, full []byte) {
-					t.Helper()
-					select {
-					case frames <- string(frame):
-					case <-time.After(browsertest.Step):
-						t.Fatalf("frame %d: the page's feed is not listening", i)
-					}
-					why := browsertest.Run(t, tab, fmt.Sprintf("frame %d", i),
-						chromedp.Evaluate[string](fmt.Sprintf(`window.__diffCheck(%d, %s)`, i+1, jsonString(full)), chromedp.EvalAwaitPromise))
-					if why != "" {
-						t.Fatalf("after frame %d (diff %v): %s\nframe %s", i, frame[0] == '{', why, frame)
-					}
-				}
-				check(0, full, full) // the hub's first frame is whole
-				const steps = 200
+				first, prev := r.step(t)
 				diffs := 0
-				for i := 1; i <= steps; i++ {
+				playFrames(t, tab, srv.URL, feed, first, steps, func() (frame, full []byte) {
 					full, st := r.step(t)
-					frame := diffOf(prev, st)
+					frame = diffOf(prev, st)
 					if frame == nil {
 						frame = full
 					} else {
 						diffs++
 					}
-					check(i, frame, full)
 					prev = st
-				}
-				if n := feed.connections(); n != 1 {
-					t.Errorf("the page connected %d times: a diff sent it back for a whole table", n)
-				}
+					return frame, full
+				})
 				if diffs < steps*3/4 {
 					t.Errorf("%d of %d frames were diffs: the workload misses the case", diffs, steps)
 				}
 			})
 		}
 	}
+	seed := rand.Uint64()
+	t.Run(fmt.Sprintf("league group/seed=%d", seed), func(t *testing.T) {
+		r := &randomCohort{rng: rand.New(rand.NewPCG(seed, 8)), scores: map[string]int64{}}
+		statuses := 0
+		playFrames(t, tab, srv.URL, feed, r.step(t), steps, func() (frame, full []byte) {
+			full = r.step(t)
+			if r.status != "" {
+				statuses++
+			}
+			return full, full
+		})
+		if statuses == 0 || statuses == steps {
+			t.Errorf("the round's status showed in %d of %d frames: the workload misses the case", statuses, steps)
+		}
+	})
+}
+
+// playFrames opens a live page showing first, sends it as the feed's first
+// frame, then steps frames of next, and fails t when, after any of them,
+// the page's table differs from the whole fragment (full) of that moment,
+// or when the page connected again (it asks for a whole table so when a
+// diff does not fit it).
+func playFrames(t *testing.T, tab context.Context, url string, feed *frameFeed, first []byte, steps int, next func() (frame, full []byte)) {
+	t.Helper()
+	frames := feed.start(string(first))
+	browsertest.Run(t, tab, "open the page", chromedp.Navigate(url+"/page"))
+	browsertest.WaitJS(t, tab, 10*time.Second, "the live feed", `document.getElementById("live-status").dataset.state === "live"`)
+	browsertest.Run(t, tab, "the probe", chromedp.Evaluate[chromedp.Void](diffProbe))
+	check := func(i int, frame, full []byte) {
+		t.Helper()
+		select {
+		case frames <- string(frame):
+		case <-time.After(browsertest.Step):
+			t.Fatalf("frame %d: the page's feed is not listening", i)
+		}
+		why := browsertest.Run(t, tab, fmt.Sprintf("frame %d", i),
+			chromedp.Evaluate[string](fmt.Sprintf(`window.__diffCheck(%d, %s)`, i+1, jsonString(full)), chromedp.EvalAwaitPromise))
+		if why != "" {
+			t.Fatalf("after frame %d (diff %v): %s\nframe %s", i, frame[0] == '{', why, frame)
+		}
+	}
+	check(0, first, first) // the hub's first frame is whole
+	for i := 1; i <= steps; i++ {
+		frame, full := next()
+		check(i, frame, full)
+	}
+	if n := feed.connections(); n != 1 {
+		t.Errorf("the page connected %d times: a diff sent it back for a whole table", n)
+	}
+}
+
+// randomCohort is a random workload of a league group's live table: up to
+// 12 members score, join and leave; the zones follow; the round's status
+// comes and goes (the table never turns final, which reloads the page).
+type randomCohort struct {
+	rng    *rand.Rand
+	scores map[string]int64
+	status string
+}
+
+func (r *randomCohort) step(t testing.TB) []byte {
+	t.Helper()
+	for range 1 + r.rng.IntN(3) {
+		m := fmt.Sprintf("m%02d", r.rng.IntN(12))
+		if r.rng.IntN(8) == 0 {
+			delete(r.scores, m)
+		} else {
+			r.scores[m] += r.rng.Int64N(300)
+		}
+	}
+	if r.rng.IntN(15) == 0 {
+		if r.status == "" {
+			r.status = "This round is over. Outcomes are being decided and appear here shortly."
+		} else {
+			r.status = ""
+		}
+	}
+	members := slices.Collect(maps.Keys(r.scores))
+	slices.SortFunc(members, func(a, b string) int {
+		if c := cmp.Compare(r.scores[b], r.scores[a]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	tb := views.CohortTable{Heading: "Gold league · group 1", Status: r.status}
+	n := len(members)
+	for i, m := range members {
+		row := views.CohortRow{Row: views.Row{Rank: int64(i + 1), Member: m, Name: "Member " + m, Score: fmt.Sprint(r.scores[m]), CardURL: "/c/" + m, Initials: "M", Hue: hue(m)}, Zone: "safe", ZoneText: "Stays"}
+		switch {
+		case n >= 6 && i < 3:
+			row.Zone, row.ZoneText = "promotion", "Moves up"
+		case n >= 6 && i >= n-2:
+			row.Zone, row.ZoneText = "demotion", "Moves down"
+		}
+		switch {
+		case n >= 6 && i == 2:
+			row.LineAfter = "promotion"
+		case n >= 6 && i == n-3:
+			row.LineAfter = "demotion"
+		}
+		tb.Rows = append(tb.Rows, row)
+	}
+	return []byte(mustString(t, views.CohortLive(tb)))
 }
 
 // diffProbe counts standings:frame events, and defines
