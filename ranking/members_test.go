@@ -22,6 +22,7 @@ func TestMembers(t *testing.T) {
 boards:
   - {id: first, segments: [team], views: [day, all]}
   - {id: shared, ties: shared, order: asc, views: [all]}
+  - {id: round, ties: shared, order: asc, decimals: 3, min_score: -100000, max_score: 1000000, views: [all]}
 `), nil)
 			r := rand.New(rand.NewPCG(7, 9))
 			for _, board := range []string{"first", "shared"} {
@@ -37,10 +38,20 @@ boards:
 					t.Fatal(err)
 				}
 			}
+			// Codes of one significant digit (2e8: the score 100000.000 on
+			// this board), which miniredis answers in exponent form and
+			// its Lua's tonumber does not read.
+			var evs []ranking.Event
+			for i := range 40 {
+				evs = append(evs, ranking.Event{Member: fmt.Sprintf("m%03d", i), Value: []int64{100_000_000, 200_000_000, 900_000_000, 123_456}[i%4]})
+			}
+			if _, err := s.Apply(ctx, "round", evs, ranking.ApplyOptions{}); err != nil {
+				t.Fatal(err)
+			}
 			for _, c := range []struct {
 				board string
 				seg   ranking.Segment
-			}{{"first", ranking.Segment{}}, {"first", ranking.Segment{Name: "team", Value: "red"}}, {"shared", ranking.Segment{}}} {
+			}{{"first", ranking.Segment{}}, {"first", ranking.Segment{Name: "team", Value: "red"}}, {"shared", ranking.Segment{}}, {"round", ranking.Segment{}}} {
 				full, err := s.Page(ctx, c.board, "all", ranking.PageQuery{Segment: c.seg, Limit: 1000})
 				if err != nil {
 					t.Fatal(err)

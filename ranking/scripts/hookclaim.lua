@@ -26,7 +26,7 @@ local out = {}
 for k = 3, #ARGV do
   local id, h = ARGV[k], KEYS[k - 1]
   local due = redis.call('ZSCORE', pending, id)
-  if due and tonumber(due) <= now then
+  if due and num(due) <= now then
     if redis.call('EXISTS', h) == 1 then
       redis.call('ZADD', pending, fmt(now + lease), id)
       redis.call('HSET', h, 'lease', ARGV[2], 'next_ms', fmt(now + lease))

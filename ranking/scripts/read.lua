@@ -171,7 +171,7 @@ if mode == 'members' then
   for j = 1, k do
     local m = ARGV[i + 1 + j]
     local code = redis.call('ZSCORE', zkey, m)
-    if code then found[#found + 1] = {m, code, tonumber(code)} end
+    if code then found[#found + 1] = {m, code, num(code)} end
   end
   table.sort(found, function(a, b)
     if a[3] ~= b[3] then return a[3] < b[3] end
