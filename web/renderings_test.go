@@ -21,14 +21,14 @@ import (
 )
 
 // TestRenderingsAgree: on random boards (order, update policy, decimals,
-// ties, zones, one shard or three) loaded with random scores, ties
-// included, every way of reading the current period tells the same
-// standings as a brute-force model: the JSON pages at random offsets and
-// limits, the CSV export (more rows than one of its chunks), member lists,
-// rank cards (rank, score, total, neighbours) and the board page's rows
-// on its first, second and last page. Redis's clock stands still, so
-// equal scores tie for the whole run and rank by member id. Each run
-// names its seed; RENDER_SEED=N replays it.
+// ties, zones, one shard or three; a rolling window on increment boards)
+// loaded with random scores, ties included, every way of reading the
+// current period tells the same standings as a brute-force model: the JSON
+// pages at random offsets and limits, the CSV export (more rows than one of
+// its chunks), member lists, rank cards (rank, score, total, neighbours)
+// and the board page's rows on its first, second and last page. Redis's
+// clock stands still, so equal scores tie for the whole run and rank by
+// member id. Each run names its seed; RENDER_SEED=N replays it.
 func TestRenderingsAgree(t *testing.T) {
 	for run := range 6 {
 		seed := rand.Uint64()
@@ -46,7 +46,7 @@ func TestRenderingsAgree(t *testing.T) {
 			}
 			cfg, _ := c.Board("b")
 			want := b.load(t, f, rng, cfg)
-			for _, view := range []string{"week", "all"} {
+			for _, view := range b.views {
 				got := readPages(t, f, rng, cfg, view)
 				if len(got) != len(want) {
 					t.Fatalf("%s: %d entries, want %d", view, len(got), len(want))
@@ -71,6 +71,7 @@ type renderBoard struct {
 	asc, shared, increment bool
 	update                 string
 	decimals               int
+	views                  []string
 	zones                  []renderZone
 }
 
@@ -103,6 +104,10 @@ func randomBoard(rng *rand.Rand, run int) renderBoard {
 		zones = "\n    zones: [" + strings.Join(zs, ", ") + "]"
 	}
 	shards := 1 + 2*(run%2) // one shard, then three
+	b.views = []string{"week", "all"}
+	if b.increment {
+		b.views = append(b.views, "7d") // rolling windows take increments only
+	}
 	b.yaml = fmt.Sprintf(`
 boards:
   - id: b
@@ -113,8 +118,8 @@ boards:
     min_score: -100000
     max_score: 100000
     shards: %d
-    views: [week, all]%s
-`, order, b.update, ties, b.decimals, shards, zones)
+    views: [%s]%s
+`, order, b.update, ties, b.decimals, shards, strings.Join(b.views, ", "), zones)
 	return b
 }
 
