@@ -23,12 +23,13 @@ import (
 // TestRenderingsAgree: on random boards (order, update policy, decimals,
 // ties, zones, one shard or three; a rolling window on increment boards)
 // loaded with random scores, ties included, every way of reading the
-// current period tells the same standings as a brute-force model: the JSON
-// pages at random offsets and limits, the CSV export (more rows than one of
-// its chunks), member lists, rank cards (rank, score, total, neighbours)
-// and the board page's rows on its first, second and last page. Redis's
-// clock stands still, so equal scores tie for the whole run and rank by
-// member id. Each run names its seed; RENDER_SEED=N replays it.
+// current period tells the same standings as a brute-force model (on a
+// board with segments, as the segment's JSON pages, in rank order): the
+// JSON pages at random offsets and limits, the CSV export (more rows than
+// one of its chunks), member lists, rank cards (rank, score, total,
+// neighbours) and the board page's rows on its first, second and last page.
+// Redis's clock stands still, so equal scores tie for the whole run and
+// rank by member id. Each run names its seed; RENDER_SEED=N replays it.
 func TestRenderingsAgree(t *testing.T) {
 	for run := range 6 {
 		seed := rand.Uint64()
@@ -47,19 +48,27 @@ func TestRenderingsAgree(t *testing.T) {
 			cfg, _ := c.Board("b")
 			want := b.load(t, f, rng, cfg)
 			for _, view := range b.views {
-				got := readPages(t, f, rng, cfg, view)
-				if len(got) != len(want) {
-					t.Fatalf("%s: %d entries, want %d", view, len(got), len(want))
-				}
-				for i := range want {
-					if got[i] != want[i] {
-						t.Fatalf("%s: entry %d is %+v, want %+v", view, i, got[i], want[i])
+				for _, seg := range append([]string{""}, b.segments...) {
+					got := readPages(t, f, rng, cfg, view, seg)
+					if seg == "" {
+						if len(got) != len(want) {
+							t.Fatalf("%s: %d entries, want %d", view, len(got), len(want))
+						}
+						for i := range want {
+							if got[i] != want[i] {
+								t.Fatalf("%s: entry %d is %+v, want %+v", view, i, got[i], want[i])
+							}
+						}
+					} else {
+						// A segment board's pages, checked for their ranks,
+						// stand for its other renderings.
+						checkRanks(t, b, view+" "+seg, got)
 					}
+					checkCSV(t, f, cfg, view, seg, got)
+					checkLists(t, f, rng, cfg, view, seg, got)
+					checkCards(t, f, rng, cfg, view, seg, got)
+					checkPageRows(t, f, view, seg, got)
 				}
-				checkCSV(t, f, cfg, view, want)
-				checkLists(t, f, rng, cfg, view, want)
-				checkCards(t, f, rng, cfg, view, want)
-				checkPageRows(t, f, view, want)
 			}
 		})
 	}
@@ -72,6 +81,7 @@ type renderBoard struct {
 	update                 string
 	decimals               int
 	views                  []string
+	segments               []string // the segment=NAME:VALUE reads
 	zones                  []renderZone
 }
 
@@ -104,6 +114,11 @@ func randomBoard(rng *rand.Rand, run int) renderBoard {
 		zones = "\n    zones: [" + strings.Join(zs, ", ") + "]"
 	}
 	shards := 1 + 2*(run%2) // one shard, then three
+	segments := ""
+	if rng.IntN(2) == 0 {
+		segments = "\n    segments: [team]"
+		b.segments = []string{"team:red", "team:blue"}
+	}
 	b.views = []string{"week", "all"}
 	if b.increment {
 		b.views = append(b.views, "7d") // rolling windows take increments only
@@ -118,8 +133,8 @@ boards:
     min_score: -100000
     max_score: 100000
     shards: %d
-    views: [%s]%s
-`, order, b.update, ties, b.decimals, shards, strings.Join(b.views, ", "), zones)
+    views: [%s]%s%s
+`, order, b.update, ties, b.decimals, shards, strings.Join(b.views, ", "), zones, segments)
 	return b
 }
 
@@ -151,6 +166,9 @@ func (b renderBoard) load(t *testing.T, f *fixture, rng *rand.Rand, cfg *ranking
 		}
 		v *= int64(1 + rng.IntN(3)) // a few distinct values: many ties
 		ev := ranking.Event{Member: m, Value: v}
+		if len(b.segments) > 0 && rng.IntN(5) > 0 {
+			ev.Segments = map[string]string{"team": []string{"red", "blue", "green"}[rng.IntN(3)]}
+		}
 		if rng.IntN(4) == 0 {
 			ev.Name = fmt.Sprintf("Name %d", rng.IntN(50))
 			names[m] = ev.Name
@@ -245,7 +263,7 @@ func decode[T any](tb testing.TB, r response) T {
 
 // readPages reads the whole period through the JSON API, a page of random
 // size after another.
-func readPages(t *testing.T, f *fixture, rng *rand.Rand, b *ranking.Board, view string) []renderEntry {
+func readPages(t *testing.T, f *fixture, rng *rand.Rand, b *ranking.Board, view, seg string) []renderEntry {
 	t.Helper()
 	var out []renderEntry
 	for {
@@ -256,7 +274,7 @@ func readPages(t *testing.T, f *fixture, rng *rand.Rand, b *ranking.Board, view 
 		pg := decode[struct {
 			Total   int64      `json:"total"`
 			Entries []apiEntry `json:"entries"`
-		}](t, MustOK(t, f.get(t, fmt.Sprintf("/api/v1/boards/b/%s?offset=%d&limit=%d", view, len(out), limit))))
+		}](t, MustOK(t, f.get(t, withSeg(fmt.Sprintf("/api/v1/boards/b/%s?offset=%d&limit=%d", view, len(out), limit), seg))))
 		for _, e := range pg.Entries {
 			out = append(out, e.entry(t, b))
 		}
@@ -269,9 +287,9 @@ func readPages(t *testing.T, f *fixture, rng *rand.Rand, b *ranking.Board, view 
 	}
 }
 
-func checkCSV(t *testing.T, f *fixture, b *ranking.Board, view string, want []renderEntry) {
+func checkCSV(t *testing.T, f *fixture, b *ranking.Board, view, seg string, want []renderEntry) {
 	t.Helper()
-	rows, err := csv.NewReader(strings.NewReader(MustOK(t, f.get(t, "/boards/b/"+view+".csv")).Body)).ReadAll()
+	rows, err := csv.NewReader(strings.NewReader(MustOK(t, f.get(t, withSeg("/boards/b/"+view+".csv", seg))).Body)).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +313,7 @@ func checkCSV(t *testing.T, f *fixture, b *ranking.Board, view string, want []re
 
 // checkLists asks for random member lists (with ids that have no score)
 // and checks each against the standings.
-func checkLists(t *testing.T, f *fixture, rng *rand.Rand, b *ranking.Board, view string, want []renderEntry) {
+func checkLists(t *testing.T, f *fixture, rng *rand.Rand, b *ranking.Board, view, seg string, want []renderEntry) {
 	t.Helper()
 	at := map[string]int{}
 	for i, w := range want {
@@ -321,7 +339,7 @@ func checkLists(t *testing.T, f *fixture, rng *rand.Rand, b *ranking.Board, view
 		got := decode[struct {
 			Total   int64      `json:"total"`
 			Entries []apiEntry `json:"entries"`
-		}](t, MustOK(t, f.get(t, "/api/v1/boards/b/"+view+"?members="+url.QueryEscape(strings.Join(ids, ",")))))
+		}](t, MustOK(t, f.get(t, withSeg("/api/v1/boards/b/"+view+"?members="+url.QueryEscape(strings.Join(ids, ",")), seg))))
 		if got.Total != int64(len(want)) || len(got.Entries) != len(exp) {
 			t.Fatalf("%s list of %d ids: total %d, %d entries; want %d and %d", view, len(ids), got.Total, len(got.Entries), len(want), len(exp))
 		}
@@ -335,7 +353,7 @@ func checkLists(t *testing.T, f *fixture, rng *rand.Rand, b *ranking.Board, view
 
 // checkCards reads the rank cards of random members, first and last
 // included, with random neighbours.
-func checkCards(t *testing.T, f *fixture, rng *rand.Rand, b *ranking.Board, view string, want []renderEntry) {
+func checkCards(t *testing.T, f *fixture, rng *rand.Rand, b *ranking.Board, view, seg string, want []renderEntry) {
 	t.Helper()
 	picks := []int{0, len(want) - 1}
 	for range 20 {
@@ -348,7 +366,7 @@ func checkCards(t *testing.T, f *fixture, rng *rand.Rand, b *ranking.Board, view
 			apiEntry
 			Total  int64      `json:"total"`
 			Around []apiEntry `json:"around"`
-		}](t, MustOK(t, f.get(t, fmt.Sprintf("/api/v1/boards/b/%s/members/%s?around=%d", view, w.Member, around))))
+		}](t, MustOK(t, f.get(t, withSeg(fmt.Sprintf("/api/v1/boards/b/%s/members/%s?around=%d", view, w.Member, around), seg))))
 		if g := c.entry(t, b); g.Rank != w.Rank || g.Score != w.Score || c.Total != int64(len(want)) {
 			t.Fatalf("%s card of %s: rank %d, score %s, total %d; want %d, %s, %d", view, w.Member, g.Rank, g.Score, c.Total, w.Rank, w.Score, len(want))
 		}
@@ -366,11 +384,11 @@ func checkCards(t *testing.T, f *fixture, rng *rand.Rand, b *ranking.Board, view
 
 // checkPageRows checks the board page's rows (rank and member) on its
 // first, second and last page.
-func checkPageRows(t *testing.T, f *fixture, view string, want []renderEntry) {
+func checkPageRows(t *testing.T, f *fixture, view, seg string, want []renderEntry) {
 	t.Helper()
 	last := (len(want) + web.PageSize - 1) / web.PageSize
 	for _, page := range []int{1, 2, last} {
-		doc := MustOK(t, f.get(t, fmt.Sprintf("/boards/b/%s?page=%d", view, page))).Doc(t)
+		doc := MustOK(t, f.get(t, withSeg(fmt.Sprintf("/boards/b/%s?page=%d", view, page), seg))).Doc(t)
 		var got []string
 		doc.Find(testid(views.TestRow)).Each(func(_ int, s *goquery.Selection) {
 			m, _ := s.Attr("data-member")
@@ -382,6 +400,49 @@ func checkPageRows(t *testing.T, f *fixture, view string, want []renderEntry) {
 		}
 		if !slices.Equal(got, exp) {
 			t.Fatalf("%s page %d rows:\n%v\nwant\n%v", view, page, got, exp)
+		}
+	}
+}
+
+// withSeg adds segment=seg to path's query, unless seg is "".
+func withSeg(path, seg string) string {
+	if seg == "" {
+		return path
+	}
+	sep := "?"
+	if strings.Contains(path, "?") {
+		sep = "&"
+	}
+	return path + sep + "segment=" + url.QueryEscape(seg)
+}
+
+// checkRanks checks that entries are in the board's order, ranked as its
+// ties say, with the zones their ranks fall in.
+func checkRanks(t *testing.T, b renderBoard, what string, es []renderEntry) {
+	t.Helper()
+	if len(es) == 0 {
+		t.Fatalf("%s: no entries", what)
+	}
+	for i, e := range es {
+		rank := int64(i + 1)
+		if i > 0 {
+			p := es[i-1]
+			if p.Score == e.Score && b.shared {
+				rank = p.Rank
+			}
+			if p.Score == e.Score && p.Member >= e.Member {
+				t.Fatalf("%s: %+v before %+v", what, p, e)
+			}
+		}
+		zone := ""
+		for _, z := range b.zones {
+			if rank <= int64(z.top) {
+				zone = z.title
+				break
+			}
+		}
+		if e.Rank != rank || e.Zone != zone {
+			t.Fatalf("%s: entry %d is %+v, want rank %d, zone %q", what, i, e, rank, zone)
 		}
 	}
 }
