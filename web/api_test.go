@@ -497,6 +497,55 @@ func TestSlowBody(t *testing.T) {
 	})
 }
 
+// TestStalledBodyIsAnswered: a client that stops sending its body midway
+// gets its answer (401 without a key, 422 for a bad query, 404 for no
+// route, 200 from a route that takes no body, 408 once the body timeout
+// passes), and the connection closes: the server neither waits for the
+// rest nor reads it.
+func TestStalledBodyIsAnswered(t *testing.T) {
+	t.Parallel() // waits for the body timeout, on its own server
+	f := MustFixtureWith(t, web.Options{WriteRate: -1, BodyTimeout: 300 * time.Millisecond})
+	hs := httptest.NewUnstartedServer(f.handler)
+	hs.Config.ReadTimeout = time.Minute // as cmd/standings sets it: far past the test's wait
+	hs.Start()
+	t.Cleanup(hs.Close)
+	for _, c := range []struct{ method, path, key, status string }{
+		{"POST", "/api/v1/boards/points/scores", "", "401"},
+		{"POST", "/api/v1/boards/points/scores", writeKey, "408"},
+		{"POST", "/api/v1/boards/points/scores?x=1&x=2", writeKey, "422"},
+		{"POST", "/api/v1/boards/nope/scores/x", writeKey, "404"},
+		{"GET", "/api/v1/boards/points/week", "", "200"},
+	} {
+		t.Run(c.method+" "+c.path+" "+c.status, func(t *testing.T) {
+			conn, err := net.Dial("tcp", hs.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+			auth := ""
+			if c.key != "" {
+				auth = "Authorization: Bearer " + c.key + "\r\n"
+			}
+			// 10 bytes of the 100 announced, then nothing.
+			fmt.Fprintf(conn, "%s %s HTTP/1.1\r\nHost: x\r\n%sContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"member\":", c.method, c.path, auth)
+			br := bufio.NewReader(conn)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatalf("no answer: %v", err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if !strings.HasPrefix(resp.Status, c.status) || !resp.Close {
+				t.Fatalf("%s, Connection: close %v; want %s and close", resp.Status, resp.Close, c.status)
+			}
+			if _, err := br.ReadByte(); err != io.EOF {
+				t.Errorf("the connection stayed open: %v", err)
+			}
+		})
+	}
+}
+
 // rawGet sends a request line as given over a real connection.
 func rawGet(t *testing.T, addr, target string) (*http.Response, string) {
 	t.Helper()

@@ -64,17 +64,45 @@ func (s *Server) takesBody(c echo.Context) bool {
 }
 
 // ignoreBody hides the body of a request to a route that takes none, so
-// that nothing buffers it (net/http discards a bounded rest of it after
-// the answer); routes that take one read it in readBody, after
-// authorization.
+// that nothing buffers it; routes that take one read it in readBody, after
+// authorization. An answer to a request whose body was not read whole
+// (refused before it, or cut short) closes the connection and reads no
+// more of it: net/http would otherwise read up to 256 KiB of the rest
+// before it sends the answer, so that a client that stalls mid-body would
+// wait for its 401 or 408 until a read timeout, or for ever once readBody
+// has lifted the connection's read deadline.
 func (s *Server) ignoreBody(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if req := c.Request(); !s.takesBody(c) && req.Body != nil && req.Body != http.NoBody {
-			req.Body, req.ContentLength = http.NoBody, 0
+		req := c.Request()
+		if req.Body == nil || req.Body == http.NoBody {
+			return next(c)
 		}
-		return next(c)
+		if !s.takesBody(c) {
+			req.Body, req.ContentLength = http.NoBody, 0
+			c.Response().Header().Set(echo.HeaderConnection, "close")
+			err := next(c)
+			if !c.IsWebSocket() { // a live feed's connection goes on
+				noMoreReads(c)
+			}
+			return err
+		}
+		err := next(c)
+		if c.Get(bodyReadKey) == nil {
+			c.Response().Header().Set(echo.HeaderConnection, "close")
+			noMoreReads(c)
+		}
+		return err
 	}
 }
+
+// noMoreReads ends reading from a request's connection, which closes
+// after the answer.
+func noMoreReads(c echo.Context) {
+	_ = http.NewResponseController(c.Response()).SetReadDeadline(time.Now()) // not supported by test recorders
+}
+
+// bodyReadKey marks a request whose body readBody read whole.
+const bodyReadKey = "body-read"
 
 // requestTimeout gives the store calls of a request without a body
 // StoreTimeout; readBody starts it for the others once the body is in.
@@ -109,6 +137,7 @@ func (s *Server) readBody(limit int64) echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
 			if req.Body == nil || req.Body == http.NoBody {
+				c.Set(bodyReadKey, true)
 				return withStoreDeadline(c, next)
 			}
 			if req.ContentLength > limit {
@@ -137,6 +166,7 @@ func (s *Server) readBody(limit int64) echo.MiddlewareFunc {
 				return bodyError(err)
 			}
 			req.Body = io.NopCloser(bytes.NewReader(buf.Bytes()))
+			c.Set(bodyReadKey, true)
 			return withStoreDeadline(c, next)
 		}
 	}

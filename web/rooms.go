@@ -70,7 +70,7 @@ func htmlWanted(c echo.Context) bool { return kindIn(c).html() }
 // chain is the middleware every request passes, outermost first: the
 // routes' and the escape listener's answers (listener.go) alike.
 func (s *Server) chain() []echo.MiddlewareFunc {
-	return []echo.MiddlewareFunc{s.enterRoom, s.headBody, s.observe, s.securityHeaders, s.compress, s.contentSecurity, s.checkQuery, s.ignoreBody, s.requestTimeout}
+	return []echo.MiddlewareFunc{s.enterRoom, s.headBody, s.observe, s.ignoreBody, s.securityHeaders, s.compress, s.contentSecurity, s.checkQuery, s.requestTimeout}
 }
 
 // chained is h behind the whole chain.
