@@ -370,6 +370,14 @@ func (c *Calendar) ParsePeriod(v View, s string) (Period, error) {
 	return c.PeriodAt(v, time.Unix(u, 0)), nil
 }
 
+// CheckPeriodValue checks that s is a period parameter of some view (a
+// month, date, local hour, RFC 3339 instant or "all"), before the view is
+// known: whether it names one period of a given view is ParsePeriod's.
+func (c *Calendar) CheckPeriodValue(s string) error {
+	_, _, err := c.parsePeriodValue(s)
+	return err
+}
+
 // finestParam is the coarsest parameter form that still names one period.
 func (v View) finestParam() granularity {
 	switch v.Kind {

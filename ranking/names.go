@@ -94,26 +94,35 @@ type MemberName struct {
 	Name   string
 }
 
+// ValidateSearch checks a name search's prefix q: 1 to 64 characters of
+// text that something remains of once case and accents are ignored.
+func ValidateSearch(q string) error {
+	if n := utf8.RuneCountInString(q); n < 1 || n > 64 {
+		return Errorf(EINVALID, "q must be 1 to 64 characters, got %d", n)
+	}
+	if err := checkText("q", q); err != nil {
+		return err
+	}
+	if foldSearch(q) == "" {
+		return Errorf(EINVALID, "q %q has nothing to search for once accents are ignored", q)
+	}
+	return nil
+}
+
 // SearchMembers finds up to 20 members of a board whose display name or id
 // starts with q (1..64 characters), compared folded (see foldSearch), in
 // the order of the folded match, each member once. Members stay findable
 // while they have a score in some retained period (the member sweep
 // forgets the others; with an all view, until they are removed).
 func (s *Store) SearchMembers(ctx context.Context, boardID, q string) ([]MemberName, error) {
+	if err := ValidateSearch(q); err != nil {
+		return nil, err
+	}
 	b, err := s.board(boardID)
 	if err != nil {
 		return nil, err
 	}
-	if n := utf8.RuneCountInString(q); n < 1 || n > 64 {
-		return nil, Errorf(EINVALID, "q must be 1 to 64 characters, got %d", n)
-	}
-	if err := checkText("q", q); err != nil {
-		return nil, err
-	}
 	f := foldSearch(q)
-	if f == "" {
-		return nil, Errorf(EINVALID, "q %q has nothing to search for once accents are ignored", q)
-	}
 	if b.Sharded() {
 		return s.searchShards(ctx, b, f)
 	}

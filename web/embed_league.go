@@ -25,16 +25,16 @@ func (s *Server) embedLeague(c echo.Context, keep bool) (*answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := s.leagueBoard(c)
-	if err != nil {
-		return nil, err
-	}
 	me, err := meParam(c)
 	if err != nil {
 		return nil, err
 	}
 	if me == "" {
 		return nil, ranking.Errorf(ranking.EINVALID, "me is required: the member id whose group the widget shows")
+	}
+	b, err := s.leagueBoard(c)
+	if err != nil {
+		return nil, err
 	}
 	p := views.LeagueEmbedPage{
 		Title:      b.Title + " · League",

@@ -103,6 +103,10 @@ func (s *Server) handleLeaguePage(c echo.Context) error {
 // and, for a cohort named "{n}.csv", the group as CSV.
 func (s *Server) handleCohortPage(c echo.Context) error {
 	var store leagueReader = s.store
+	me, err := meParam(c)
+	if err != nil {
+		return err
+	}
 	b, err := s.leagueBoard(c)
 	if err != nil {
 		return err
@@ -120,7 +124,6 @@ func (s *Server) handleCohortPage(c echo.Context) error {
 		return cohortCSV(c, b, co)
 	}
 	l := b.League
-	me := c.QueryParam("me")
 	nav := s.roundNav(b, co.Round, co.Closed, co.Now, func(p string) string {
 		return withQuery(cohortPath(b.ID, tier, number), "round", p, "me", me)
 	})

@@ -198,6 +198,10 @@ func bodyTimeout() *apiError {
 	return &apiError{Status: http.StatusRequestTimeout, Code: ranking.EINVALID, Message: "the request body did not arrive in time; send it faster or in smaller requests"}
 }
 
+// periodParams are the query parameters that name a period (section 3's
+// forms) on every route that takes them.
+var periodParams = []string{"period", "before", "round"}
+
 // checkQuery refuses a query string with a bad escape (url.Values would
 // silently drop the pair, and "?limit=%zz" would quietly mean the default)
 // and any parameter given twice, known to the route or not: "first one
@@ -217,6 +221,15 @@ func (s *Server) checkQuery(next echo.HandlerFunc) echo.HandlerFunc {
 		if len(names) > 0 {
 			slices.Sort(names)
 			return ranking.Errorf(ranking.EINVALID, "query parameter %q is given %d times; give it once", names[0], len(q[names[0]]))
+		}
+		// A period's form is checked here, before any board is looked up;
+		// whether it names one period of the view is the store's check.
+		for _, name := range periodParams {
+			if v := q.Get(name); v != "" {
+				if err := s.cfg.Calendar.CheckPeriodValue(v); err != nil {
+					return err
+				}
+			}
 		}
 		return next(c)
 	}

@@ -20,6 +20,9 @@ type memberSearcher interface {
 // handleSearchMembers serves GET /api/v1/boards/{board}/members?q=PREFIX.
 func (s *Server) handleSearchMembers(c echo.Context) error {
 	var store memberSearcher = s.store
+	if err := ranking.ValidateSearch(c.QueryParam("q")); err != nil {
+		return err // before the board is looked up, as every query parameter
+	}
 	b, err := s.board(c)
 	if err != nil {
 		return err
