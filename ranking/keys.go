@@ -131,9 +131,11 @@ import (
 //	<prefix>{<board>}:lr                         zset     league rounds to decide and record: round id -> end ms;
 //	                                                      an entry goes with the round's league.final; never
 //	                                                      expires (one entry per round)
-//	<prefix>{<board>}:lm:<member>                string   the member's last league round: round\ttier level\tcohort;
-//	                                                      that round's period expiry (a member away longer starts
-//	                                                      again in the lowest tier); removal deletes it. A
+//	<prefix>{<board>}:lm:<member>                string   the member's last league round: round\ttier level\tcohort,
+//	                                                      cohort 0 once that cohort is recorded (the level is
+//	                                                      then the tier earned); expires with the latest period
+//	                                                      its write listed (never on a board with an all view),
+//	                                                      at the earliest with the round; removal deletes it. A
 //	                                                      round's keys keep at least 2 rounds past its end
 //	<prefix>{<board>}:lc:<member>                zset     the recorded cohort results listing the member:
 //	                                                      <round>\n<tier level>\n<cohort> -> that result's expiry

@@ -103,6 +103,10 @@ func (s *Store) leagueRecordRequest(b *Board, shard int, round Period, level, co
 		m, _ := flat[i].(string)
 		keys = append(keys, k.leagueMemberResults(m))
 	}
+	for i := 0; i+1 < len(flat); i += 2 {
+		m, _ := flat[i].(string)
+		keys = append(keys, k.leagueMember(m))
+	}
 	args = []any{itoa(int64(level)), itoa(int64(cohort)), itoa(readNowMS), string(result),
 		itoa(s.entry(b, l.leagueView(), round).expireAt), round.ID, round.Start.In(loc).Format(time.RFC3339),
 		round.End.In(loc).Format(time.RFC3339), b.ID, itoa(int64(l.CohortSize)), itoa(int64(len(l.Tiers))), itoa(int64(len(flat) / 2)),

@@ -192,6 +192,41 @@ var (
 	hour12 = hour10.Add(2 * time.Hour)
 )
 
+// TestLeagueSkippingRoundsKeepsTheTier: a member that skips rounds keeps
+// the tier it earned for as long as it has a score in some retained
+// period of the board: on a board with an all view, however long it is
+// away; on a board with only an hour view (12 kept), for about 12 hours,
+// after which nothing of it is left and it starts again in the lowest
+// tier.
+func TestLeagueSkippingRoundsKeepsTheTier(t *testing.T) {
+	for _, c := range []struct {
+		views string
+		away  time.Duration
+		tier  string
+	}{
+		{"[hour, day, all]", 30 * 24 * time.Hour, "silver/1"},
+		{"[hour, day, all]", 2 * time.Hour, "silver/1"},
+		{"[hour]", 5 * time.Hour, "silver/1"},
+		{"[hour]", 30 * time.Hour, "bronze/1"},
+	} {
+		t.Run(fmt.Sprintf("%s away %v", c.views, c.away), func(t *testing.T) {
+			la := newLeagueAt(t, strings.Replace(leagueBoards, "[hour, day, all]", c.views, 1), hour10)
+			la.write(scores(map[string]int64{"a": 9, "b": 8, "c": 7, "d": 6, "e": 5})...)
+			la.at(hour11)
+			la.write(ranking.Event{Member: "e", Value: 1}) // decides bronze 1: a is promoted
+			if _, err := la.s.RecordLeagueCohorts(context.Background(), "lg", "2026-11-02T10", 10); err != nil {
+				t.Fatal(err)
+			}
+			back := hour11.Add(c.away)
+			la.at(back)
+			la.write(ranking.Event{Member: "a", Value: 1})
+			if got := la.tierOf("", "a"); got != c.tier {
+				t.Errorf("a, back after %v: %s, want %s", c.away, got, c.tier)
+			}
+		})
+	}
+}
+
 // TestLeagueCohortsOfOneAndTwo: a cohort of 1 has no zone at all; a
 // middle-tier cohort of 2 promotes its first and demotes its second.
 func TestLeagueCohortsOfOneAndTwo(t *testing.T) {

@@ -219,6 +219,18 @@ do
     end
     league.rkey = nextkey()
     views[league.vi] = league
+    -- A member's league record (its last round's tier) lasts as long as
+    -- its scores do, so that skipping rounds keeps the tier: until the
+    -- latest expiry of the board's periods in this call, or for ever on a
+    -- board with a period that never expires (the all view); but at least
+    -- as long as the round's keys.
+    league.lm_exp = 0
+    for v = 1, nviews do
+      for _, per in ipairs(views[v].periods) do
+        if per.exp == 0 then league.lm_exp = false end
+        if league.lm_exp and per.exp > league.lm_exp then league.lm_exp = per.exp end
+      end
+    end
   end
 end
 
@@ -995,7 +1007,9 @@ if league then
       local rec = false
       if not code_of(league.cur, member) then rec = call('GET', ev_lmkey[e]) end
       lm_rec[member] = rec
-      if rec then
+      -- Cohort 0: the round was recorded and the record holds the tier
+      -- earned; no round needs listing or deciding.
+      if rec and not string.find(rec, '\t0$') then
         local r = string.match(rec, '^[^\t]*')
         if r ~= league.cur.id and not league.by_id[r] and not seen[r] then
           seen[r] = true
@@ -2039,8 +2053,8 @@ end
 -- tier with a free seat (seats, once taken, stay taken: cohorts fill one
 -- after another). Its tier: the lowest for a member without a record,
 -- else its last round's tier moved by that cohort's outcome (decided
--- before the batch ran: see the -4 reply). A record whose round's keys
--- expired keeps its tier.
+-- before the batch ran: see the -4 reply), or, once the cohort is
+-- recorded (cohort 0), the tier the record says it earned.
 local placed = {}
 local function place(member, e)
   local rec, per = lm_rec[member], league.cur
@@ -2051,7 +2065,7 @@ local function place(member, e)
     if r == per.id then return end
     level = math.min(tonumber(lv) or 1, league.ntiers)
     local rp = league.by_id[r]
-    if rp and c and rp.e <= now then
+    if rp and c and c ~= '0' and rp.e <= now then
       level = level + tonumber(call('HGET', rp.fkey, 'o:' .. member) or '0')
       level = math.max(1, math.min(level, league.ntiers))
     end
@@ -2060,7 +2074,12 @@ local function place(member, e)
   local c = math.floor((seats - 1) / league.size) + 1
   call('ZADD', per.mkey, fmt(cohort_index(level, c)), member)
   call('HINCRBY', per.fkey, 'n:' .. level .. ':' .. c, 1)
-  call('SET', ev_lmkey[e], per.id .. '\t' .. level .. '\t' .. c, 'PXAT', fmt(per.exp))
+  local rec = per.id .. '\t' .. level .. '\t' .. c
+  if league.lm_exp then
+    call('SET', ev_lmkey[e], rec, 'PXAT', fmt(math.max(per.exp, league.lm_exp)))
+  else
+    call('SET', ev_lmkey[e], rec)
+  end
   if seats == 1 then call('ZADD', league.rkey, fmt(per.e), per.id) end
   placed[per] = true
 end

@@ -9,7 +9,10 @@
 -- and codes are still those read (a removal may have run in between) and
 -- that Redis's clock has not moved on much since the read (recorded_at is
 -- the read's now); then it stores the result, lists it in each member's
--- lc:<member> (so a removal finds it to amend), counts it, moves the
+-- lc:<member> (so a removal finds it to amend), turns each member's league
+-- record lm:<member> that still names this cohort into the tier it earned
+-- (cohort 0: the round's keys, outcomes included, expire long before a
+-- member away for many rounds comes back), counts it, moves the
 -- round's record cursor rc past it, and when the count reaches the round's
 -- cohorts appends league.final to the board's outbox and drops the round
 -- from lr.
@@ -17,7 +20,8 @@
 -- Go       league_results.go: leagueRecordRequest, finalLeague
 -- KEYS     1 z:~lg:<round>, 2 lg:<round>:m, 3 lg:<round>:f, 4 the result
 --          lg:<round>:rs:<level>:<cohort>, 5 the outbox out, 6 lr, then
---          lc:<member> of each member read, in the pairs' order
+--          lc:<member> of each member read, in the pairs' order, then
+--          lm:<member> of each, in the same order
 -- ARGV     1 level, 2 cohort, 3 read_now_ms, 4 result JSON, 5 expire_at_ms,
 --          6 round id, 7 the round's start, 8 its end (as served), 9 board
 --          id, 10 cohort_size, 11 ntiers, 12 n, 13 sharded (1|0), then
@@ -82,6 +86,17 @@ for k = 1, n do
   local ttl = redis.call('PTTL', lc)
   if ttl < 0 or now + ttl < expire then
     redis.call('PEXPIREAT', lc, ARGV[5])
+  end
+end
+-- A record still naming this cohort becomes the tier earned, decided
+-- once: level moved by the member's outcome, within the tiers.
+local named = ARGV[6] .. '\t' .. level .. '\t' .. c
+for k = 1, n do
+  local lm = KEYS[6 + n + k]
+  if redis.call('GET', lm) == named then
+    local o = tonumber(redis.call('HGET', f, 'o:' .. ARGV[base + 2 * k - 1]) or '0')
+    local earned = math.max(1, math.min(level + o, ntiers))
+    redis.call('SET', lm, ARGV[6] .. '\t' .. earned .. '\t0', 'KEEPTTL')
   end
 end
 advance()
