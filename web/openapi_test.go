@@ -223,6 +223,36 @@ actions:
 		if err := openapi3filter.ValidateResponse(ctx, out); err == nil {
 			t.Errorf("%s %s: an unlisted status passes the check", c.method, c.path)
 		}
+		// A GET answered with an ETag answers 304 to If-None-Match, which
+		// the route lists.
+		if etag := rec.Header().Get("ETag"); c.method == "GET" && rec.Code == http.StatusOK && etag != "" {
+			again := c.request("")
+			again.Header.Set("If-None-Match", etag)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, again)
+			if rec.Code != http.StatusNotModified {
+				t.Errorf("%s %s with If-None-Match %s: %d, want 304", c.method, c.path, etag, rec.Code)
+				continue
+			}
+			// (openapi3filter never checks a 304.)
+			if route.Operation.Responses.Value("304") == nil {
+				t.Errorf("%s %s answers 304, which it does not list", c.method, route.Path)
+			}
+		}
+	}
+	// Another method on a described path is 405 with Allow, which every
+	// operation of the path lists.
+	for path, item := range doc.Paths.Map() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, apiCase{method: "PUT", path: fill.Replace(path), key: adminKey}.request(""))
+		if rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") == "" {
+			t.Errorf("PUT %s: %d, Allow %q; want 405 with Allow", path, rec.Code, rec.Header().Get("Allow"))
+		}
+		for method, op := range item.Operations() {
+			if op.Responses.Value("405") == nil {
+				t.Errorf("%s %s does not list 405", method, path)
+			}
+		}
 	}
 	for _, d := range described {
 		if !covered[d] {
