@@ -310,7 +310,10 @@ func (lm *leagueModel) verify(t *testing.T, s *ranking.Store) (cohorts int) {
 					zone, _ := lm.zone(level, len(rows), ranks[i])
 					o := ""
 					if r.decided[seat] {
+						// A decided member's zone is its outcome's, whatever
+						// removals did to the ranks since.
 						o = outcomeName[r.outcome[e.member]]
+						zone = map[int]string{1: ranking.ZonePromotion, 0: ranking.ZoneSafe, -1: ranking.ZoneDemotion}[r.outcome[e.member]]
 					}
 					want = append(want, fmt.Sprintf("%s:%d:%d:%s:%s", e.member, ranks[i], e.value, zone, o))
 				}

@@ -386,13 +386,15 @@ func (s *Store) decodeCohort(b *Board, p Period, raw []any) (*Cohort, error) {
 		case e.Rank > int64(n-c.Demote):
 			ce.Zone = ZoneDemotion
 		}
+		// A decided member's zone is the one its outcome was decided in:
+		// a removal since then moves ranks, not outcomes.
 		switch outcomes[i] {
 		case "1":
-			ce.Outcome = OutcomePromoted
+			ce.Outcome, ce.Zone = OutcomePromoted, ZonePromotion
 		case "0":
-			ce.Outcome = OutcomeStayed
+			ce.Outcome, ce.Zone = OutcomeStayed, ZoneSafe
 		case "-1":
-			ce.Outcome = OutcomeDemoted
+			ce.Outcome, ce.Zone = OutcomeDemoted, ZoneDemotion
 		case "":
 		default:
 			return nil, Errorf(EINTERNAL, "cohort.lua: outcome %q", outcomes[i])
