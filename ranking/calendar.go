@@ -370,6 +370,12 @@ func (c *Calendar) ParsePeriod(v View, s string) (Period, error) {
 	return c.PeriodAt(v, time.Unix(u, 0)), nil
 }
 
+// ParseInstant parses an RFC 3339 instant, whose "T" and "Z" may also be
+// written in lower case (RFC 3339, section 5.6).
+func ParseInstant(s string) (time.Time, error) {
+	return time.Parse(time.RFC3339Nano, strings.ToUpper(s))
+}
+
 // CheckPeriodValue checks that s is a period parameter of some view (a
 // month, date, local hour, RFC 3339 instant or "all"), before the view is
 // known: whether it names one period of a given view is ParsePeriod's.
@@ -460,7 +466,7 @@ func (c *Calendar) parsePeriodValue(s string) (int64, granularity, error) {
 		}
 		u, g, year = at[0], gHour, t.Year()
 	default:
-		t, err := time.Parse(time.RFC3339Nano, s)
+		t, err := ParseInstant(s)
 		if err != nil {
 			return bad("want YYYY-MM, YYYY-MM-DD, YYYY-MM-DDTHH or an RFC 3339 instant")
 		}

@@ -534,6 +534,7 @@ func TestParsePeriod(t *testing.T) {
 		{"America/New_York", "day", "2026-11-22T05:00:00Z", "2026-11-22", ""},
 		{"America/New_York", "day", "2026-11-22T03:00:00+08:00", "2026-11-21", ""},
 		{"America/New_York", "day", "2026-11-22T10:00:00.123456789-05:00", "2026-11-22", ""},
+		{"America/New_York", "day", "2026-11-22t03:00:00z", "2026-11-21", ""}, // RFC 3339 5.6: t and z too
 		{"America/New_York", "day", "2026-11", "", coarser},
 		{"America/New_York", "day", "all", "", coarser},
 		// Week view.

@@ -336,7 +336,7 @@ func (c *streamConsumer) parse(m redis.XMessage) (Event, error) {
 	if at, ok, err := text("at"); err != nil {
 		return ev, err
 	} else if ok {
-		t, err := time.Parse(time.RFC3339Nano, at)
+		t, err := ParseInstant(at)
 		if err != nil {
 			return ev, Errorf(EINVALID, "at %q is not an RFC 3339 time like 2026-03-01T12:00:00Z", at)
 		}

@@ -29,6 +29,12 @@ func TestWriteScoreAndReadBack(t *testing.T) {
 	if got := strings.TrimSpace(r.Body); got != want {
 		t.Fatalf("answer\n got %s\nwant %s", got, want)
 	}
+	// The same event again, its at in UTC and written with RFC 3339's lower
+	// case t and z: a duplicate.
+	if r := MustOK(t, f.do(t, "POST", "/api/v1/boards/points/scores", writeKey,
+		`{"member":"alice","value":12.5,"name":"Alice","id":"evt-1","at":"2026-11-22t09:30:00z"}`)); !strings.Contains(r.Body, `"duplicate":true`) {
+		t.Fatalf("the same event with a lower-case at: %s", r.Body)
+	}
 	MustOK(t, f.do(t, "POST", "/api/v1/boards/points/scores", writeKey, `{"member":"bob","value":20}`))
 
 	page := MustOK(t, f.get(t, "/api/v1/boards/points/week?limit=10")).Body

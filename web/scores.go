@@ -253,7 +253,7 @@ func eventFields(in eventJSON) (ranking.Event, error) {
 		ev.ID = *in.ID
 	}
 	if in.At != nil {
-		at, err := time.Parse(time.RFC3339Nano, *in.At)
+		at, err := ranking.ParseInstant(*in.At)
 		if err != nil {
 			return ranking.Event{}, ranking.Errorf(ranking.EINVALID, "at %q is not an RFC 3339 instant", *in.At)
 		}
