@@ -361,3 +361,13 @@ func TestMalformedAuthorization(t *testing.T) {
 		})
 	}
 }
+
+// TestQuerySemicolon: a ; between query parameters is refused, and the
+// message says why (not a bad %-escape).
+func TestQuerySemicolon(t *testing.T) {
+	f := MustFixture(t)
+	r := f.get(t, "/api/v1/boards/points/week?limit=1;limit=2")
+	if r.Status != 422 || r.ErrorCode(t) != "invalid_argument" || !strings.Contains(r.Body, "separate parameters with &") {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+}

@@ -210,6 +210,9 @@ func (s *Server) checkQuery(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		q, err := url.ParseQuery(c.Request().URL.RawQuery)
 		if err != nil {
+			if strings.Contains(err.Error(), "semicolon") {
+				return ranking.Errorf(ranking.EINVALID, "a ; in the query string: separate parameters with &")
+			}
 			return ranking.Errorf(ranking.EINVALID, "bad escape in the query string (a %% must start %%XX with two hex digits)")
 		}
 		names := make([]string, 0, len(q))
