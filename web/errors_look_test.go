@@ -18,6 +18,7 @@ func TestRefusedAddressesInPlainWords(t *testing.T) {
 		{"/boards/points/week?page=x", "We can't show that page", "That page number isn't valid: pages start at 1."},
 		{"/boards/points/week?period=yesterday", "We can't show that date", "“yesterday” isn't a date we can read. Use ← Previous and Next → on the board to go back and forth in time."},
 		{"/boards/points/week/members/ann?period=2026-11", "We can't show that date", "“2026-11” isn't a date we can read. Use ← Previous and Next → on the board to go back and forth in time."},
+		{"/boards/points/week/results?before=soon", "We can't show that date", "“soon” isn't a date we can read. Use ← Previous and Next → on the board to go back and forth in time."},
 		{"/embed/points/week?limit=51", "We can't show that many rows", "A widget shows 1 to 50 rows; “51” is outside that."},
 		{"/embed/points/week?theme=pink", "We don't know that theme", "The theme can be light, dark or auto; “pink” isn't one of them."},
 		{"/boards/points/week/members?member=", "Nothing to search for", "Type a name to find someone on the board."},

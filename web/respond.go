@@ -122,12 +122,23 @@ func invalidWords(c echo.Context, detail errorDetail) (heading, message string) 
 	switch {
 	case strings.Contains(msg, "is given") && strings.Contains(msg, "times"):
 		return "This address repeats itself", "A setting appears more than once in this address. Open the page from the board again."
+	case strings.Contains(msg, "; in the query"):
+		return "We can't read that address", "The address separates its settings with ; instead of &. Check the link, or open the page from the board again."
 	case strings.Contains(msg, "escape"):
 		return "We can't read that address", "The address has a broken escape (a % not followed by two hexadecimal digits). Check the link, or open the page from the board again."
 	case has("page must"):
 		return "We can't show that page", "That page number isn't valid: pages start at 1."
 	case has("period") || has("invalid period"):
-		return "We can't show that date", q("period") + " isn't a date we can read. Use ← Previous and Next → on the board to go back and forth in time."
+		// The parameter that named it: a page's period, a league's round,
+		// a results list's before.
+		name := "period"
+		for _, p := range periodParams {
+			if c.QueryParam(p) != "" {
+				name = p
+				break
+			}
+		}
+		return "We can't show that date", q(name) + " isn't a date we can read. Use ← Previous and Next → on the board to go back and forth in time."
 	case has("limit must"):
 		return "We can't show that many rows", fmt.Sprintf("A widget shows 1 to %d rows; %s is outside that.", MaxEmbedLimit, q("limit"))
 	case has("theme must"):
