@@ -43,39 +43,24 @@ func TestDiffFramesPatchTheTableInChromium(t *testing.T) {
 	srv := httptest.NewServer(feed)
 	t.Cleanup(srv.Close)
 	const steps = 200
-	for _, spec := range []string{
-		"boards:\n  - id: b\n    views: [day]\n",
-		"boards:\n  - id: b\n    views: [day]\n    order: asc\n    update: best\n    format: duration\n    decimals: 3\n",
-		"boards:\n  - id: b\n    views: [day]\n    ties: shared\n    zones: [{title: Prize, top: 3}, {title: Top 10, top: 10}]\n",
-	} {
-		cfg, err := ranking.ParseConfig([]byte(spec))
-		if err != nil {
-			t.Fatal(err)
+	randomTableRuns(t, func(t *testing.T, b *ranking.Board, r *randomTables) {
+		first, prev := r.step(t)
+		diffs := 0
+		playFrames(t, tab, srv.URL, feed, first, steps, func() (frame, full []byte) {
+			full, st := r.step(t)
+			frame = diffOf(prev, st)
+			if frame == nil {
+				frame = full
+			} else {
+				diffs++
+			}
+			prev = st
+			return frame, full
+		})
+		if diffs < steps*3/4 {
+			t.Errorf("%d of %d frames were diffs: the workload misses the case", diffs, steps)
 		}
-		b, _ := cfg.Board("b")
-		for _, limit := range []int{5, 100} {
-			seed := rand.Uint64()
-			t.Run(fmt.Sprintf("%s/%d/zones=%d/seed=%d", b.Format, limit, len(b.Zones), seed), func(t *testing.T) {
-				r := newRandomTables(seed, b, limit)
-				first, prev := r.step(t)
-				diffs := 0
-				playFrames(t, tab, srv.URL, feed, first, steps, func() (frame, full []byte) {
-					full, st := r.step(t)
-					frame = diffOf(prev, st)
-					if frame == nil {
-						frame = full
-					} else {
-						diffs++
-					}
-					prev = st
-					return frame, full
-				})
-				if diffs < steps*3/4 {
-					t.Errorf("%d of %d frames were diffs: the workload misses the case", diffs, steps)
-				}
-			})
-		}
-	}
+	})
 	seed := rand.Uint64()
 	t.Run(fmt.Sprintf("league group/seed=%d", seed), func(t *testing.T) {
 		r := &randomCohort{rng: rand.New(rand.NewPCG(seed, 8)), scores: map[string]int64{}}

@@ -110,16 +110,14 @@ func mustString(t testing.TB, c templ.Component) string {
 	return string(s)
 }
 
-// TestDiffFramesRebuildTheWholeFragment: on random workloads, a model of
-// the page that applies each diff frame to what it showed holds what a
-// fresh whole fragment shows, rows, ranks, rank changes and blocks alike;
-// and each score change is said with the board's format and order.
-func TestDiffFramesRebuildTheWholeFragment(t *testing.T) {
+// randomTableRuns runs run as a subtest per random live-table workload: a
+// plain board, a lap board (lower is better, durations) and one whose zone
+// lines move from row to row as ranks change (shared ties), each with a
+// table of 5 and of 100 rows, on a random seed the subtest names.
+func randomTableRuns(t *testing.T, run func(t *testing.T, b *ranking.Board, r *randomTables)) {
 	for _, spec := range []string{
 		"boards:\n  - id: b\n    views: [day]\n",
 		"boards:\n  - id: b\n    views: [day]\n    order: asc\n    update: best\n    format: duration\n    decimals: 3\n",
-		// Zone lines move from row to row as ranks change, and a page
-		// patched by diffs must draw them where a whole fragment does.
 		"boards:\n  - id: b\n    views: [day]\n    ties: shared\n    zones: [{title: Prize, top: 3}, {title: Top 10, top: 10}]\n",
 	} {
 		cfg, err := ranking.ParseConfig([]byte(spec))
@@ -130,53 +128,62 @@ func TestDiffFramesRebuildTheWholeFragment(t *testing.T) {
 		for _, limit := range []int{5, 100} {
 			seed := rand.Uint64()
 			t.Run(fmt.Sprintf("%s/%d/zones=%d/seed=%d", b.Format, limit, len(b.Zones), seed), func(t *testing.T) {
-				r := newRandomTables(seed, b, limit)
-				var model LiveModel
-				var prev *tableState
-				diffs, moved, ranks, lines := 0, 0, 0, 0
-				for i := range 400 {
-					full, st := r.step(t)
-					var want LiveModel
-					if err := want.Apply(string(full)); err != nil {
-						t.Fatal(err)
-					}
-					diff := diffOf(prev, st)
-					if diff == nil {
-						if err := model.Apply(string(full)); err != nil {
-							t.Fatal(err)
-						}
-					} else {
-						diffs++
-						if err := model.Apply(string(diff)); err != nil {
-							t.Fatalf("step %d: %v\n%s", i, err, diff)
-						}
-						moved += len(model.LastPlacedNoRow)
-						if strings.Contains(string(diff), `"ranks":`) {
-							ranks++
-						}
-						if strings.Contains(string(diff), `zone-end`) {
-							lines++
-						}
-						for m, d := range model.LastDeltas {
-							if d == "" || (d[0] != '+' && d[:3] != "−") {
-								t.Fatalf("step %d: delta %q of %s", i, d, m)
-							}
-						}
-					}
-					if why := model.Same(&want); why != "" {
-						t.Fatalf("step %d (diff %v): %s\nframe %s", i, diff != nil, why, diff)
-					}
-					prev = st
-				}
-				if diffs < 300 || moved == 0 || ranks == 0 {
-					t.Errorf("%d of 400 frames were diffs, %d rows moved without their markup, %d diffs changed ranks in runs: the workload misses a case", diffs, moved, ranks)
-				}
-				if len(b.Zones) > 0 && lines == 0 {
-					t.Error("no diff moved a zone line: the workload misses the case")
-				}
+				run(t, b, newRandomTables(seed, b, limit))
 			})
 		}
 	}
+}
+
+// TestDiffFramesRebuildTheWholeFragment: on random workloads, a model of
+// the page that applies each diff frame to what it showed holds what a
+// fresh whole fragment shows, rows, ranks, rank changes and blocks alike;
+// and each score change is said with the board's format and order.
+func TestDiffFramesRebuildTheWholeFragment(t *testing.T) {
+	randomTableRuns(t, func(t *testing.T, b *ranking.Board, r *randomTables) {
+		var model LiveModel
+		var prev *tableState
+		diffs, moved, ranks, lines := 0, 0, 0, 0
+		for i := range 400 {
+			full, st := r.step(t)
+			var want LiveModel
+			if err := want.Apply(string(full)); err != nil {
+				t.Fatal(err)
+			}
+			diff := diffOf(prev, st)
+			if diff == nil {
+				if err := model.Apply(string(full)); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				diffs++
+				if err := model.Apply(string(diff)); err != nil {
+					t.Fatalf("step %d: %v\n%s", i, err, diff)
+				}
+				moved += len(model.LastPlacedNoRow)
+				if strings.Contains(string(diff), `"ranks":`) {
+					ranks++
+				}
+				if strings.Contains(string(diff), `zone-end`) {
+					lines++
+				}
+				for m, d := range model.LastDeltas {
+					if d == "" || (d[0] != '+' && d[:3] != "−") {
+						t.Fatalf("step %d: delta %q of %s", i, d, m)
+					}
+				}
+			}
+			if why := model.Same(&want); why != "" {
+				t.Fatalf("step %d (diff %v): %s\nframe %s", i, diff != nil, why, diff)
+			}
+			prev = st
+		}
+		if diffs < 300 || moved == 0 || ranks == 0 {
+			t.Errorf("%d of 400 frames were diffs, %d rows moved without their markup, %d diffs changed ranks in runs: the workload misses a case", diffs, moved, ranks)
+		}
+		if len(b.Zones) > 0 && lines == 0 {
+			t.Error("no diff moved a zone line: the workload misses the case")
+		}
+	})
 }
 
 // TestScoreDelta: changes are said as the board shows scores and judged by
