@@ -225,13 +225,33 @@ func (s *Server) checkQuery(next echo.HandlerFunc) echo.HandlerFunc {
 			slices.Sort(names)
 			return ranking.Errorf(ranking.EINVALID, "query parameter %q is given %d times; give it once", names[0], len(q[names[0]]))
 		}
-		// A period's form is checked here, before any board is looked up;
-		// whether it names one period of the view is the store's check.
+		// What needs no board is checked here, before any board is looked
+		// up: a period's form (whether it names one period of the view is
+		// the store's check), a segment's form and value (its name is the
+		// board's), and an API member list's length.
 		for _, name := range periodParams {
 			if v := q.Get(name); v != "" {
 				if err := s.cfg.Calendar.CheckPeriodValue(v); err != nil {
 					return err
 				}
+			}
+		}
+		if v := q.Get("segment"); v != "" {
+			name, value, ok := strings.Cut(v, ":")
+			if !ok {
+				return ranking.Errorf(ranking.EINVALID, "segment %q must be NAME:VALUE", v)
+			}
+			if err := ranking.ValidateSegmentValue(name, value); err != nil {
+				return err
+			}
+		}
+		if q.Has("members") && strings.HasPrefix(c.Request().URL.Path, "/api/") {
+			n := 0
+			if v := q.Get("members"); v != "" {
+				n = strings.Count(v, ",") + 1
+			}
+			if n == 0 || n > ranking.MaxMembersList {
+				return ranking.Errorf(ranking.EINVALID, "members must list 1 to %d member ids, got %d", ranking.MaxMembersList, n)
 			}
 		}
 		return next(c)
