@@ -102,7 +102,9 @@ func (mm *movesModel) apply(member string, value, atMS int64) {
 	}
 	for _, r := range rows {
 		if r.m != member && !mm.better(r, now) && !(r.score == now.score && (mm.shared || r.at == now.at)) {
-			behind = r.m
+			if !mm.better(old, r) { // it was not behind the member already
+				behind = r.m
+			}
 			break
 		}
 	}

@@ -1489,9 +1489,12 @@ end
 local function overtake(view, per, member, code, old, rank, et)
   local was = call('ZCOUNT', per.zkey, '-inf', '(' .. sfmt('%d', old))
   if was <= rank then return end
-  -- The first member with a worse code, in one call.
-  local behind = call('ZRANGE', per.zkey, '(' .. sfmt('%d', code), '+inf', 'BYSCORE', 'LIMIT', '0', '1')[1]
-  if behind and behind ~= member then
+  -- The first member with a worse code, in one call: passed only if it
+  -- was not behind the member's old code already (with shared ties, a
+  -- member that only joins a tie passes nobody).
+  local got = call('ZRANGE', per.zkey, '(' .. sfmt('%d', code), '+inf', 'BYSCORE', 'LIMIT', '0', '1', 'WITHSCORES')
+  local behind = got[1]
+  if behind and behind ~= member and got[2] + 0 <= old then
     local mv = moves[view]
     if not mv then
       mv = {}
